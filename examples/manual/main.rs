@@ -1,0 +1,79 @@
+//! A server built with the builder API alone, no macros: tools `echo` and `add` on stdio.
+//!
+//! `cargo run --release --example manual` serves it. Flags: `--list` prints what it offers;
+//! `--test-tools` adds the tools the wire tests use; `--page-size N`, `--max-in-flight N` and
+//! `--max-message-size BYTES` set the server's limits.
+
+mod test_tools;
+
+use mcp_runtime::{Server, ToolDescriptor};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+#[derive(Deserialize, JsonSchema)]
+struct EchoArgs {
+    /// The text to send back
+    text: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct AddArgs {
+    /// The first addend
+    a: i64,
+    /// The second addend
+    b: i64,
+}
+
+fn server() -> Server {
+    Server::builder("manual", env!("CARGO_PKG_VERSION"))
+        .instructions("Echoes text and adds integers.")
+        .tool(
+            ToolDescriptor::new("echo")
+                .description("Sends the text back unchanged")
+                .read_only(true)
+                .handler(|args: EchoArgs| async move { args.text }),
+        )
+        .tool(
+            ToolDescriptor::new("add")
+                .description("Adds two integers")
+                .read_only(true)
+                .idempotent(true)
+                .handler(|args: AddArgs| async move {
+                    args.a
+                        .checked_add(args.b)
+                        .map(|sum| sum.to_string())
+                        .ok_or("the sum overflows a 64-bit integer")
+                }),
+        )
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter("warn")
+        .init();
+    let mut server = server();
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let mut number = || -> Result<usize, String> {
+            args.next()
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| format!("{flag} needs a number"))
+        };
+        server = match flag.as_str() {
+            "--list" => {
+                print!("{}", server.describe()?);
+                return Ok(());
+            }
+            "--test-tools" => test_tools::add(server),
+            "--page-size" => server.page_size(number()?),
+            "--max-in-flight" => server.max_in_flight(number()?),
+            "--max-message-size" => server.max_message_size(number()?),
+            other => return Err(format!("unknown flag {other}").into()),
+        };
+    }
+    server.serve_stdio().await?;
+    Ok(())
+}

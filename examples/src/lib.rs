@@ -1,0 +1,1 @@
+//! The examples live under `examples/<name>/`; this library is empty.

@@ -1,0 +1,1 @@
+//! Attribute macros of `mcp-runtime`; use them through that crate.

@@ -1,0 +1,24 @@
+//! The wire: JSON-RPC 2.0 framing and MCP's types for every supported revision.
+//!
+//! These are plain `serde` types that a client or a test can reuse. Types whose shape changed
+//! between revisions have a `for_revision` method that leaves out what a revision does not
+//! define and converts what it lacks to its nearest equivalent.
+
+mod content;
+mod jsonrpc;
+mod lifecycle;
+mod revision;
+mod tools;
+
+pub use content::{Annotations, Content, ResourceContents, ResourceLink, Role};
+pub use jsonrpc::{ErrorObject, RequestId, code};
+pub(crate) use jsonrpc::{
+    Incoming, Notification, Request, Shape, classify, error_line, shape_of, success_line, to_raw,
+};
+pub use lifecycle::{
+    Icon, Implementation, InitializeParams, InitializeResult, ListChangedCapability,
+    ResourcesCapability, ServerCapabilities,
+};
+pub use revision::{Feature, Revision};
+pub use tools::{CallToolResult, Tool, ToolAnnotations};
+pub(crate) use tools::{is_object_schema, wrapped_output_schema};

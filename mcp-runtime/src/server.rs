@@ -1,0 +1,192 @@
+//! The server builder and the built, immutable server core.
+
+use std::sync::Arc;
+
+use crate::__private;
+use crate::error::Result;
+use crate::protocol::{Implementation, ListChangedCapability, ServerCapabilities};
+use crate::registry::Registry;
+use crate::tool::ToolDescriptor;
+
+/// Limits and sizes a server works with.
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    /// Items per page of a list result.
+    pub(crate) page_size: usize,
+    /// Requests a connection runs at once before it stops reading more.
+    pub(crate) max_in_flight: usize,
+    /// The largest message accepted, in bytes.
+    pub(crate) max_message_size: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            page_size: 100,
+            max_in_flight: 64,
+            max_message_size: 4 * 1024 * 1024,
+        }
+    }
+}
+
+/// An MCP server: who it is, what it offers, and how it serves.
+///
+/// [`Server::new`] offers every item declared with the attribute macros anywhere in the
+/// program; [`Server::builder`] offers only what is added to it explicitly.
+///
+/// ```no_run
+/// use mcp_runtime::Server;
+///
+/// #[tokio::main]
+/// async fn main() -> mcp_runtime::Result<()> {
+///     Server::new("gift-genius", env!("CARGO_PKG_VERSION"))
+///         .instructions("Suggests gifts.")
+///         .serve_stdio()
+///         .await
+/// }
+/// ```
+#[derive(Debug)]
+pub struct Server {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Vec<ToolDescriptor>,
+    include_declared: bool,
+    config: Config,
+}
+
+impl Server {
+    /// A server named `name` at `version` offering every item declared with the macros.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Server {
+            include_declared: true,
+            ..Server::builder(name, version)
+        }
+    }
+
+    /// A server named `name` at `version` offering only the items added with
+    /// [`tool`](Self::tool) and the like: for tests, or several servers in one program.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Server {
+            info: Implementation::new(name, version),
+            instructions: None,
+            tools: Vec::new(),
+            include_declared: false,
+            config: Config::default(),
+        }
+    }
+
+    /// Adds a tool.
+    #[must_use]
+    pub fn tool(mut self, tool: ToolDescriptor) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Also offers every item declared with the macros (what [`Server::new`] does).
+    #[must_use]
+    pub fn declared_items(mut self) -> Self {
+        self.include_declared = true;
+        self
+    }
+
+    /// Sets the display name sent in `serverInfo` (2025-06-18+).
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description sent in `serverInfo` (2025-11-25+).
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.info.description = Some(description.into());
+        self
+    }
+
+    /// Sets the instructions sent to the client at start (a hint for the model).
+    #[must_use]
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Sets how many items a page of a list result holds (default 100).
+    #[must_use]
+    pub fn page_size(mut self, items: usize) -> Self {
+        self.config.page_size = items.max(1);
+        self
+    }
+
+    /// Sets how many requests a connection runs at once (default 64); past that the server
+    /// stops reading requests until one finishes.
+    #[must_use]
+    pub fn max_in_flight(mut self, requests: usize) -> Self {
+        self.config.max_in_flight = requests.max(1);
+        self
+    }
+
+    /// Sets the largest message accepted, in bytes (default 4 MiB); a larger one is answered
+    /// with an error and skipped without being buffered whole.
+    #[must_use]
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.config.max_message_size = bytes.max(64);
+        self
+    }
+
+    /// Builds the immutable core: the registry, the derived capabilities. Fails on duplicate
+    /// or invalid names and tools without handlers.
+    pub(crate) fn build(mut self) -> Result<Arc<ServerCore>> {
+        if self.include_declared {
+            self.tools
+                .extend(__private::TOOLS.iter().map(|declare| declare()));
+        }
+        let registry = Registry::build(self.tools)?;
+        let capabilities = ServerCapabilities {
+            tools: registry.has_tools().then(ListChangedCapability::default),
+            ..ServerCapabilities::default()
+        };
+        Ok(Arc::new(ServerCore {
+            info: self.info,
+            instructions: self.instructions,
+            capabilities,
+            registry,
+            config: self.config,
+        }))
+    }
+
+    /// Checks the declaration (names, handlers) without serving: what start-up would report.
+    pub fn validate(self) -> Result<()> {
+        self.build().map(drop)
+    }
+
+    /// A description of what this server offers, one item per line with its schemas: for
+    /// `--list` flags and for checking a declaration without a client.
+    pub fn describe(self) -> Result<String> {
+        let core = self.build()?;
+        let mut out = format!("{} {}\n", core.info.name, core.info.version);
+        for entry in core
+            .registry
+            .tools_page(None, usize::MAX)
+            .map(|(page, _)| page)
+            .unwrap_or_default()
+        {
+            let tool = entry.listing(crate::protocol::Revision::LATEST);
+            out.push_str(&format!(
+                "tool {}: {}\n",
+                tool.name,
+                serde_json::to_string(&tool).unwrap_or_default()
+            ));
+        }
+        Ok(out)
+    }
+}
+
+/// A built server: shared by every connection, never changed.
+#[derive(Debug)]
+pub(crate) struct ServerCore {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) registry: Registry,
+    pub(crate) config: Config,
+}

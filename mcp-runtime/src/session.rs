@@ -1,0 +1,236 @@
+//! One connection's lifecycle: which era it is in, and the handling of each incoming message
+//! in arrival order.
+//!
+//! A connection starts with no era. A request whose `params._meta` carries a protocol version
+//! is served statelessly (2026-07-28) whatever came before; an `initialize` without it starts
+//! the handshake for this connection. Lifecycle messages are handled here, synchronously and in
+//! order, so `notifications/initialized` cannot race the request after it; everything else is
+//! handed to [`dispatch`](crate::dispatch) and may run concurrently.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::context::Negotiated;
+use crate::dispatch::{self, Outcome};
+use crate::protocol::{
+    ErrorObject, Feature, Incoming, InitializeParams, InitializeResult, Notification, Request,
+    RequestId, Revision, Shape, classify, error_line, shape_of, success_line, to_raw,
+};
+use crate::server::ServerCore;
+
+/// Where a connection is in its life.
+#[derive(Debug)]
+enum State {
+    /// Nothing negotiated yet.
+    Fresh,
+    /// `initialize` was answered.
+    Handshake {
+        negotiated: Arc<Negotiated>,
+        /// `notifications/initialized` arrived: server-initiated traffic may flow.
+        client_ready: bool,
+    },
+}
+
+/// A connection's state and the server it serves.
+#[derive(Debug)]
+pub(crate) struct Session {
+    core: Arc<ServerCore>,
+    state: State,
+}
+
+/// The `_meta` keys a 2026-07-28 request carries.
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+#[derive(Deserialize)]
+struct ParamsHead<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<MetaHead<'a>>,
+}
+
+#[derive(Deserialize)]
+struct MetaHead<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    protocol_version: Option<&'a RawValue>,
+}
+
+/// Whether a request carries the 2026-07-28 `_meta` that makes it stateless.
+fn is_stateless(params: Option<&RawValue>) -> bool {
+    let Some(params) = params else { return false };
+    if !params.get().contains(META_PROTOCOL_VERSION) {
+        return false;
+    }
+    serde_json::from_str::<ParamsHead<'_>>(params.get())
+        .ok()
+        .and_then(|head| head.meta)
+        .is_some_and(|meta| meta.protocol_version.is_some())
+}
+
+impl Session {
+    pub(crate) fn new(core: Arc<ServerCore>) -> Self {
+        Session {
+            core,
+            state: State::Fresh,
+        }
+    }
+
+    /// Handles one incoming message (one line of stdio, one HTTP body).
+    pub(crate) fn on_message(&mut self, text: &str) -> Outcome {
+        match shape_of(text) {
+            Shape::Array => self.on_batch(text),
+            _ => self.on_single(classify(text)),
+        }
+    }
+
+    fn on_single(&mut self, message: Incoming<'_>) -> Outcome {
+        match message {
+            Incoming::Request(request) => self.on_request(request),
+            Incoming::Notification(notification) => {
+                self.on_notification(notification);
+                Outcome::Silent
+            }
+            Incoming::Response { id } => {
+                tracing::debug!(%id, "ignoring a response to a request this server did not send");
+                Outcome::Silent
+            }
+            Incoming::Invalid(id, error) => Outcome::Reply(error_line(id.as_ref(), &error)),
+        }
+    }
+
+    fn on_request(&mut self, request: Request<'_>) -> Outcome {
+        if is_stateless(request.params) {
+            return dispatch::stateless(&self.core, request);
+        }
+        match (&self.state, request.method.as_ref()) {
+            (State::Fresh, "initialize") => self.initialize(&request),
+            (State::Handshake { .. }, "initialize") => reply_error(
+                &request.id,
+                ErrorObject::invalid_request(
+                    "Invalid request: `initialize` was already received on this connection",
+                ),
+            ),
+            (_, "ping") => reply_empty(&request.id),
+            (State::Fresh, _) => reply_error(
+                &request.id,
+                ErrorObject::invalid_params(format!(
+                    "`{}` arrived before `initialize`: send `initialize` first, or put \
+                     `io.modelcontextprotocol/protocolVersion` and \
+                     `io.modelcontextprotocol/clientCapabilities` in `params._meta` (2026-07-28)",
+                    request.method
+                )),
+            ),
+            (State::Handshake { negotiated, .. }, _) => {
+                dispatch::request(&self.core, negotiated, request)
+            }
+        }
+    }
+
+    fn initialize(&mut self, request: &Request<'_>) -> Outcome {
+        let params: InitializeParams = match request.params.map(|p| serde_json::from_str(p.get())) {
+            Some(Ok(params)) => params,
+            Some(Err(e)) => {
+                return reply_error(
+                    &request.id,
+                    ErrorObject::invalid_params(format!("Invalid `initialize` params: {e}")),
+                );
+            }
+            None => {
+                return reply_error(
+                    &request.id,
+                    ErrorObject::invalid_params(
+                        "`initialize` needs params with `protocolVersion`, `capabilities` and `clientInfo`",
+                    ),
+                );
+            }
+        };
+        let revision = Revision::parse(&params.protocol_version)
+            .filter(|r| r.supports(Feature::Handshake))
+            .unwrap_or(Revision::LATEST_HANDSHAKE);
+        tracing::debug!(
+            requested = %params.protocol_version,
+            negotiated = %revision,
+            client = ?params.client_info.as_ref().map(|c| &c.name),
+            "initialize"
+        );
+        let result = InitializeResult {
+            protocol_version: revision.as_str(),
+            capabilities: self.core.capabilities.for_revision(revision),
+            server_info: self.core.info.for_revision(revision),
+            instructions: self.core.instructions.clone(),
+        };
+        self.state = State::Handshake {
+            negotiated: Arc::new(Negotiated {
+                revision,
+                client_capabilities: params.capabilities,
+                client_info: params.client_info,
+            }),
+            client_ready: false,
+        };
+        match to_raw(&result) {
+            Ok(raw) => Outcome::Reply(success_line(&request.id, raw.get())),
+            Err(e) => reply_error(&request.id, e),
+        }
+    }
+
+    fn on_notification(&mut self, notification: Notification<'_>) {
+        match (&mut self.state, notification.method.as_ref()) {
+            (State::Handshake { client_ready, .. }, "notifications/initialized") => {
+                *client_ready = true
+            }
+            (_, method) => tracing::trace!(method, "notification ignored"),
+        }
+    }
+
+    /// A JSON-RPC batch: only a 2025-03-26 connection accepts them.
+    fn on_batch(&mut self, text: &str) -> Outcome {
+        let batching = matches!(&self.state, State::Handshake { negotiated, .. } if negotiated.revision.supports(Feature::Batching));
+        let items: Vec<&RawValue> = match serde_json::from_str(text) {
+            Ok(items) => items,
+            Err(e) if e.is_syntax() || e.is_eof() => {
+                return Outcome::Reply(error_line(None, &ErrorObject::parse_error(e)));
+            }
+            Err(e) => {
+                return Outcome::Reply(error_line(
+                    None,
+                    &ErrorObject::invalid_request(format!("Invalid batch: {e}")),
+                ));
+            }
+        };
+        if !batching {
+            return Outcome::Reply(error_line(
+                None,
+                &ErrorObject::invalid_request(
+                    "Invalid request: batches are accepted only under protocol revision 2025-03-26",
+                ),
+            ));
+        }
+        if items.is_empty() {
+            return Outcome::Reply(error_line(
+                None,
+                &ErrorObject::invalid_request("Invalid request: empty batch"),
+            ));
+        }
+        let outcomes: Vec<Outcome> = items
+            .into_iter()
+            .map(|item| match shape_of(item.get()) {
+                Shape::Object => self.on_single(classify(item.get())),
+                _ => Outcome::Reply(error_line(
+                    None,
+                    &ErrorObject::invalid_request(
+                        "Invalid request: a batch element must be an object",
+                    ),
+                )),
+            })
+            .collect();
+        Outcome::batch(outcomes)
+    }
+}
+
+fn reply_error(id: &RequestId, error: ErrorObject) -> Outcome {
+    Outcome::Reply(error_line(Some(id), &error))
+}
+
+fn reply_empty(id: &RequestId) -> Outcome {
+    Outcome::Reply(success_line(id, "{}"))
+}
