@@ -33,34 +33,21 @@ fn server() -> Server {
                 .read_only(true)
                 .handler(|args: EchoArgs| async move { args.text }),
         )
-        .tool(
-            ToolDescriptor::new("add")
-                .description("Adds two integers")
-                .read_only(true)
-                .idempotent(true)
-                .handler(|args: AddArgs| async move {
-                    args.a
-                        .checked_add(args.b)
-                        .map(|sum| sum.to_string())
-                        .ok_or("the sum overflows a 64-bit integer")
-                }),
-        )
+        .tool(ToolDescriptor::new("add").description("Adds two integers").read_only(true).idempotent(true).handler(
+            |args: AddArgs| async move {
+                args.a.checked_add(args.b).map(|sum| sum.to_string()).ok_or("the sum overflows a 64-bit integer")
+            },
+        ))
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_env_filter("warn")
-        .init();
+    tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter("warn").init();
     let mut server = server();
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let mut number = || -> Result<usize, String> {
-            args.next()
-                .and_then(|v| v.parse().ok())
-                .ok_or_else(|| format!("{flag} needs a number"))
+            args.next().and_then(|v| v.parse().ok()).ok_or_else(|| format!("{flag} needs a number"))
         };
         server = match flag.as_str() {
             "--list" => {

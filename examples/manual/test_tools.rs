@@ -24,56 +24,43 @@ struct Point {
 }
 
 /// A 1×1 transparent PNG.
-const PIXEL_PNG: &str =
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 
 pub(crate) fn add(server: Server) -> Server {
     server
-        .tool(
-            ToolDescriptor::new("sleep")
-                .description("Sleeps, then says how long")
-                .handler(|a: SleepArgs| async move {
-                    tokio::time::sleep(Duration::from_millis(a.ms)).await;
-                    format!("slept {} ms", a.ms)
-                }),
-        )
-        .tool(
-            ToolDescriptor::new("panic")
-                .description("Always panics")
-                .handler(|_: NoArgs| async move {
-                    if true {
-                        panic!("this tool always panics");
-                    }
-                    "unreachable"
-                }),
-        )
-        .tool(
-            ToolDescriptor::new("content_kinds")
-                .description("Returns one block of every content kind")
-                .handler(|_: NoArgs| async move {
-                    let annotations = Annotations {
-                        audience: Some(vec![Role::User]),
-                        priority: Some(0.5),
-                        last_modified: Some("2025-01-01T00:00:00Z".into()),
-                    };
-                    vec![
-                        Content::Text {
-                            text: "text".into(),
-                            annotations: Some(annotations),
-                            meta: None,
-                        },
-                        Content::image(PIXEL_PNG, "image/png"),
-                        Content::audio("UklGRgAAAABXQVZF", "audio/wav"),
-                        Content::resource_link("test://linked", "linked"),
-                        Content::resource(ResourceContents::Text {
-                            uri: "test://embedded".into(),
-                            mime_type: Some("text/plain".into()),
-                            text: "embedded".into(),
-                            meta: None,
-                        }),
-                    ]
-                }),
-        )
+        .tool(ToolDescriptor::new("sleep").description("Sleeps, then says how long").handler(
+            |a: SleepArgs| async move {
+                tokio::time::sleep(Duration::from_millis(a.ms)).await;
+                format!("slept {} ms", a.ms)
+            },
+        ))
+        .tool(ToolDescriptor::new("panic").description("Always panics").handler(|_: NoArgs| async move {
+            if true {
+                panic!("this tool always panics");
+            }
+            "unreachable"
+        }))
+        .tool(ToolDescriptor::new("content_kinds").description("Returns one block of every content kind").handler(
+            |_: NoArgs| async move {
+                let annotations = Annotations {
+                    audience: Some(vec![Role::User]),
+                    priority: Some(0.5),
+                    last_modified: Some("2025-01-01T00:00:00Z".into()),
+                };
+                vec![
+                    Content::Text { text: "text".into(), annotations: Some(annotations), meta: None },
+                    Content::image(PIXEL_PNG, "image/png"),
+                    Content::audio("UklGRgAAAABXQVZF", "audio/wav"),
+                    Content::resource_link("test://linked", "linked"),
+                    Content::resource(ResourceContents::Text {
+                        uri: "test://embedded".into(),
+                        mime_type: Some("text/plain".into()),
+                        text: "embedded".into(),
+                        meta: None,
+                    }),
+                ]
+            },
+        ))
         .tool(
             ToolDescriptor::new("point")
                 .description("Structured output: an object")
@@ -87,8 +74,6 @@ pub(crate) fn add(server: Server) -> Server {
         .tool(
             ToolDescriptor::new("fail")
                 .description("Fails with isError")
-                .handler(
-                    |_: NoArgs| async move { CallToolResult::error("this tool always fails") },
-                ),
+                .handler(|_: NoArgs| async move { CallToolResult::error("this tool always fails") }),
         )
 }

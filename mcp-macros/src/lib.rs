@@ -1,1 +1,17 @@
-//! Attribute macros of `mcp-runtime`; use them through that crate.
+//! Attribute macros of `mcp-runtime`; use them through that crate (`mcp_runtime::mcp_tool`).
+//!
+//! Their documentation lives on the re-exports in `mcp-runtime`.
+
+mod ast;
+mod attr;
+mod ctxt;
+mod paths;
+mod tool;
+
+use proc_macro::TokenStream;
+
+/// Declares an MCP tool. See `mcp_runtime::mcp_tool` for the documentation.
+#[proc_macro_attribute]
+pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    tool::expand(args.into(), item.into()).into()
+}

@@ -41,12 +41,7 @@ struct RequestInfo {
 
 impl Context {
     pub(crate) fn new(negotiated: Arc<Negotiated>, request_id: RequestId) -> Self {
-        Context {
-            inner: Arc::new(RequestInfo {
-                negotiated,
-                request_id,
-            }),
-        }
+        Context { inner: Arc::new(RequestInfo { negotiated, request_id }) }
     }
 
     /// The protocol revision this request is served under.

@@ -17,8 +17,8 @@ use serde_json::{Map, Value, json};
 
 use crate::context::{Context, Negotiated};
 use crate::protocol::{
-    CallToolResult, ErrorObject, Feature, Implementation, Request, RequestId, Revision, Shape,
-    code, error_line, shape_of, success_line,
+    CallToolResult, ErrorObject, Feature, Implementation, Request, RequestId, Revision, Shape, code, error_line,
+    shape_of, success_line,
 };
 use crate::server::ServerCore;
 use crate::tool::{BoxFuture, ToolCall};
@@ -56,9 +56,7 @@ impl Outcome {
                 match outcome {
                     Outcome::Silent => {}
                     Outcome::Reply(line) => pending.push(Pending::Ready(line)),
-                    Outcome::Deferred(future) => {
-                        pending.push(Pending::Running(tokio::spawn(future)))
-                    }
+                    Outcome::Deferred(future) => pending.push(Pending::Running(tokio::spawn(future))),
                 }
             }
             let mut lines = Vec::with_capacity(pending.len());
@@ -83,11 +81,7 @@ enum Pending {
 }
 
 /// A request of a connection that completed the handshake.
-pub(crate) fn request(
-    core: &Arc<ServerCore>,
-    negotiated: &Arc<Negotiated>,
-    request: Request<'_>,
-) -> Outcome {
+pub(crate) fn request(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request: Request<'_>) -> Outcome {
     route(core, negotiated, request)
 }
 
@@ -109,13 +103,8 @@ struct StatelessMeta {
 }
 
 /// Methods that exist only in the handshake era: a 2026-07-28 request for them is not found.
-const HANDSHAKE_ONLY: [&str; 5] = [
-    "initialize",
-    "ping",
-    "logging/setLevel",
-    "resources/subscribe",
-    "resources/unsubscribe",
-];
+const HANDSHAKE_ONLY: [&str; 5] =
+    ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
 
 /// A request carrying 2026-07-28 `_meta`: served from that request alone.
 pub(crate) fn stateless(core: &Arc<ServerCore>, request: Request<'_>) -> Outcome {
@@ -123,10 +112,7 @@ pub(crate) fn stateless(core: &Arc<ServerCore>, request: Request<'_>) -> Outcome
     let params: StatelessParams = match request.params.map(|p| serde_json::from_str(p.get())) {
         Some(Ok(params)) => params,
         Some(Err(e)) => {
-            return reply_error(
-                id,
-                ErrorObject::invalid_params(format!("Invalid `params._meta`: {e}")),
-            );
+            return reply_error(id, ErrorObject::invalid_params(format!("Invalid `params._meta`: {e}")));
         }
         None => return reply_error(id, ErrorObject::invalid_params("Missing `params._meta`")),
     };
@@ -135,11 +121,8 @@ pub(crate) fn stateless(core: &Arc<ServerCore>, request: Request<'_>) -> Outcome
     let revision = match Revision::parse(requested) {
         Some(rev) if rev.supports(Feature::Stateless) => rev,
         _ => {
-            let supported: Vec<&str> = Revision::ALL
-                .iter()
-                .filter(|r| r.supports(Feature::Stateless))
-                .map(|r| r.as_str())
-                .collect();
+            let supported: Vec<&str> =
+                Revision::ALL.iter().filter(|r| r.supports(Feature::Stateless)).map(|r| r.as_str()).collect();
             return reply_error(
                 id,
                 ErrorObject::new(
@@ -159,9 +142,7 @@ pub(crate) fn stateless(core: &Arc<ServerCore>, request: Request<'_>) -> Outcome
         Some(_) => {
             return reply_error(
                 id,
-                ErrorObject::invalid_params(
-                    "`_meta.io.modelcontextprotocol/clientCapabilities` must be an object",
-                ),
+                ErrorObject::invalid_params("`_meta.io.modelcontextprotocol/clientCapabilities` must be an object"),
             );
         }
         None => {
@@ -178,18 +159,11 @@ pub(crate) fn stateless(core: &Arc<ServerCore>, request: Request<'_>) -> Outcome
             id,
             ErrorObject::new(
                 code::METHOD_NOT_FOUND,
-                format!(
-                    "Method not found: `{}` does not exist in protocol revision {revision}",
-                    request.method
-                ),
+                format!("Method not found: `{}` does not exist in protocol revision {revision}", request.method),
             ),
         );
     }
-    let negotiated = Arc::new(Negotiated {
-        revision,
-        client_capabilities,
-        client_info: meta.client_info,
-    });
+    let negotiated = Arc::new(Negotiated { revision, client_capabilities, client_info: meta.client_info });
     route(core, &negotiated, request)
 }
 
@@ -211,58 +185,37 @@ struct ListParams {
     cursor: Option<String>,
 }
 
-fn parse_params<'a, T: Deserialize<'a> + Default>(
-    params: Option<&'a RawValue>,
-) -> Result<T, ErrorObject> {
+fn parse_params<'a, T: Deserialize<'a> + Default>(params: Option<&'a RawValue>) -> Result<T, ErrorObject> {
     match params {
         None => Ok(T::default()),
-        Some(raw) => serde_json::from_str(raw.get())
-            .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}"))),
+        Some(raw) => {
+            serde_json::from_str(raw.get()).map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
+        }
     }
 }
 
 fn discover(core: &ServerCore, id: &RequestId, revision: Revision) -> Outcome {
     let mut result = Map::new();
-    result.insert(
-        "supportedVersions".into(),
-        Value::from(Revision::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>()),
-    );
-    result.insert(
-        "capabilities".into(),
-        to_value(&core.capabilities.for_revision(revision)),
-    );
+    result
+        .insert("supportedVersions".into(), Value::from(Revision::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>()));
+    result.insert("capabilities".into(), to_value(&core.capabilities.for_revision(revision)));
     if let Some(instructions) = &core.instructions {
         result.insert("instructions".into(), Value::from(instructions.as_str()));
     }
     respond(core, id, revision, ResultKind::Cached, result)
 }
 
-fn list_tools(
-    core: &ServerCore,
-    id: &RequestId,
-    revision: Revision,
-    params: Option<&RawValue>,
-) -> Outcome {
+fn list_tools(core: &ServerCore, id: &RequestId, revision: Revision, params: Option<&RawValue>) -> Outcome {
     let params: ListParams = match parse_params(params) {
         Ok(p) => p,
         Err(e) => return reply_error(id, e),
     };
-    let (page, next) = match core
-        .registry
-        .tools_page(params.cursor.as_deref(), core.config.page_size)
-    {
+    let (page, next) = match core.registry.tools_page(params.cursor.as_deref(), core.config.page_size) {
         Ok(page) => page,
         Err(e) => return reply_error(id, e),
     };
     let mut result = Map::new();
-    result.insert(
-        "tools".into(),
-        Value::Array(
-            page.iter()
-                .map(|t| to_value(&t.listing(revision)))
-                .collect(),
-        ),
-    );
+    result.insert("tools".into(), Value::Array(page.iter().map(|t| to_value(&t.listing(revision))).collect()));
     if let Some(next) = next {
         result.insert("nextCursor".into(), Value::String(next));
     }
@@ -276,41 +229,25 @@ struct CallToolParams<'a> {
     arguments: Option<&'a RawValue>,
 }
 
-fn call_tool(
-    core: &Arc<ServerCore>,
-    negotiated: &Arc<Negotiated>,
-    request: Request<'_>,
-) -> Outcome {
+fn call_tool(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request: Request<'_>) -> Outcome {
     let id = request.id;
     let revision = negotiated.revision;
     let params: CallToolParams<'_> = match request.params.map(|p| serde_json::from_str(p.get())) {
         Some(Ok(params)) => params,
         Some(Err(e)) => {
-            return reply_error(
-                &id,
-                ErrorObject::invalid_params(format!("Invalid `tools/call` params: {e}")),
-            );
+            return reply_error(&id, ErrorObject::invalid_params(format!("Invalid `tools/call` params: {e}")));
         }
         None => {
-            return reply_error(
-                &id,
-                ErrorObject::invalid_params("`tools/call` needs params with the tool's `name`"),
-            );
+            return reply_error(&id, ErrorObject::invalid_params("`tools/call` needs params with the tool's `name`"));
         }
     };
     let Some(entry) = core.registry.tool(&params.name) else {
-        return reply_error(
-            &id,
-            ErrorObject::invalid_params(format!("Unknown tool `{}`", params.name)),
-        );
+        return reply_error(&id, ErrorObject::invalid_params(format!("Unknown tool `{}`", params.name)));
     };
     let arguments = match params.arguments {
         Some(raw) if raw.get() == "null" => None,
         Some(raw) if shape_of(raw.get()) != Shape::Object => {
-            return reply_error(
-                &id,
-                ErrorObject::invalid_params("`arguments` must be an object"),
-            );
+            return reply_error(&id, ErrorObject::invalid_params("`arguments` must be an object"));
         }
         Some(raw) => Some(raw.to_owned()),
         None => None,
@@ -331,9 +268,7 @@ fn call_tool(
         };
         let result = result.unwrap_or_else(|panic| {
             tracing::error!(tool = %name, panic = panic_message(&panic), "tool panicked");
-            CallToolResult::error(format!(
-                "Tool `{name}` failed unexpectedly; the server logged the details"
-            ))
+            CallToolResult::error(format!("Tool `{name}` failed unexpectedly; the server logged the details"))
         });
         let result = result.for_revision(revision, wrap_output);
         let map = match serde_json::to_value(&result) {
@@ -341,9 +276,7 @@ fn call_tool(
             _ => {
                 return Some(error_line(
                     Some(&id),
-                    &ErrorObject::internal(
-                        "Internal error: the tool result could not be serialized",
-                    ),
+                    &ErrorObject::internal("Internal error: the tool result could not be serialized"),
                 ));
             }
         };
@@ -379,14 +312,9 @@ fn respond(
             result.insert("ttlMs".into(), Value::from(DEFAULT_TTL_MS));
             result.insert("cacheScope".into(), Value::from("public"));
         }
-        let meta = result
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(Map::new()));
+        let meta = result.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(meta) = meta {
-            meta.insert(
-                "io.modelcontextprotocol/serverInfo".into(),
-                to_value(&core.info.for_revision(revision)),
-            );
+            meta.insert("io.modelcontextprotocol/serverInfo".into(), to_value(&core.info.for_revision(revision)));
         }
     }
     Outcome::Reply(success_line(id, &Value::Object(result).to_string()))

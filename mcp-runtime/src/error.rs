@@ -28,6 +28,8 @@ pub enum Error {
         /// The name.
         name: String,
     },
+    /// The command line could not be understood.
+    Usage(String),
     /// Reading or writing the transport failed.
     Io(std::io::Error),
 }
@@ -35,24 +37,18 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::DuplicateTool {
-                name,
-                first,
-                second,
-            } => write!(
+            Error::DuplicateTool { name, first, second } => write!(
                 f,
                 "two tools are named `{name}`: one defined at {first}, the other at {second}; rename one of them"
             ),
             Error::MissingHandler { name } => {
-                write!(
-                    f,
-                    "tool `{name}` has no handler; call `.handler(...)` on its descriptor"
-                )
+                write!(f, "tool `{name}` has no handler; call `.handler(...)` on its descriptor")
             }
             Error::InvalidToolName { name } => write!(
                 f,
                 "tool name `{name}` is invalid: use 1 to 128 characters among A-Z, a-z, 0-9, `_`, `-` and `.`"
             ),
+            Error::Usage(message) => f.write_str(message),
             Error::Io(e) => write!(f, "transport I/O failed: {e}"),
         }
     }

@@ -21,8 +21,14 @@ pub use schema::{input_schema_for, schema_for};
 pub use server::Server;
 pub use tool::{BoxFuture, IntoToolResult, Json, Structured, ToolCall, ToolDescriptor};
 
+#[cfg(feature = "macros")]
+#[doc = include_str!("docs/mcp_tool.md")]
+pub use mcp_macros::mcp_tool;
+
 /// The items most servers need: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
+    #[cfg(feature = "macros")]
+    pub use crate::mcp_tool;
     pub use crate::protocol::{CallToolResult, Content};
     pub use crate::{Context, IntoToolResult, Json, Server, Structured, ToolDescriptor};
 }
@@ -68,5 +74,23 @@ impl Server {
     #[cfg(feature = "stdio")]
     pub async fn serve_stdio(self) -> Result<()> {
         self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves as the program's command line says: `--list` prints what the server declares
+    /// (tools with their schemas) and exits; no argument serves on stdio. An unknown argument
+    /// is an error naming it.
+    #[cfg(feature = "stdio")]
+    pub async fn run_from_args(self) -> Result<()> {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        match args.first().map(String::as_str) {
+            None => self.serve_stdio().await,
+            Some("--list") => {
+                print!("{}", self.describe()?);
+                Ok(())
+            }
+            Some(other) => {
+                Err(Error::Usage(format!("unknown argument `{other}`; use `--list`, or no argument to serve on stdio")))
+            }
+        }
     }
 }

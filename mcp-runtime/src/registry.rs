@@ -3,9 +3,7 @@
 use std::sync::Arc;
 
 use crate::error::Error;
-use crate::protocol::{
-    ErrorObject, Feature, Revision, Tool, is_object_schema, wrapped_output_schema,
-};
+use crate::protocol::{ErrorObject, Feature, Revision, Tool, is_object_schema, wrapped_output_schema};
 use crate::tool::{ToolDescriptor, ToolHandler, is_valid_tool_name};
 
 /// A registered tool, ready to list and call.
@@ -36,9 +34,7 @@ impl ToolEntry {
         }
         tool.output_schema = match tool.output_schema.take() {
             Some(_) if !revision.supports(Feature::StructuredContent) => None,
-            Some(schema)
-                if self.wrap_output && !revision.supports(Feature::AnyStructuredContent) =>
-            {
+            Some(schema) if self.wrap_output && !revision.supports(Feature::AnyStructuredContent) => {
                 Some(wrapped_output_schema(&schema))
             }
             other => other,
@@ -55,10 +51,7 @@ pub(crate) struct Registry {
 impl Registry {
     pub(crate) fn build(mut descriptors: Vec<ToolDescriptor>) -> Result<Registry, Error> {
         descriptors.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
-        if let Some(pair) = descriptors
-            .windows(2)
-            .find(|w| w[0].tool.name == w[1].tool.name)
-        {
+        if let Some(pair) = descriptors.windows(2).find(|w| w[0].tool.name == w[1].tool.name) {
             return Err(Error::DuplicateTool {
                 name: pair[0].tool.name.clone(),
                 first: pair[0].defined_at.to_string(),
@@ -71,20 +64,9 @@ impl Registry {
                 if !is_valid_tool_name(&d.tool.name) {
                     return Err(Error::InvalidToolName { name: d.tool.name });
                 }
-                let handler = d.handler.ok_or_else(|| Error::MissingHandler {
-                    name: d.tool.name.clone(),
-                })?;
-                let wrap_output = d
-                    .tool
-                    .output_schema
-                    .as_ref()
-                    .is_some_and(|s| !is_object_schema(s));
-                Ok(ToolEntry {
-                    name: Arc::from(d.tool.name.as_str()),
-                    tool: d.tool,
-                    handler,
-                    wrap_output,
-                })
+                let handler = d.handler.ok_or_else(|| Error::MissingHandler { name: d.tool.name.clone() })?;
+                let wrap_output = d.tool.output_schema.as_ref().is_some_and(|s| !is_object_schema(s));
+                Ok(ToolEntry { name: Arc::from(d.tool.name.as_str()), tool: d.tool, handler, wrap_output })
             })
             .collect::<Result<Vec<_>, Error>>()?;
         Ok(Registry { tools })
@@ -95,10 +77,7 @@ impl Registry {
     }
 
     pub(crate) fn tool(&self, name: &str) -> Option<&ToolEntry> {
-        self.tools
-            .binary_search_by(|t| (*t.name).cmp(name))
-            .ok()
-            .map(|i| &self.tools[i])
+        self.tools.binary_search_by(|t| (*t.name).cmp(name)).ok().map(|i| &self.tools[i])
     }
 
     /// One page of tools from `cursor` on, and the cursor of the next page.
@@ -199,8 +178,6 @@ mod tests {
 
 impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list()
-            .entries(self.tools.iter().map(|t| &t.tool.name))
-            .finish()
+        f.debug_list().entries(self.tools.iter().map(|t| &t.tool.name)).finish()
     }
 }

@@ -66,24 +66,10 @@ pub(crate) fn ensure_object_root(schema: &mut Value) {
     }
 }
 
-const SCHEMA_MAPS: [&str; 5] = [
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
+const SCHEMA_MAPS: [&str; 5] = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
 const SCHEMA_LISTS: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
-const SCHEMA_SINGLES: [&str; 8] = [
-    "items",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "additionalItems",
-];
+const SCHEMA_SINGLES: [&str; 8] =
+    ["items", "not", "if", "then", "else", "contains", "propertyNames", "additionalItems"];
 
 /// Rewrites a generated schema in place (see the module docs).
 fn normalize(schema: &mut Value) {
@@ -91,12 +77,7 @@ fn normalize(schema: &mut Value) {
     let required: Vec<String> = obj
         .get("required")
         .and_then(Value::as_array)
-        .map(|r| {
-            r.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
+        .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
         .unwrap_or_default();
     if let Some(Value::Object(props)) = obj.get_mut("properties") {
         for (name, prop) in props.iter_mut() {
@@ -152,8 +133,7 @@ fn strip_null(schema: &mut Value) {
         return;
     };
     let is_null = |v: &Value| {
-        v.get("type").and_then(Value::as_str) == Some("null")
-            && v.as_object().is_some_and(|o| o.len() == 1)
+        v.get("type").and_then(Value::as_str) == Some("null") && v.as_object().is_some_and(|o| o.len() == 1)
     };
     if variants.len() != 2 || !variants.iter().any(is_null) {
         return;
@@ -200,21 +180,10 @@ mod tests {
     fn options_are_optional_and_not_nullable() {
         let schema = schema_for::<Outer>();
         assert_eq!(schema["properties"]["inner"]["type"], "object");
-        assert_eq!(
-            schema["properties"]["inner"]["description"],
-            "The inner one"
-        );
+        assert_eq!(schema["properties"]["inner"]["description"], "The inner one");
         assert!(schema["properties"]["inner"].get("anyOf").is_none());
-        assert!(
-            !schema["required"]
-                .as_array()
-                .unwrap()
-                .contains(&json!("inner"))
-        );
-        assert!(
-            schema.get("$defs").is_none(),
-            "non-recursive types are inlined: {schema}"
-        );
+        assert!(!schema["required"].as_array().unwrap().contains(&json!("inner")));
+        assert!(schema.get("$defs").is_none(), "non-recursive types are inlined: {schema}");
         assert!(schema["properties"]["any"].is_object());
         assert!(schema.get("title").is_none());
     }
@@ -227,10 +196,7 @@ mod tests {
             let rest = &text[start + 8..];
             let target = &rest[..rest.find('"').unwrap()];
             let pointer = target.trim_start_matches('#');
-            assert!(
-                schema.pointer(pointer).is_some(),
-                "dangling {target} in {schema}"
-            );
+            assert!(schema.pointer(pointer).is_some(), "dangling {target} in {schema}");
         }
     }
 }

@@ -21,11 +21,7 @@ pub(crate) struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config {
-            page_size: 100,
-            max_in_flight: 64,
-            max_message_size: 4 * 1024 * 1024,
-        }
+        Config { page_size: 100, max_in_flight: 64, max_message_size: 4 * 1024 * 1024 }
     }
 }
 
@@ -57,10 +53,7 @@ pub struct Server {
 impl Server {
     /// A server named `name` at `version` offering every item declared with the macros.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Server {
-            include_declared: true,
-            ..Server::builder(name, version)
-        }
+        Server { include_declared: true, ..Server::builder(name, version) }
     }
 
     /// A server named `name` at `version` offering only the items added with
@@ -137,8 +130,7 @@ impl Server {
     /// or invalid names and tools without handlers.
     pub(crate) fn build(mut self) -> Result<Arc<ServerCore>> {
         if self.include_declared {
-            self.tools
-                .extend(__private::TOOLS.iter().map(|declare| declare()));
+            self.tools.extend(__private::TOOLS.iter().map(|declare| declare()));
         }
         let registry = Registry::build(self.tools)?;
         let capabilities = ServerCapabilities {
@@ -164,18 +156,9 @@ impl Server {
     pub fn describe(self) -> Result<String> {
         let core = self.build()?;
         let mut out = format!("{} {}\n", core.info.name, core.info.version);
-        for entry in core
-            .registry
-            .tools_page(None, usize::MAX)
-            .map(|(page, _)| page)
-            .unwrap_or_default()
-        {
+        for entry in core.registry.tools_page(None, usize::MAX).map(|(page, _)| page).unwrap_or_default() {
             let tool = entry.listing(crate::protocol::Revision::LATEST);
-            out.push_str(&format!(
-                "tool {}: {}\n",
-                tool.name,
-                serde_json::to_string(&tool).unwrap_or_default()
-            ));
+            out.push_str(&format!("tool {}: {}\n", tool.name, serde_json::to_string(&tool).unwrap_or_default()));
         }
         Ok(out)
     }

@@ -15,8 +15,8 @@ use serde_json::value::RawValue;
 use crate::context::Negotiated;
 use crate::dispatch::{self, Outcome};
 use crate::protocol::{
-    ErrorObject, Feature, Incoming, InitializeParams, InitializeResult, Notification, Request,
-    RequestId, Revision, Shape, classify, error_line, shape_of, success_line, to_raw,
+    ErrorObject, Feature, Incoming, InitializeParams, InitializeResult, Notification, Request, RequestId, Revision,
+    Shape, classify, error_line, shape_of, success_line, to_raw,
 };
 use crate::server::ServerCore;
 
@@ -69,10 +69,7 @@ fn is_stateless(params: Option<&RawValue>) -> bool {
 
 impl Session {
     pub(crate) fn new(core: Arc<ServerCore>) -> Self {
-        Session {
-            core,
-            state: State::Fresh,
-        }
+        Session { core, state: State::Fresh }
     }
 
     /// Handles one incoming message (one line of stdio, one HTTP body).
@@ -106,9 +103,7 @@ impl Session {
             (State::Fresh, "initialize") => self.initialize(&request),
             (State::Handshake { .. }, "initialize") => reply_error(
                 &request.id,
-                ErrorObject::invalid_request(
-                    "Invalid request: `initialize` was already received on this connection",
-                ),
+                ErrorObject::invalid_request("Invalid request: `initialize` was already received on this connection"),
             ),
             (_, "ping") => reply_empty(&request.id),
             (State::Fresh, _) => reply_error(
@@ -120,9 +115,7 @@ impl Session {
                     request.method
                 )),
             ),
-            (State::Handshake { negotiated, .. }, _) => {
-                dispatch::request(&self.core, negotiated, request)
-            }
+            (State::Handshake { negotiated, .. }, _) => dispatch::request(&self.core, negotiated, request),
         }
     }
 
@@ -175,9 +168,7 @@ impl Session {
 
     fn on_notification(&mut self, notification: Notification<'_>) {
         match (&mut self.state, notification.method.as_ref()) {
-            (State::Handshake { client_ready, .. }, "notifications/initialized") => {
-                *client_ready = true
-            }
+            (State::Handshake { client_ready, .. }, "notifications/initialized") => *client_ready = true,
             (_, method) => tracing::trace!(method, "notification ignored"),
         }
     }
@@ -191,10 +182,7 @@ impl Session {
                 return Outcome::Reply(error_line(None, &ErrorObject::parse_error(e)));
             }
             Err(e) => {
-                return Outcome::Reply(error_line(
-                    None,
-                    &ErrorObject::invalid_request(format!("Invalid batch: {e}")),
-                ));
+                return Outcome::Reply(error_line(None, &ErrorObject::invalid_request(format!("Invalid batch: {e}"))));
             }
         };
         if !batching {
@@ -206,10 +194,7 @@ impl Session {
             ));
         }
         if items.is_empty() {
-            return Outcome::Reply(error_line(
-                None,
-                &ErrorObject::invalid_request("Invalid request: empty batch"),
-            ));
+            return Outcome::Reply(error_line(None, &ErrorObject::invalid_request("Invalid request: empty batch")));
         }
         let outcomes: Vec<Outcome> = items
             .into_iter()
@@ -217,9 +202,7 @@ impl Session {
                 Shape::Object => self.on_single(classify(item.get())),
                 _ => Outcome::Reply(error_line(
                     None,
-                    &ErrorObject::invalid_request(
-                        "Invalid request: a batch element must be an object",
-                    ),
+                    &ErrorObject::invalid_request("Invalid request: a batch element must be an object"),
                 )),
             })
             .collect();

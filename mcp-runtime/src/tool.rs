@@ -20,8 +20,7 @@ use crate::schema;
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The type-erased handler every tool is stored as.
-pub(crate) type ToolHandler =
-    Arc<dyn Fn(ToolCall) -> BoxFuture<'static, CallToolResult> + Send + Sync>;
+pub(crate) type ToolHandler = Arc<dyn Fn(ToolCall) -> BoxFuture<'static, CallToolResult> + Send + Sync>;
 
 /// One call of a tool: its raw arguments and the request's context.
 #[derive(Debug)]
@@ -52,18 +51,12 @@ impl ToolCall {
 }
 
 #[cold]
-fn invalid_arguments(
-    tool: &str,
-    e: &serde_path_to_error::Error<serde_json::Error>,
-) -> CallToolResult {
+fn invalid_arguments(tool: &str, e: &serde_path_to_error::Error<serde_json::Error>) -> CallToolResult {
     let path = e.path().to_string();
     let message = if path == "." || path.is_empty() {
         format!("Invalid arguments for tool `{tool}`: {}", e.inner())
     } else {
-        format!(
-            "Invalid arguments for tool `{tool}`: `{path}`: {}",
-            e.inner()
-        )
+        format!("Invalid arguments for tool `{tool}`: `{path}`: {}", e.inner())
     };
     CallToolResult::error(message)
 }
@@ -169,10 +162,7 @@ impl ToolDescriptor {
     }
 
     fn annotation(mut self, set: impl FnOnce(&mut ToolAnnotations)) -> Self {
-        set(self
-            .tool
-            .annotations
-            .get_or_insert_with(ToolAnnotations::default));
+        set(self.tool.annotations.get_or_insert_with(ToolAnnotations::default));
         self
     }
 
@@ -210,10 +200,7 @@ impl ToolDescriptor {
     /// Adds a `_meta` entry.
     #[must_use]
     pub fn meta(mut self, key: impl Into<String>, value: Value) -> Self {
-        self.tool
-            .meta
-            .get_or_insert_with(Map::new)
-            .insert(key.into(), value);
+        self.tool.meta.get_or_insert_with(Map::new).insert(key.into(), value);
         self
     }
 
@@ -279,9 +266,7 @@ impl ToolDescriptor {
 /// Whether `name` is a valid tool name: 1–128 characters of `A-Z a-z 0-9 _ - .`.
 pub(crate) fn is_valid_tool_name(name: &str) -> bool {
     (1..=128).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// What a tool may return.
@@ -375,10 +360,7 @@ pub struct Json<T>(pub T);
 impl<T> Json<T> {
     /// Replaces the default text copy (the serialized JSON) with a text of your own.
     pub fn with_text(self, text: impl Into<String>) -> Structured<T> {
-        Structured {
-            value: self.0,
-            text: text.into(),
-        }
+        Structured { value: self.0, text: text.into() }
     }
 }
 
@@ -391,17 +373,11 @@ pub struct Structured<T> {
     pub text: String,
 }
 
-fn structured_result(
-    value: Result<Value, serde_json::Error>,
-    text: Option<String>,
-) -> CallToolResult {
+fn structured_result(value: Result<Value, serde_json::Error>, text: Option<String>) -> CallToolResult {
     match value {
         Ok(value) => {
             let text = text.unwrap_or_else(|| value.to_string());
-            CallToolResult {
-                structured_content: Some(value),
-                ..CallToolResult::text(text)
-            }
+            CallToolResult { structured_content: Some(value), ..CallToolResult::text(text) }
         }
         Err(e) => {
             tracing::error!(error = %e, "a tool's structured output could not be serialized");
@@ -443,11 +419,8 @@ mod tests {
     }
 
     fn call(arguments: &str) -> ToolCall {
-        let negotiated = Negotiated {
-            revision: Revision::V2025_11_25,
-            client_capabilities: Map::new(),
-            client_info: None,
-        };
+        let negotiated =
+            Negotiated { revision: Revision::V2025_11_25, client_capabilities: Map::new(), client_info: None };
         ToolCall {
             name: "t".into(),
             arguments: Some(RawValue::from_string(arguments.to_owned()).unwrap()),

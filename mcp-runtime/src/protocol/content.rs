@@ -66,9 +66,7 @@ impl ResourceContents {
     fn shape(&mut self, revision: Revision) {
         if !revision.supports(Feature::ContentMeta) {
             match self {
-                ResourceContents::Text { meta, .. } | ResourceContents::Blob { meta, .. } => {
-                    *meta = None
-                }
+                ResourceContents::Text { meta, .. } | ResourceContents::Blob { meta, .. } => *meta = None,
             }
         }
     }
@@ -176,31 +174,17 @@ const INLINE_AUDIO_URI: &str = "audio://inline";
 impl Content {
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
-        Content::Text {
-            text: text.into(),
-            annotations: None,
-            meta: None,
-        }
+        Content::Text { text: text.into(), annotations: None, meta: None }
     }
 
     /// An image block from base64 data.
     pub fn image(data_base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Content::Image {
-            data: data_base64.into(),
-            mime_type: mime_type.into(),
-            annotations: None,
-            meta: None,
-        }
+        Content::Image { data: data_base64.into(), mime_type: mime_type.into(), annotations: None, meta: None }
     }
 
     /// An audio block from base64 data.
     pub fn audio(data_base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Content::Audio {
-            data: data_base64.into(),
-            mime_type: mime_type.into(),
-            annotations: None,
-            meta: None,
-        }
+        Content::Audio { data: data_base64.into(), mime_type: mime_type.into(), annotations: None, meta: None }
     }
 
     /// A link to the resource at `uri` called `name`.
@@ -220,32 +204,25 @@ impl Content {
 
     /// An embedded resource.
     pub fn resource(contents: ResourceContents) -> Self {
-        Content::Resource {
-            resource: contents,
-            annotations: None,
-            meta: None,
-        }
+        Content::Resource { resource: contents, annotations: None, meta: None }
     }
 
     /// Converts this block to what `revision` has: nothing is dropped silently; a block the
     /// revision lacks becomes its nearest equivalent.
     pub fn for_revision(self, revision: Revision) -> Content {
         let mut block = match self {
-            Content::Audio {
-                data,
-                mime_type,
-                annotations,
-                meta,
-            } if !revision.supports(Feature::AudioContent) => Content::Resource {
-                resource: ResourceContents::Blob {
-                    uri: INLINE_AUDIO_URI.to_owned(),
-                    mime_type: Some(mime_type),
-                    blob: data,
-                    meta: None,
-                },
-                annotations,
-                meta,
-            },
+            Content::Audio { data, mime_type, annotations, meta } if !revision.supports(Feature::AudioContent) => {
+                Content::Resource {
+                    resource: ResourceContents::Blob {
+                        uri: INLINE_AUDIO_URI.to_owned(),
+                        mime_type: Some(mime_type),
+                        blob: data,
+                        meta: None,
+                    },
+                    annotations,
+                    meta,
+                }
+            }
             Content::ResourceLink(link) if !revision.supports(Feature::ResourceLinks) => {
                 let mut text = format!("{}: {}", link.name, link.uri);
                 if let Some(description) = &link.description {
@@ -253,27 +230,15 @@ impl Content {
                     text.push_str(description);
                     text.push(')');
                 }
-                Content::Text {
-                    text,
-                    annotations: link.annotations,
-                    meta: None,
-                }
+                Content::Text { text, annotations: link.annotations, meta: None }
             }
             other => other,
         };
         let (annotations, meta) = match &mut block {
-            Content::Text {
-                annotations, meta, ..
-            }
-            | Content::Image {
-                annotations, meta, ..
-            }
-            | Content::Audio {
-                annotations, meta, ..
-            }
-            | Content::Resource {
-                annotations, meta, ..
-            } => (annotations, meta),
+            Content::Text { annotations, meta, .. }
+            | Content::Image { annotations, meta, .. }
+            | Content::Audio { annotations, meta, .. }
+            | Content::Resource { annotations, meta, .. } => (annotations, meta),
             Content::ResourceLink(link) => {
                 if !revision.supports(Feature::Icons) {
                     link.icons = None;
@@ -314,12 +279,8 @@ mod tests {
 
     #[test]
     fn resource_links_become_text_before_2025_06_18() {
-        let block = Content::resource_link("gifts://catalog", "catalog")
-            .for_revision(Revision::V2025_03_26);
-        assert_eq!(
-            serde_json::to_value(&block).unwrap(),
-            json!({"type": "text", "text": "catalog: gifts://catalog"})
-        );
+        let block = Content::resource_link("gifts://catalog", "catalog").for_revision(Revision::V2025_03_26);
+        assert_eq!(serde_json::to_value(&block).unwrap(), json!({"type": "text", "text": "catalog: gifts://catalog"}));
     }
 
     #[test]
@@ -336,10 +297,7 @@ mod tests {
             meta: Some(meta),
         };
         let old = serde_json::to_value(block.clone().for_revision(Revision::V2025_03_26)).unwrap();
-        assert_eq!(
-            old,
-            json!({"type": "text", "text": "x", "annotations": {"priority": 0.5}})
-        );
+        assert_eq!(old, json!({"type": "text", "text": "x", "annotations": {"priority": 0.5}}));
         let new = serde_json::to_value(block.for_revision(Revision::V2025_06_18)).unwrap();
         assert_eq!(new["_meta"]["k"], 1);
         assert_eq!(new["annotations"]["lastModified"], "2025-01-01T00:00:00Z");

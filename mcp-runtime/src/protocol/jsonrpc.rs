@@ -87,11 +87,7 @@ pub struct ErrorObject {
 impl ErrorObject {
     /// An error with a code and a message.
     pub fn new(code: i32, message: impl Into<String>) -> Self {
-        ErrorObject {
-            code,
-            message: message.into(),
-            data: None,
-        }
+        ErrorObject { code, message: message.into(), data: None }
     }
 
     /// Attaches `data` to the error.
@@ -113,10 +109,7 @@ impl ErrorObject {
 
     /// -32601: unknown method.
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(
-            code::METHOD_NOT_FOUND,
-            format!("Method not found: `{method}`"),
-        )
+        Self::new(code::METHOD_NOT_FOUND, format!("Method not found: `{method}`"))
     }
 
     /// -32602: invalid parameters.
@@ -253,16 +246,10 @@ pub(crate) fn classify(text: &str) -> Incoming<'_> {
         }
         return match id {
             None => Incoming::Notification(Notification { method }),
-            Some((_, Some(id))) => Incoming::Request(Request {
-                id,
-                method,
-                params: env.params,
-            }),
+            Some((_, Some(id))) => Incoming::Request(Request { id, method, params: env.params }),
             Some((_, None)) => Incoming::Invalid(
                 None,
-                ErrorObject::invalid_request(
-                    "Invalid request: `id` must be a string or an integer",
-                ),
+                ErrorObject::invalid_request("Invalid request: `id` must be a string or an integer"),
             ),
         };
     }
@@ -296,8 +283,7 @@ pub(crate) fn error_line(id: Option<&RequestId>, error: &ErrorObject) -> String 
     out.push_str(",\"error\":");
     // An ErrorObject is strings, numbers and a Value: serializing it cannot fail.
     out.push_str(
-        &serde_json::to_string(error)
-            .unwrap_or_else(|_| "{\"code\":-32603,\"message\":\"Internal error\"}".to_owned()),
+        &serde_json::to_string(error).unwrap_or_else(|_| "{\"code\":-32603,\"message\":\"Internal error\"}".to_owned()),
     );
     out.push('}');
     out
@@ -313,11 +299,8 @@ fn push_id(out: &mut String, id: Option<&RequestId>) {
 
 /// Serializes a result into a raw JSON value.
 pub(crate) fn to_raw<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, ErrorObject> {
-    serde_json::value::to_raw_value(value).map_err(|e| {
-        ErrorObject::internal(format!(
-            "Internal error: the result could not be serialized: {e}"
-        ))
-    })
+    serde_json::value::to_raw_value(value)
+        .map_err(|e| ErrorObject::internal(format!("Internal error: the result could not be serialized: {e}")))
 }
 
 #[cfg(test)]
@@ -344,36 +327,21 @@ mod tests {
             Incoming::Notification(n) => assert_eq!(n.method, "notifications/initialized"),
             other => panic!("{other:?}"),
         }
-        assert!(matches!(
-            classify(r#"{"jsonrpc":"2.0","id":"s","result":{}}"#),
-            Incoming::Response { .. }
-        ));
+        assert!(matches!(classify(r#"{"jsonrpc":"2.0","id":"s","result":{}}"#), Incoming::Response { .. }));
     }
 
     #[test]
     fn bad_messages_get_the_right_codes() {
         assert_eq!(invalid_code("{not json"), (None, code::PARSE_ERROR));
         assert_eq!(invalid_code("42"), (None, code::INVALID_REQUEST));
-        assert_eq!(
-            invalid_code(r#"{"id":1,"method":"ping"}"#),
-            (Some(1.into()), code::INVALID_REQUEST)
-        );
+        assert_eq!(invalid_code(r#"{"id":1,"method":"ping"}"#), (Some(1.into()), code::INVALID_REQUEST));
         assert_eq!(
             invalid_code(r#"{"jsonrpc":"1.0","id":"a","method":"ping"}"#),
             (Some("a".into()), code::INVALID_REQUEST)
         );
-        assert_eq!(
-            invalid_code(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#),
-            (None, code::INVALID_REQUEST)
-        );
-        assert_eq!(
-            invalid_code(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#),
-            (None, code::INVALID_REQUEST)
-        );
-        assert_eq!(
-            invalid_code(r#"{"jsonrpc":"2.0","id":1,"method":3}"#),
-            (Some(1.into()), code::INVALID_REQUEST)
-        );
+        assert_eq!(invalid_code(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#), (None, code::INVALID_REQUEST));
+        assert_eq!(invalid_code(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#), (None, code::INVALID_REQUEST));
+        assert_eq!(invalid_code(r#"{"jsonrpc":"2.0","id":1,"method":3}"#), (Some(1.into()), code::INVALID_REQUEST));
         assert_eq!(
             invalid_code(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#),
             (Some(1.into()), code::INVALID_REQUEST)
@@ -383,17 +351,10 @@ mod tests {
     #[test]
     fn ids_are_echoed_exactly() {
         let big = r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#;
-        let Incoming::Request(r) = classify(big) else {
-            panic!()
-        };
-        assert_eq!(
-            success_line(&r.id, "{}"),
-            r#"{"jsonrpc":"2.0","id":18446744073709551615,"result":{}}"#
-        );
+        let Incoming::Request(r) = classify(big) else { panic!() };
+        assert_eq!(success_line(&r.id, "{}"), r#"{"jsonrpc":"2.0","id":18446744073709551615,"result":{}}"#);
         let esc = r#"{"jsonrpc":"2.0","id":"a\"b\u00e9","method":"ping"}"#;
-        let Incoming::Request(r) = classify(esc) else {
-            panic!()
-        };
+        let Incoming::Request(r) = classify(esc) else { panic!() };
         assert_eq!(r.id, RequestId::String("a\"bé".into()));
         let line = error_line(Some(&r.id), &ErrorObject::internal("x"));
         let v: Value = serde_json::from_str(&line).unwrap();

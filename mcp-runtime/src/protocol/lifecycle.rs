@@ -25,12 +25,7 @@ pub struct Icon {
 impl Icon {
     /// An icon at `src`.
     pub fn new(src: impl Into<String>) -> Self {
-        Icon {
-            src: src.into(),
-            mime_type: None,
-            sizes: None,
-            theme: None,
-        }
+        Icon { src: src.into(), mime_type: None, sizes: None, theme: None }
     }
 }
 

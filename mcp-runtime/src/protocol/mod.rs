@@ -16,8 +16,8 @@ pub(crate) use jsonrpc::{
     Incoming, Notification, Request, Shape, classify, error_line, shape_of, success_line, to_raw,
 };
 pub use lifecycle::{
-    Icon, Implementation, InitializeParams, InitializeResult, ListChangedCapability,
-    ResourcesCapability, ServerCapabilities,
+    Icon, Implementation, InitializeParams, InitializeResult, ListChangedCapability, ResourcesCapability,
+    ServerCapabilities,
 };
 pub use revision::{Feature, Revision};
 pub use tools::{CallToolResult, Tool, ToolAnnotations};

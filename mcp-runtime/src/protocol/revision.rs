@@ -80,12 +80,8 @@ impl Revision {
     ];
 
     /// The revisions negotiated through `initialize`.
-    pub const HANDSHAKE: [Revision; 4] = [
-        Revision::V2024_11_05,
-        Revision::V2025_03_26,
-        Revision::V2025_06_18,
-        Revision::V2025_11_25,
-    ];
+    pub const HANDSHAKE: [Revision; 4] =
+        [Revision::V2024_11_05, Revision::V2025_03_26, Revision::V2025_06_18, Revision::V2025_11_25];
 
     /// The newest revision negotiated through `initialize`: the answer to an `initialize`
     /// asking for a revision the server does not speak that way.

@@ -89,27 +89,17 @@ pub struct CallToolResult {
 impl CallToolResult {
     /// A successful result with one text block.
     pub fn text(text: impl Into<String>) -> Self {
-        CallToolResult {
-            content: vec![Content::text(text)],
-            ..Default::default()
-        }
+        CallToolResult { content: vec![Content::text(text)], ..Default::default() }
     }
 
     /// A successful result with these blocks.
     pub fn content(content: Vec<Content>) -> Self {
-        CallToolResult {
-            content,
-            ..Default::default()
-        }
+        CallToolResult { content, ..Default::default() }
     }
 
     /// A failed result (`isError: true`) whose text says why.
     pub fn error(message: impl Into<String>) -> Self {
-        CallToolResult {
-            content: vec![Content::text(message)],
-            is_error: true,
-            ..Default::default()
-        }
+        CallToolResult { content: vec![Content::text(message)], is_error: true, ..Default::default() }
     }
 
     /// This result as `revision` defines it. `wrap_structured` says the tool's output is not
@@ -118,8 +108,7 @@ impl CallToolResult {
         let structured_content = match self.structured_content {
             Some(_) if !revision.supports(Feature::StructuredContent) => None,
             Some(value)
-                if !revision.supports(Feature::AnyStructuredContent)
-                    && (wrap_structured || !value.is_object()) =>
+                if !revision.supports(Feature::AnyStructuredContent) && (wrap_structured || !value.is_object()) =>
             {
                 let mut wrapped = Map::new();
                 wrapped.insert("result".to_owned(), value);
@@ -128,11 +117,7 @@ impl CallToolResult {
             other => other,
         };
         CallToolResult {
-            content: self
-                .content
-                .into_iter()
-                .map(|c| c.for_revision(revision))
-                .collect(),
+            content: self.content.into_iter().map(|c| c.for_revision(revision)).collect(),
             structured_content,
             is_error: self.is_error,
             meta: self.meta,
@@ -161,30 +146,13 @@ mod tests {
 
     #[test]
     fn structured_content_follows_the_revision() {
-        let result = CallToolResult {
-            structured_content: Some(json!([1, 2])),
-            ..CallToolResult::text("[1,2]")
-        };
+        let result = CallToolResult { structured_content: Some(json!([1, 2])), ..CallToolResult::text("[1,2]") };
+        assert_eq!(result.clone().for_revision(Revision::V2025_03_26, true).structured_content, None);
         assert_eq!(
-            result
-                .clone()
-                .for_revision(Revision::V2025_03_26, true)
-                .structured_content,
-            None
-        );
-        assert_eq!(
-            result
-                .clone()
-                .for_revision(Revision::V2025_06_18, true)
-                .structured_content,
+            result.clone().for_revision(Revision::V2025_06_18, true).structured_content,
             Some(json!({"result": [1, 2]}))
         );
-        assert_eq!(
-            result
-                .for_revision(Revision::V2026_07_28, true)
-                .structured_content,
-            Some(json!([1, 2]))
-        );
+        assert_eq!(result.for_revision(Revision::V2026_07_28, true).structured_content, Some(json!([1, 2])));
     }
 
     #[test]
@@ -193,9 +161,6 @@ mod tests {
             serde_json::to_value(CallToolResult::text("a")).unwrap(),
             json!({"content": [{"type": "text", "text": "a"}]})
         );
-        assert_eq!(
-            serde_json::to_value(CallToolResult::error("b")).unwrap()["isError"],
-            true
-        );
+        assert_eq!(serde_json::to_value(CallToolResult::error("b")).unwrap()["isError"], true);
     }
 }

@@ -51,12 +51,7 @@ struct LineReader<R> {
 
 impl<R: AsyncBufRead + Unpin> LineReader<R> {
     fn new(reader: R, max: usize) -> Self {
-        LineReader {
-            reader,
-            buf: Vec::new(),
-            max,
-            skipping: false,
-        }
+        LineReader { reader, buf: Vec::new(), max, skipping: false }
     }
 
     async fn next_line(&mut self) -> io::Result<Line> {
@@ -67,11 +62,7 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                     return Ok(Line::TooLarge);
                 }
                 // A last line without a newline still counts.
-                return Ok(if self.buf.is_empty() {
-                    Line::Eof
-                } else {
-                    Line::Message
-                });
+                return Ok(if self.buf.is_empty() { Line::Eof } else { Line::Message });
             }
             let (chunk, complete) = match available.iter().position(|&b| b == b'\n') {
                 Some(i) => (&available[..i], Some(i + 1)),
@@ -88,11 +79,7 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
             let consumed = complete.unwrap_or(chunk.len());
             self.reader.consume(consumed);
             if complete.is_some() {
-                return Ok(if std::mem::take(&mut self.skipping) {
-                    Line::TooLarge
-                } else {
-                    Line::Message
-                });
+                return Ok(if std::mem::take(&mut self.skipping) { Line::TooLarge } else { Line::Message });
             }
         }
     }
@@ -117,10 +104,7 @@ where
     let writer_task = tokio::spawn(write_lines(writer, rx));
     let permits = Arc::new(Semaphore::new(core.config.max_in_flight));
     let max_message_size = core.config.max_message_size;
-    let mut lines = LineReader::new(
-        BufReader::with_capacity(64 * 1024, reader),
-        max_message_size,
-    );
+    let mut lines = LineReader::new(BufReader::with_capacity(64 * 1024, reader), max_message_size);
     let mut session = Session::new(core);
     let mut parked: VecDeque<BoxFuture<'static, Option<String>>> = VecDeque::new();
     let mut input_open = true;
@@ -176,9 +160,7 @@ where
         }
     }
     drop(tx);
-    let written = writer_task
-        .await
-        .unwrap_or_else(|e| Err(io::Error::other(e)));
+    let written = writer_task.await.unwrap_or_else(|e| Err(io::Error::other(e)));
     match read_error {
         Some(e) => Err(e),
         None => written,
@@ -186,11 +168,7 @@ where
 }
 
 /// Runs one request's work in its own task, holding an in-flight slot until it is done.
-fn run(
-    job: BoxFuture<'static, Option<String>>,
-    permit: OwnedSemaphorePermit,
-    tx: mpsc::Sender<String>,
-) {
+fn run(job: BoxFuture<'static, Option<String>>, permit: OwnedSemaphorePermit, tx: mpsc::Sender<String>) {
     tokio::spawn(async move {
         let line = job.await;
         drop(permit);
@@ -202,10 +180,7 @@ fn run(
 }
 
 /// Writes outgoing lines, gathering whatever is ready into one write and flushing after it.
-async fn write_lines<W: AsyncWrite + Unpin>(
-    mut writer: W,
-    mut rx: mpsc::Receiver<String>,
-) -> io::Result<()> {
+async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receiver<String>) -> io::Result<()> {
     let mut out = Vec::with_capacity(16 * 1024);
     while let Some(line) = rx.recv().await {
         out.extend_from_slice(line.as_bytes());
@@ -219,13 +194,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(
         writer.flush().await?;
         out.clear();
     }
-    writer.shutdown().await.or_else(|e| {
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            Ok(())
-        } else {
-            Err(e)
-        }
-    })
+    writer.shutdown().await.or_else(|e| if e.kind() == io::ErrorKind::BrokenPipe { Ok(()) } else { Err(e) })
 }
 
 #[cfg(test)]
