@@ -22,6 +22,9 @@ pub(crate) struct Param {
     pub(crate) ident: Ident,
     pub(crate) ty: Type,
     pub(crate) docs: Vec<Expr>,
+    /// `#[serde(...)]` and `#[schemars(...)]` written on the parameter: they go on the
+    /// argument's field (renames, defaults, validation, schema tweaks).
+    pub(crate) field_attrs: Vec<syn::Attribute>,
     pub(crate) kind: ParamKind,
 }
 
@@ -58,6 +61,14 @@ impl ToolFn {
                 FnArg::Typed(typed) => {
                     let docs = take_docs(&mut typed.attrs);
                     let args = ParamArgs::take(cx, &mut typed.attrs);
+                    let mut field_attrs = Vec::new();
+                    typed.attrs.retain(|attr| {
+                        let keep = !(attr.path().is_ident("serde") || attr.path().is_ident("schemars"));
+                        if !keep {
+                            field_attrs.push(attr.clone());
+                        }
+                        keep
+                    });
                     let Pat::Ident(pat) = &*typed.pat else {
                         cx.error_spanned_by(
                             &typed.pat,
@@ -86,7 +97,7 @@ impl ToolFn {
                     } else {
                         ParamKind::Argument
                     };
-                    params.push(Param { ident: pat.ident.clone(), ty: (*typed.ty).clone(), docs, kind });
+                    params.push(Param { ident: pat.ident.clone(), ty: (*typed.ty).clone(), docs, field_attrs, kind });
                 }
             }
         }

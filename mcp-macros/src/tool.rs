@@ -110,9 +110,13 @@ fn render(args: &mut ToolArgs, tool: &ToolFn) -> TokenStream {
     if let Some(schema) = args.input_schema.get() {
         builder.push(quote!(.input_schema(#schema)));
     }
-    if let Some(schema) = args.output_schema.get() {
-        builder.push(quote!(.output_schema(#schema)));
-    }
+    let output_schema = match (args.output_schema.get(), &tool.item.sig.output) {
+        (Some(schema), _) => quote!(::core::option::Option::Some(#schema)),
+        (None, syn::ReturnType::Type(_, ty)) if !contains_impl_trait(ty) => {
+            quote!(__mcp::__private::ReturnSchema::<#ty>(::core::marker::PhantomData).output_schema())
+        }
+        (None, _) => quote!(::core::option::Option::None),
+    };
     let location = quote_spanned!(ident.span()=> ::core::concat!(::core::file!(), ":", ::core::line!()));
     builder.push(quote!(.defined_at(#location)));
 
@@ -145,14 +149,15 @@ fn render(args: &mut ToolArgs, tool: &ToolFn) -> TokenStream {
             #[automatically_derived]
             impl ::core::convert::From<#ident> for __mcp::ToolDescriptor {
                 fn from(_: #ident) -> Self {
-                    __mcp::ToolDescriptor::new(#name)
-                        #(#builder)*
-                        .handler_with_context(
-                            |__mcp_args: #args_ty, __mcp_ctx: __mcp::Context| async move {
-                                let _ = &__mcp_ctx;
-                                #call
-                            },
-                        )
+                    #[allow(unused_imports)]
+                    use __mcp::__private::{NoReturnSchema as _, NotAToolReturn as _};
+                    let descriptor = __mcp::ToolDescriptor::new(#name) #(#builder)*;
+                    __mcp::__private::with_output_schema(descriptor, #output_schema).handler_with_context(
+                        |__mcp_args: #args_ty, __mcp_ctx: __mcp::Context| async move {
+                            let _ = &__mcp_ctx;
+                            __mcp::__private::ToolReturn(#call).into_call_result()
+                        },
+                    )
                 }
             }
 
@@ -174,7 +179,8 @@ fn arguments_struct(tool: &ToolFn) -> (TokenStream, TokenStream) {
         let id = &p.ident;
         let ty = &p.ty;
         let docs = &p.docs;
-        quote!(#(#[doc = #docs])* #id: #ty)
+        let attrs = &p.field_attrs;
+        quote!(#(#[doc = #docs])* #(#attrs)* #id: #ty)
     });
     let strukt = quote! {
         #[derive(__mcp::__private::serde::Deserialize, __mcp::__private::schemars::JsonSchema)]
@@ -211,11 +217,15 @@ fn contains_impl_trait(ty: &syn::Type) -> bool {
 /// and the rest of the crate still compile), a stub descriptor, and the errors.
 fn fallback(args: &ToolArgs, tool: &ToolFn, errors: syn::Error) -> TokenStream {
     let item = &tool.item;
+    let errors = to_compile_errors(errors);
+    if tool.item.sig.receiver().is_some() {
+        // A method sits in an `impl` block, where no struct or `const _` may follow it.
+        return quote!(#item #errors);
+    }
     let ident = tool.ident();
     let name = tool_name(args, tool);
     let import = RuntimePath::new(args.krate.get().cloned()).import();
     let descriptor = descriptor_struct(tool);
-    let errors = to_compile_errors(errors);
     quote! {
         #item
         #descriptor

@@ -54,7 +54,7 @@ impl Server {
     /// client_out.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n").await?;
     /// let mut lines = BufReader::new(client_in).lines();
     /// assert_eq!(lines.next_line().await?.unwrap(), r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
-    /// drop(client_out);
+    /// client_out.shutdown().await?; // the end of input ends the session
     /// serving.await.unwrap()?;
     /// # Ok(())
     /// # }

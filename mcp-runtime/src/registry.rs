@@ -90,6 +90,12 @@ impl Registry {
     }
 }
 
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.tools.iter().map(|t| &t.tool.name)).finish()
+    }
+}
+
 /// Pages through a name-sorted list. A cursor names the first item of its page, so it
 /// stays meaningful when items before it come and go.
 fn page<'a, T>(
@@ -173,11 +179,5 @@ mod tests {
     #[test]
     fn cursors_round_trip() {
         assert_eq!(decode_cursor(&encode_cursor("é-x")).as_deref(), Some("é-x"));
-    }
-}
-
-impl std::fmt::Debug for Registry {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.tools.iter().map(|t| &t.tool.name)).finish()
     }
 }

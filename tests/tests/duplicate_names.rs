@@ -1,0 +1,45 @@
+//! Two declarations of one tool name: start-up fails, naming both definitions.
+
+use mcp_runtime::{Error, Server, mcp_tool};
+
+mod first {
+    use super::*;
+
+    /// One `lookup`.
+    #[mcp_tool]
+    pub(crate) fn lookup() -> &'static str {
+        "first"
+    }
+}
+
+mod second {
+    use super::*;
+
+    /// Another `lookup`, renamed into the same name.
+    #[mcp_tool(name = "lookup")]
+    pub(crate) fn find() -> &'static str {
+        "second"
+    }
+}
+
+#[test]
+fn duplicate_names_fail_at_start_naming_both_definitions() {
+    let error = Server::new("dup", "1").validate().expect_err("duplicate names are an error");
+    let Error::DuplicateTool { name, first, second } = &error else { panic!("unexpected error: {error}") };
+    assert_eq!(name, "lookup");
+    let file = file!();
+    let mut locations = [first.as_str(), second.as_str()];
+    locations.sort();
+    assert!(locations.iter().all(|l| l.starts_with(file)), "{locations:?}");
+    assert_ne!(locations[0], locations[1]);
+    let message = error.to_string();
+    assert!(message.contains(first) && message.contains(second), "{message}");
+    // The functions themselves stay ordinary functions.
+    assert_eq!((first::lookup(), second::find()), ("first", "second"));
+}
+
+#[test]
+fn explicit_selection_takes_one_of_them() {
+    let server = Server::builder("one", "1").tool(first::lookup {});
+    assert!(server.validate().is_ok());
+}

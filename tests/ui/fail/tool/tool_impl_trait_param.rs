@@ -1,0 +1,8 @@
+use mcp_runtime::mcp_tool;
+
+#[mcp_tool]
+fn echo(text: impl Into<String>) -> String {
+    text.into()
+}
+
+fn main() {}
