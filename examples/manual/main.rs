@@ -2,11 +2,14 @@
 //!
 //! `cargo run --release --example manual` serves it. Flags: `--list` prints what it offers;
 //! `--test-tools` adds the tools the wire tests use; `--page-size N`, `--max-in-flight N` and
-//! `--max-message-size BYTES` set the server's limits.
+//! `--max-message-size BYTES` set the server's limits; `--private-tool-list-ms N` lets
+//! 2026-07-28 clients cache the tool list privately for N ms.
 
 mod test_tools;
 
-use mcp_runtime::{Server, ToolDescriptor};
+use std::time::Duration;
+
+use mcp_runtime::{CachePolicy, CacheScope, Cached, Server, ToolDescriptor};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -58,6 +61,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--page-size" => server.page_size(number()?),
             "--max-in-flight" => server.max_in_flight(number()?),
             "--max-message-size" => server.max_message_size(number()?),
+            "--private-tool-list-ms" => server.cache(
+                Cached::ToolList,
+                CachePolicy::new(Duration::from_millis(number()? as u64), CacheScope::Private),
+            ),
             other => return Err(format!("unknown flag {other}").into()),
         };
     }

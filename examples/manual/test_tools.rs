@@ -72,6 +72,12 @@ pub(crate) fn add(server: Server) -> Server {
                 .handler(|_: NoArgs| async move { Json(vec![1, 2, 3]) }),
         )
         .tool(
+            ToolDescriptor::new("needs_elicitation")
+                .description("Needs a client that declared `elicitation`")
+                .requires_client_capability("elicitation")
+                .handler(|_: NoArgs| async move { "the client can elicit" }),
+        )
+        .tool(
             ToolDescriptor::new("fail")
                 .description("Fails with isError")
                 .handler(|_: NoArgs| async move { CallToolResult::error("this tool always fails") }),

@@ -28,63 +28,88 @@ pub(crate) struct Param {
     pub(crate) kind: ParamKind,
 }
 
+/// Which macro is reading a function: its name and the item it declares, for messages.
+#[derive(Clone, Copy)]
+pub(crate) struct Declares {
+    pub(crate) attr: &'static str,
+    pub(crate) item: &'static str,
+}
+
+pub(crate) const TOOL: Declares = Declares { attr: "mcp_tool", item: "tool" };
+pub(crate) const RESOURCE: Declares = Declares { attr: "mcp_resource", item: "resource" };
+pub(crate) const PROMPT: Declares = Declares { attr: "mcp_prompt", item: "prompt" };
+
 /// An annotated function, with our helper attributes removed from its parameters.
-pub(crate) struct ToolFn {
+pub(crate) struct FnItem {
     /// The function as it is re-emitted.
     pub(crate) item: ItemFn,
     pub(crate) params: Vec<Param>,
     pub(crate) docs: Vec<Expr>,
 }
 
-impl ToolFn {
+impl FnItem {
     /// Builds the model, recording every mistake in `cx`; the model is usable for the
     /// fallback output whatever the errors.
-    pub(crate) fn from_syn(cx: &Ctxt, mut item: ItemFn) -> ToolFn {
+    pub(crate) fn from_syn(cx: &Ctxt, mut item: ItemFn, declares: Declares) -> FnItem {
+        let Declares { attr, item: what } = declares;
         let sig = &item.sig;
         if sig.generics.lt_token.is_some() || sig.generics.where_clause.is_some() {
             cx.error_spanned_by(
                 &sig.generics,
-                "`#[mcp_tool]` functions cannot be generic; use concrete types (a tool's schema is fixed)",
+                format!("`#[{attr}]` functions cannot be generic; use concrete types (a {what}'s schema is fixed)"),
             );
         }
         if let Some(variadic) = &sig.variadic {
-            cx.error_spanned_by(variadic, "`#[mcp_tool]` functions cannot be variadic");
+            cx.error_spanned_by(variadic, format!("`#[{attr}]` functions cannot be variadic"));
         }
         let mut params = Vec::new();
         for input in item.sig.inputs.iter_mut() {
             match input {
                 FnArg::Receiver(receiver) => cx.error_spanned_by(
                     &*receiver,
-                    "`#[mcp_tool]` cannot take `self`; make it a free function and reach shared state \
-                     through a parameter or a static",
+                    format!(
+                        "`#[{attr}]` cannot take `self`; make it a free function and reach shared state \
+                         through a parameter or a static"
+                    ),
                 ),
                 FnArg::Typed(typed) => {
                     let docs = take_docs(&mut typed.attrs);
                     let args = ParamArgs::take(cx, &mut typed.attrs);
                     let mut field_attrs = Vec::new();
-                    typed.attrs.retain(|attr| {
-                        let keep = !(attr.path().is_ident("serde") || attr.path().is_ident("schemars"));
+                    typed.attrs.retain(|a| {
+                        let keep = !(a.path().is_ident("serde") || a.path().is_ident("schemars"));
                         if !keep {
-                            field_attrs.push(attr.clone());
+                            field_attrs.push(a.clone());
                         }
                         keep
                     });
+                    if let (Some(a), false) = (field_attrs.first(), what == "tool") {
+                        cx.error_spanned_by(
+                            a,
+                            format!(
+                                "`#[serde]` and `#[schemars]` apply to tool arguments only; a {what}'s \
+                                 parameters are parsed from strings with `FromStr`"
+                            ),
+                        );
+                    }
                     let Pat::Ident(pat) = &*typed.pat else {
                         cx.error_spanned_by(
                             &typed.pat,
-                            "`#[mcp_tool]` parameters must be plain names (the name is the argument's name); \
-                             destructure inside the function",
+                            format!(
+                                "`#[{attr}]` parameters must be plain names (the name is the argument's name); \
+                                 destructure inside the function"
+                            ),
                         );
                         continue;
                     };
                     if let Some(sub) = &pat.subpat {
-                        cx.error_spanned_by(&sub.1, "`#[mcp_tool]` parameters must be plain names");
+                        cx.error_spanned_by(&sub.1, format!("`#[{attr}]` parameters must be plain names"));
                         continue;
                     }
                     if let Type::ImplTrait(impl_trait) = &*typed.ty {
                         cx.error_spanned_by(
                             impl_trait,
-                            "`#[mcp_tool]` parameters cannot be `impl Trait`; use a concrete type",
+                            format!("`#[{attr}]` parameters cannot be `impl Trait`; use a concrete type"),
                         );
                         continue;
                     }
@@ -103,10 +128,15 @@ impl ToolFn {
         }
         let contexts: Vec<&Param> = params.iter().filter(|p| matches!(p.kind, ParamKind::Context { .. })).collect();
         for extra in contexts.iter().skip(1) {
-            cx.error_spanned_by(&extra.ty, "a tool takes at most one `Context` parameter");
+            cx.error_spanned_by(&extra.ty, format!("a {what} takes at most one `Context` parameter"));
         }
         let flattened: Vec<&Param> = params.iter().filter(|p| matches!(p.kind, ParamKind::Flatten)).collect();
-        if let Some(flat) = flattened.first() {
+        if let (Some(flat), false) = (flattened.first(), what == "tool") {
+            cx.error_spanned_by(
+                &flat.ident,
+                format!("`#[mcp(flatten)]` applies to tool parameters only; a {what}'s parameters are each one value"),
+            );
+        } else if let Some(flat) = flattened.first() {
             let others = params.iter().filter(|p| matches!(p.kind, ParamKind::Argument | ParamKind::Flatten)).count();
             if others > 1 {
                 cx.error_spanned_by(
@@ -117,7 +147,7 @@ impl ToolFn {
             }
         }
         let docs = docs(&item.attrs);
-        ToolFn { item, params, docs }
+        FnItem { item, params, docs }
     }
 
     pub(crate) fn ident(&self) -> &Ident {

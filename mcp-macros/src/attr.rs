@@ -61,20 +61,119 @@ impl Parse for MetaEntry {
     }
 }
 
-/// The arguments of `#[mcp_tool(...)]`.
-pub(crate) struct ToolArgs {
+/// The keys every declaring macro accepts.
+pub(crate) struct CommonArgs {
     pub(crate) name: Slot<LitStr>,
     pub(crate) title: Slot<LitStr>,
     pub(crate) description: Slot<LitStr>,
+    pub(crate) icons: Vec<LitStr>,
+    pub(crate) meta: Vec<MetaEntry>,
+    pub(crate) krate: Slot<syn::Path>,
+}
+
+impl CommonArgs {
+    fn new() -> Self {
+        CommonArgs {
+            name: Slot::new("name"),
+            title: Slot::new("title"),
+            description: Slot::new("description"),
+            icons: Vec::new(),
+            meta: Vec::new(),
+            krate: Slot::new("crate"),
+        }
+    }
+
+    /// Handles `key` if it is a common one (`None` when it is not).
+    fn parse_key(&mut self, cx: &Ctxt, attr: &str, key: &str, meta: &ParseNestedMeta<'_>) -> Option<syn::Result<()>> {
+        let path = &meta.path;
+        let result = (|| {
+            match key {
+                // name = "suggest_gifts"
+                "name" => self.name.set(cx, attr, path, string_value(meta, "name")?),
+                // title = "Suggest gifts"
+                "title" => self.title.set(cx, attr, path, string_value(meta, "title")?),
+                // description = "..."
+                "description" => self.description.set(cx, attr, path, string_value(meta, "description")?),
+                // icon = "https://example.com/icon.png" (repeatable)
+                "icon" => self.icons.push(string_value(meta, "icon")?),
+                // meta("com.example/key" = "value", other = 3)
+                "meta" => {
+                    let content;
+                    syn::parenthesized!(content in meta.input);
+                    self.meta.extend(Punctuated::<MetaEntry, Token![,]>::parse_terminated(&content)?);
+                }
+                // crate = "my_renamed_runtime"
+                "crate" => {
+                    let lit = string_value(meta, "crate")?;
+                    let parsed: syn::Path = lit.parse().map_err(|_| {
+                        syn::Error::new_spanned(&lit, "`crate` must be a path, e.g. `crate = \"my_mcp\"`")
+                    })?;
+                    self.krate.set(cx, attr, path, parsed);
+                }
+                _ => return Ok(false),
+            }
+            Ok(true)
+        })();
+        match result {
+            Ok(false) => None,
+            Ok(true) => Some(Ok(())),
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+/// Runs `each` on every `key = value` / `key` / `key(...)` argument, recording errors and
+/// skipping past a bad argument so the ones after it are still read.
+fn parse_args(cx: &Ctxt, args: TokenStream, mut each: impl FnMut(&str, &ParseNestedMeta<'_>) -> syn::Result<()>) {
+    let parser = syn::meta::parser(|meta| {
+        let key =
+            meta.path.get_ident().map(ToString::to_string).unwrap_or_else(|| meta.path.to_token_stream().to_string());
+        if let Err(e) = each(&key, &meta) {
+            cx.push(e);
+            if meta.input.peek(Token![=]) {
+                let _ = meta.input.parse::<Token![=]>();
+                let _ = meta.input.parse::<Expr>();
+            } else if meta.input.peek(syn::token::Paren) {
+                let _ = meta.input.parse::<proc_macro2::Group>();
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = syn::parse::Parser::parse2(parser, args) {
+        cx.push(e);
+    }
+}
+
+/// One `complete(...)` entry: `variable = completer`, where the completer is a function path
+/// or a closure.
+pub(crate) struct CompleteEntry {
+    pub(crate) name: syn::Ident,
+    pub(crate) completer: Expr,
+}
+
+impl Parse for CompleteEntry {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let name: syn::Ident = input.parse()?;
+        input.parse::<Token![=]>()?;
+        Ok(CompleteEntry { name, completer: input.parse()? })
+    }
+}
+
+fn parse_complete(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<CompleteEntry>> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    Ok(Punctuated::<CompleteEntry, Token![,]>::parse_terminated(&content)?.into_iter().collect())
+}
+
+/// The arguments of `#[mcp_tool(...)]`.
+pub(crate) struct ToolArgs {
+    pub(crate) common: CommonArgs,
     pub(crate) read_only: Slot<LitBool>,
     pub(crate) destructive: Slot<LitBool>,
     pub(crate) idempotent: Slot<LitBool>,
     pub(crate) open_world: Slot<LitBool>,
-    pub(crate) icons: Vec<LitStr>,
-    pub(crate) meta: Vec<MetaEntry>,
     pub(crate) input_schema: Slot<Expr>,
     pub(crate) output_schema: Slot<Expr>,
-    pub(crate) krate: Slot<syn::Path>,
 }
 
 /// Every key `#[mcp_tool]` accepts, in the order the docs list them.
@@ -93,91 +192,187 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "crate",
 ];
 
-const ATTR: &str = "mcp_tool";
-
 impl ToolArgs {
     /// Parses the attribute's arguments, recording every problem in `cx`.
     pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> ToolArgs {
+        const ATTR: &str = "mcp_tool";
         let mut out = ToolArgs {
-            name: Slot::new("name"),
-            title: Slot::new("title"),
-            description: Slot::new("description"),
+            common: CommonArgs::new(),
             read_only: Slot::new("read_only"),
             destructive: Slot::new("destructive"),
             idempotent: Slot::new("idempotent"),
             open_world: Slot::new("open_world"),
-            icons: Vec::new(),
-            meta: Vec::new(),
             input_schema: Slot::new("input_schema"),
             output_schema: Slot::new("output_schema"),
-            krate: Slot::new("crate"),
         };
-        let parser = syn::meta::parser(|meta| {
-            if let Err(e) = out.parse_one(cx, &meta) {
-                cx.push(e);
-                // Skip what is left of this argument so the next one still parses.
-                if meta.input.peek(Token![=]) {
-                    let _ = meta.input.parse::<Token![=]>();
-                    let _ = meta.input.parse::<Expr>();
-                } else if meta.input.peek(syn::token::Paren) {
-                    let _ = meta.input.parse::<proc_macro2::Group>();
-                }
+        parse_args(cx, args, |key, meta| {
+            if let Some(result) = out.common.parse_key(cx, ATTR, key, meta) {
+                return result;
+            }
+            let path = &meta.path;
+            match key {
+                // read_only | read_only = true
+                "read_only" => out.read_only.set(cx, ATTR, path, flag_value(meta, "read_only")?),
+                "destructive" => out.destructive.set(cx, ATTR, path, flag_value(meta, "destructive")?),
+                "idempotent" => out.idempotent.set(cx, ATTR, path, flag_value(meta, "idempotent")?),
+                "open_world" => out.open_world.set(cx, ATTR, path, flag_value(meta, "open_world")?),
+                // input_schema = my_schema()   (any expression of type serde_json::Value)
+                "input_schema" => out.input_schema.set(cx, ATTR, path, meta.value()?.parse()?),
+                "output_schema" => out.output_schema.set(cx, ATTR, path, meta.value()?.parse()?),
+                _ => return Err(unknown_key(path, key, ATTR, TOOL_KEYS)),
             }
             Ok(())
         });
-        if let Err(e) = syn::parse::Parser::parse2(parser, args) {
-            cx.push(e);
-        }
         out
     }
+}
 
-    fn parse_one(&mut self, cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
-        let path = &meta.path;
-        let key = path.get_ident().map(ToString::to_string).unwrap_or_else(|| path.to_token_stream().to_string());
-        match key.as_str() {
-            // name = "suggest_gifts"
-            "name" => {
-                let lit = string_value(meta, "name")?;
-                self.name.set(cx, ATTR, path, lit);
+/// The arguments of `#[mcp_resource(...)]`.
+pub(crate) struct ResourceArgs {
+    pub(crate) common: CommonArgs,
+    pub(crate) uri: Slot<LitStr>,
+    pub(crate) mime: Slot<LitStr>,
+    pub(crate) size: Slot<syn::LitInt>,
+    pub(crate) subscribe: Slot<LitBool>,
+    pub(crate) audience: Vec<LitStr>,
+    pub(crate) priority: Slot<Lit>,
+    pub(crate) list: Slot<Expr>,
+    pub(crate) complete: Vec<CompleteEntry>,
+}
+
+/// Every key `#[mcp_resource]` accepts.
+pub(crate) const RESOURCE_KEYS: &[&str] = &[
+    "uri",
+    "name",
+    "title",
+    "description",
+    "mime",
+    "size",
+    "subscribe",
+    "audience",
+    "priority",
+    "icon",
+    "meta",
+    "list",
+    "complete",
+    "crate",
+];
+
+impl ResourceArgs {
+    /// Parses `"uri", key = value, ...` (the URI may also be given as `uri = "..."`).
+    pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> ResourceArgs {
+        const ATTR: &str = "mcp_resource";
+        let mut out = ResourceArgs {
+            common: CommonArgs::new(),
+            uri: Slot::new("uri"),
+            mime: Slot::new("mime"),
+            size: Slot::new("size"),
+            subscribe: Slot::new("subscribe"),
+            audience: Vec::new(),
+            priority: Slot::new("priority"),
+            list: Slot::new("list"),
+            complete: Vec::new(),
+        };
+        let mut rest = args.clone().into_iter().peekable();
+        if let Some(proc_macro2::TokenTree::Literal(lit)) = rest.peek() {
+            match syn::parse2::<LitStr>(lit.to_token_stream()) {
+                Ok(uri) => {
+                    out.uri.set(cx, ATTR, &uri, uri.clone());
+                    rest.next();
+                    if let Some(proc_macro2::TokenTree::Punct(p)) = rest.peek()
+                        && p.as_char() == ','
+                    {
+                        rest.next();
+                    }
+                }
+                Err(_) => cx.error_spanned_by(
+                    lit,
+                    "the resource's URI is a string literal: `#[mcp_resource(\"scheme://path\")]`",
+                ),
             }
-            // title = "Suggest gifts"
-            "title" => {
-                let lit = string_value(meta, "title")?;
-                self.title.set(cx, ATTR, path, lit);
-            }
-            // description = "..."
-            "description" => {
-                let lit = string_value(meta, "description")?;
-                self.description.set(cx, ATTR, path, lit);
-            }
-            // read_only | read_only = true
-            "read_only" => self.read_only.set(cx, ATTR, path, flag_value(meta, "read_only")?),
-            "destructive" => self.destructive.set(cx, ATTR, path, flag_value(meta, "destructive")?),
-            "idempotent" => self.idempotent.set(cx, ATTR, path, flag_value(meta, "idempotent")?),
-            "open_world" => self.open_world.set(cx, ATTR, path, flag_value(meta, "open_world")?),
-            // icon = "https://example.com/icon.png" (repeatable)
-            "icon" => self.icons.push(string_value(meta, "icon")?),
-            // meta("com.example/key" = "value", other = 3)
-            "meta" => {
-                let content;
-                syn::parenthesized!(content in meta.input);
-                let entries = Punctuated::<MetaEntry, Token![,]>::parse_terminated(&content)?;
-                self.meta.extend(entries);
-            }
-            // input_schema = my_schema()   (any expression of type serde_json::Value)
-            "input_schema" => self.input_schema.set(cx, ATTR, path, meta.value()?.parse()?),
-            "output_schema" => self.output_schema.set(cx, ATTR, path, meta.value()?.parse()?),
-            // crate = "my_renamed_runtime"
-            "crate" => {
-                let lit = string_value(meta, "crate")?;
-                let parsed: syn::Path = lit
-                    .parse()
-                    .map_err(|_| syn::Error::new_spanned(&lit, "`crate` must be a path, e.g. `crate = \"my_mcp\"`"))?;
-                self.krate.set(cx, ATTR, path, parsed);
-            }
-            _ => return Err(unknown_key(path, &key, ATTR, TOOL_KEYS)),
         }
-        Ok(())
+        parse_args(cx, rest.collect(), |key, meta| {
+            if let Some(result) = out.common.parse_key(cx, ATTR, key, meta) {
+                return result;
+            }
+            let path = &meta.path;
+            match key {
+                // uri = "gifts://catalog"
+                "uri" => out.uri.set(cx, ATTR, path, string_value(meta, "uri")?),
+                // mime = "application/json"
+                "mime" => out.mime.set(cx, ATTR, path, string_value(meta, "mime")?),
+                // size = 1024
+                "size" => {
+                    let lit: syn::LitInt = meta.value()?.parse().map_err(|e| {
+                        syn::Error::new(e.span(), "`size` takes the size in bytes, an integer literal: `size = 1024`")
+                    })?;
+                    lit.base10_parse::<u64>()?;
+                    out.size.set(cx, ATTR, path, lit);
+                }
+                // subscribe | subscribe = true
+                "subscribe" => out.subscribe.set(cx, ATTR, path, flag_value(meta, "subscribe")?),
+                // audience = "user" (repeatable: "user", "assistant")
+                "audience" => {
+                    let lit = string_value(meta, "audience")?;
+                    if !matches!(lit.value().as_str(), "user" | "assistant") {
+                        return Err(syn::Error::new_spanned(&lit, "`audience` is `\"user\"` or `\"assistant\"`"));
+                    }
+                    out.audience.push(lit);
+                }
+                // priority = 0.5
+                "priority" => {
+                    let lit: Lit = meta.value()?.parse()?;
+                    let value = match &lit {
+                        Lit::Float(f) => f.base10_parse::<f64>().ok(),
+                        Lit::Int(i) => i.base10_parse::<f64>().ok(),
+                        _ => None,
+                    };
+                    if !value.is_some_and(|v| (0.0..=1.0).contains(&v)) {
+                        return Err(syn::Error::new_spanned(
+                            &lit,
+                            "`priority` is a number from 0 to 1: `priority = 0.5`",
+                        ));
+                    }
+                    out.priority.set(cx, ATTR, path, lit);
+                }
+                // list = all_categories   (fn() -> Vec<Resource>)
+                "list" => out.list.set(cx, ATTR, path, meta.value()?.parse()?),
+                // complete(category = categories, other = |typed| vec![...])
+                "complete" => out.complete.extend(parse_complete(meta)?),
+                _ => return Err(unknown_key(path, key, ATTR, RESOURCE_KEYS)),
+            }
+            Ok(())
+        });
+        out
+    }
+}
+
+/// The arguments of `#[mcp_prompt(...)]`.
+pub(crate) struct PromptArgs {
+    pub(crate) common: CommonArgs,
+    pub(crate) complete: Vec<CompleteEntry>,
+}
+
+/// Every key `#[mcp_prompt]` accepts.
+pub(crate) const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "meta", "complete", "crate"];
+
+impl PromptArgs {
+    /// Parses the attribute's arguments, recording every problem in `cx`.
+    pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> PromptArgs {
+        const ATTR: &str = "mcp_prompt";
+        let mut out = PromptArgs { common: CommonArgs::new(), complete: Vec::new() };
+        parse_args(cx, args, |key, meta| {
+            if let Some(result) = out.common.parse_key(cx, ATTR, key, meta) {
+                return result;
+            }
+            match key {
+                // complete(gift_name = gift_names)
+                "complete" => out.complete.extend(parse_complete(meta)?),
+                _ => return Err(unknown_key(&meta.path, key, ATTR, PROMPT_KEYS)),
+            }
+            Ok(())
+        });
+        out
     }
 }
 

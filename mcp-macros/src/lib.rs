@@ -5,8 +5,16 @@
 mod ast;
 mod attr;
 mod ctxt;
+mod expand;
 mod paths;
+mod prompt;
+mod resource;
 mod tool;
+// The runtime's URI template parser, compiled here too so that templates are checked at
+// compile time exactly as they are matched at run time.
+#[path = "../../mcp-runtime/src/uri_template.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod uri_template;
 
 use proc_macro::TokenStream;
 
@@ -14,4 +22,16 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(args.into(), item.into()).into()
+}
+
+/// Declares an MCP resource or resource template. See `mcp_runtime::mcp_resource`.
+#[proc_macro_attribute]
+pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    resource::expand(args.into(), item.into()).into()
+}
+
+/// Declares an MCP prompt. See `mcp_runtime::mcp_prompt`.
+#[proc_macro_attribute]
+pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    prompt::expand(args.into(), item.into()).into()
 }

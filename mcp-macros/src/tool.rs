@@ -2,12 +2,13 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::ItemFn;
 use syn::spanned::Spanned;
-use syn::{ItemFn, Lit};
 
-use crate::ast::{ParamKind, ToolFn, doc_text};
+use crate::ast::{FnItem, ParamKind, TOOL};
 use crate::attr::ToolArgs;
 use crate::ctxt::{Ctxt, to_compile_errors};
+use crate::expand::{Fallback, common_builder, declaration_struct, item_name, registration};
 use crate::paths::RuntimePath;
 
 /// Expands `#[mcp_tool(args)] item`.
@@ -23,7 +24,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let cx = Ctxt::new();
     let mut args = ToolArgs::parse(&cx, args);
-    let tool = ToolFn::from_syn(&cx, item);
+    let tool = FnItem::from_syn(&cx, item, TOOL);
     validate(&cx, &args);
     match cx.check() {
         Ok(()) => render(&mut args, &tool),
@@ -33,7 +34,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Rules that concern the arguments alone.
 fn validate(cx: &Ctxt, args: &ToolArgs) {
-    if let Some(name) = args.name.get() {
+    if let Some(name) = args.common.name.get() {
         let value = name.value();
         let valid = (1..=128).contains(&value.len())
             && value.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
@@ -46,45 +47,12 @@ fn validate(cx: &Ctxt, args: &ToolArgs) {
     }
 }
 
-/// The tool's name: `name = "..."`, else the function's name (without `r#`).
-fn tool_name(args: &ToolArgs, tool: &ToolFn) -> String {
-    match args.name.get() {
-        Some(name) => name.value(),
-        None => {
-            let ident = tool.ident().to_string();
-            ident.strip_prefix("r#").map(str::to_owned).unwrap_or(ident)
-        }
-    }
-}
-
-/// The descriptor type: a braced struct named like the function (it lives in the type
-/// namespace, the function in the value namespace, so both names coexist).
-fn descriptor_struct(tool: &ToolFn) -> TokenStream {
-    let vis = &tool.item.vis;
-    let ident = tool.ident();
-    let doc = format!("The `#[mcp_tool]` declaration of [`{ident}()`]: `Server::builder(..).tool({ident} {{}})`.");
-    quote! {
-        #[doc = #doc]
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #ident {}
-    }
-}
-
-fn render(args: &mut ToolArgs, tool: &ToolFn) -> TokenStream {
+fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
     let item = &tool.item;
     let ident = tool.ident();
-    let import = RuntimePath::new(args.krate.take()).import();
-    let name = tool_name(args, tool);
-
-    let mut builder = Vec::new();
-    if let Some(title) = args.title.get() {
-        builder.push(quote!(.title(#title)));
-    }
-    match (args.description.get(), doc_text(&tool.docs)) {
-        (Some(description), _) => builder.push(quote!(.description(#description))),
-        (None, Some(docs)) => builder.push(quote!(.description(#docs))),
-        (None, None) => {}
-    }
+    let import = RuntimePath::new(args.common.krate.take()).import();
+    let name = item_name(&args.common, ident);
+    let mut builder = common_builder(&args.common, &tool.docs, ident);
     for (slot, method) in [
         (&args.read_only, "read_only"),
         (&args.destructive, "destructive"),
@@ -96,17 +64,6 @@ fn render(args: &mut ToolArgs, tool: &ToolFn) -> TokenStream {
             builder.push(quote!(.#method(#value)));
         }
     }
-    for icon in &args.icons {
-        builder.push(quote!(.icon(__mcp::protocol::Icon::new(#icon))));
-    }
-    for entry in &args.meta {
-        let key = &entry.key;
-        let value = match &entry.value {
-            Lit::Str(s) => quote!(__mcp::__private::serde_json::Value::from(#s)),
-            other => quote!(__mcp::__private::serde_json::Value::from(#other)),
-        };
-        builder.push(quote!(.meta(#key, #value)));
-    }
     if let Some(schema) = args.input_schema.get() {
         builder.push(quote!(.input_schema(#schema)));
     }
@@ -117,8 +74,6 @@ fn render(args: &mut ToolArgs, tool: &ToolFn) -> TokenStream {
         }
         (None, _) => quote!(::core::option::Option::None),
     };
-    let location = quote_spanned!(ident.span()=> ::core::concat!(::core::file!(), ":", ::core::line!()));
-    builder.push(quote!(.defined_at(#location)));
 
     let (args_struct, args_ty) = arguments_struct(tool);
     let call_args = tool.params.iter().map(|p| {
@@ -132,12 +87,13 @@ fn render(args: &mut ToolArgs, tool: &ToolFn) -> TokenStream {
     });
     let call = if tool.is_async() { quote!(#ident(#(#call_args),*).await) } else { quote!(#ident(#(#call_args),*)) };
     let assertions = assertions(tool);
-    let descriptor = descriptor_struct(tool);
+    let declaration = declaration_struct(&tool.item.vis, ident, "mcp_tool", "tool");
+    let registration = registration("TOOLS", "ToolDescriptor", ident);
 
     quote! {
         #item
 
-        #descriptor
+        #declaration
 
         const _: () = {
             #import
@@ -161,16 +117,13 @@ fn render(args: &mut ToolArgs, tool: &ToolFn) -> TokenStream {
                 }
             }
 
-            #[__mcp::__private::linkme::distributed_slice(__mcp::__private::TOOLS)]
-            #[linkme(crate = __mcp::__private::linkme)]
-            static __MCP_DECLARE: fn() -> __mcp::ToolDescriptor =
-                || <__mcp::ToolDescriptor as ::core::convert::From<#ident>>::from(#ident {});
+            #registration
         };
     }
 }
 
 /// The hidden struct the arguments deserialize into (or the flattened user struct).
-fn arguments_struct(tool: &ToolFn) -> (TokenStream, TokenStream) {
+fn arguments_struct(tool: &FnItem) -> (TokenStream, TokenStream) {
     if let Some(flat) = tool.params.iter().find(|p| matches!(p.kind, ParamKind::Flatten)) {
         let ty = &flat.ty;
         return (quote!(), quote!(#ty));
@@ -195,7 +148,7 @@ fn arguments_struct(tool: &ToolFn) -> (TokenStream, TokenStream) {
 }
 
 /// Trait assertions placed at the user's tokens, so a type that cannot serve points there.
-fn assertions(tool: &ToolFn) -> TokenStream {
+fn assertions(tool: &FnItem) -> TokenStream {
     let ret = match &tool.item.sig.output {
         syn::ReturnType::Type(_, ty) if !contains_impl_trait(ty) => {
             let span = ty.span();
@@ -213,31 +166,24 @@ fn contains_impl_trait(ty: &syn::Type) -> bool {
     quote!(#ty).to_string().contains("impl ")
 }
 
-/// What is emitted when the declaration has errors: the function unchanged (so calls to it
-/// and the rest of the crate still compile), a stub descriptor, and the errors.
-fn fallback(args: &ToolArgs, tool: &ToolFn, errors: syn::Error) -> TokenStream {
+/// The expansion when the declaration has errors.
+fn fallback(args: &ToolArgs, tool: &FnItem, errors: syn::Error) -> TokenStream {
     let item = &tool.item;
-    let errors = to_compile_errors(errors);
-    if tool.item.sig.receiver().is_some() {
+    if item.sig.receiver().is_some() {
         // A method sits in an `impl` block, where no struct or `const _` may follow it.
+        let errors = errors.to_compile_error();
         return quote!(#item #errors);
     }
-    let ident = tool.ident();
-    let name = tool_name(args, tool);
-    let import = RuntimePath::new(args.krate.get().cloned()).import();
-    let descriptor = descriptor_struct(tool);
-    quote! {
-        #item
-        #descriptor
-        const _: () = {
-            #import
-            #[automatically_derived]
-            impl ::core::convert::From<#ident> for __mcp::ToolDescriptor {
-                fn from(_: #ident) -> Self {
-                    __mcp::ToolDescriptor::new(#name)
-                }
-            }
-        };
-        #errors
+    let name = item_name(&args.common, tool.ident());
+    Fallback {
+        item: quote!(#item),
+        vis: &item.vis,
+        ident: tool.ident(),
+        attr: "mcp_tool",
+        method: "tool",
+        import: RuntimePath::new(args.common.krate.get().cloned()).import(),
+        stub: quote!(__mcp::ToolDescriptor::new(#name)),
+        descriptor: "ToolDescriptor",
     }
+    .render(errors)
 }

@@ -5,22 +5,51 @@
 
 use std::fmt;
 
+/// The kinds of item a server offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ItemKind {
+    /// A tool, named by its name.
+    Tool,
+    /// A resource, named by its URI.
+    Resource,
+    /// A resource template, named by its URI template.
+    ResourceTemplate,
+    /// A prompt, named by its name.
+    Prompt,
+}
+
+impl fmt::Display for ItemKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ItemKind::Tool => "tool",
+            ItemKind::Resource => "resource",
+            ItemKind::ResourceTemplate => "resource template",
+            ItemKind::Prompt => "prompt",
+        })
+    }
+}
+
 /// A failure to start or run a server.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
-    /// Two tools have the same name.
-    DuplicateTool {
-        /// The shared name.
+    /// Two items of one kind have the same name (tools, prompts) or URI (resources).
+    Duplicate {
+        /// What kind of item.
+        kind: ItemKind,
+        /// The shared name or URI.
         name: String,
-        /// Where the first one is defined (`file:line`, or "builder").
+        /// Where the first one is defined (`file:line`, or "the server builder").
         first: String,
         /// Where the second one is defined.
         second: String,
     },
-    /// A tool was registered without a handler.
+    /// An item was registered without a handler.
     MissingHandler {
-        /// The tool's name.
+        /// What kind of item.
+        kind: ItemKind,
+        /// Its name.
         name: String,
     },
     /// A tool's name is not 1–128 characters of `A-Z a-z 0-9 _ - .`.
@@ -37,12 +66,12 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::DuplicateTool { name, first, second } => write!(
+            Error::Duplicate { kind, name, first, second } => write!(
                 f,
-                "two tools are named `{name}`: one defined at {first}, the other at {second}; rename one of them"
+                "two {kind}s are named `{name}`: one defined at {first}, the other at {second}; rename one of them"
             ),
-            Error::MissingHandler { name } => {
-                write!(f, "tool `{name}` has no handler; call `.handler(...)` on its descriptor")
+            Error::MissingHandler { kind, name } => {
+                write!(f, "{kind} `{name}` has no handler; give its descriptor one")
             }
             Error::InvalidToolName { name } => write!(
                 f,

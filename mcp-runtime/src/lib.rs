@@ -3,34 +3,58 @@
 
 #[doc(hidden)]
 pub mod __private;
+mod base64;
+mod bounded;
+mod cache;
+mod completion;
 mod context;
 mod dispatch;
 mod error;
+mod prompt;
 pub mod protocol;
 mod registry;
+mod resource;
 mod schema;
 mod server;
 mod session;
 mod tool;
 mod transport;
+mod uri_template;
 
+pub use bounded::Bounded;
+pub use cache::{CachePolicy, CacheScope, Cached};
+pub use completion::{CompletionContext, IntoCompleter, IntoCompletionValues, starting_with};
 pub use context::{Context, Negotiated};
-pub use error::{Error, Result};
+pub use error::{Error, ItemKind, Result};
+pub use prompt::{IntoPromptResult, PromptDescriptor, PromptGet};
 pub use protocol::{CallToolResult, Content};
+pub use resource::{IntoResourceContents, NotFound, ReadError, ResourceDescriptor, ResourceRead};
 pub use schema::{input_schema_for, schema_for};
 pub use server::Server;
 pub use tool::{BoxFuture, IntoToolResult, Json, Structured, ToolCall, ToolDescriptor};
+pub use uri_template::{UriTemplate, UriTemplateError};
 
 #[cfg(feature = "macros")]
 #[doc = include_str!("docs/mcp_tool.md")]
 pub use mcp_macros::mcp_tool;
 
+#[cfg(feature = "macros")]
+#[doc = include_str!("docs/mcp_resource.md")]
+pub use mcp_macros::mcp_resource;
+
+#[cfg(feature = "macros")]
+#[doc = include_str!("docs/mcp_prompt.md")]
+pub use mcp_macros::mcp_prompt;
+
 /// The items most servers need: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
+    pub use crate::protocol::{CallToolResult, Content, PromptMessage, Resource, ResourceContents};
+    pub use crate::{
+        Bounded, Context, IntoToolResult, Json, NotFound, PromptDescriptor, ReadError, ResourceDescriptor, Server,
+        Structured, ToolDescriptor, starting_with,
+    };
     #[cfg(feature = "macros")]
-    pub use crate::mcp_tool;
-    pub use crate::protocol::{CallToolResult, Content};
-    pub use crate::{Context, IntoToolResult, Json, Server, Structured, ToolDescriptor};
+    pub use crate::{mcp_prompt, mcp_resource, mcp_tool};
 }
 
 impl Server {
@@ -74,6 +98,19 @@ impl Server {
     #[cfg(feature = "stdio")]
     pub async fn serve_stdio(self) -> Result<()> {
         self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Runs the server from a plain `fn main`, on a multi-threaded runtime of its own, as the
+    /// command line says (see [`run_from_args`](Self::run_from_args)).
+    ///
+    /// ```no_run
+    /// fn main() -> mcp_runtime::Result<()> {
+    ///     mcp_runtime::Server::new("demo", "1.0.0").run()
+    /// }
+    /// ```
+    #[cfg(feature = "stdio")]
+    pub fn run(self) -> Result<()> {
+        tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(self.run_from_args())
     }
 
     /// Serves as the program's command line says: `--list` prints what the server declares

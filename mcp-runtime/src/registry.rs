@@ -1,10 +1,19 @@
-//! The immutable registry of a built server: tools sorted by name, looked up by binary search.
+//! The immutable registry of a built server: each kind of item sorted by its key (name or
+//! URI) and looked up by binary search; duplicates are start-up errors.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::error::Error;
-use crate::protocol::{ErrorObject, Feature, Revision, Tool, is_object_schema, wrapped_output_schema};
+use crate::cache::CachePolicy;
+use crate::completion::CompletionHandler;
+use crate::error::{Error, ItemKind};
+use crate::prompt::{PromptDescriptor, PromptHandler};
+use crate::protocol::{
+    ErrorObject, Feature, Prompt, Resource, ResourceTemplate, Revision, Tool, is_object_schema, wrapped_output_schema,
+};
+use crate::resource::{Address, ListHandler, ReadHandler, ResourceDescriptor};
 use crate::tool::{ToolDescriptor, ToolHandler, is_valid_tool_name};
+use crate::uri_template::UriTemplate;
 
 /// A registered tool, ready to list and call.
 pub(crate) struct ToolEntry {
@@ -14,6 +23,8 @@ pub(crate) struct ToolEntry {
     /// The output schema is not an object: structured output goes out as `{"result": …}`
     /// where a revision allows objects only.
     pub(crate) wrap_output: bool,
+    /// Client capabilities a call needs (`elicitation`, `sampling`, ...).
+    pub(crate) required_client_capabilities: Vec<String>,
 }
 
 impl ToolEntry {
@@ -43,64 +54,198 @@ impl ToolEntry {
     }
 }
 
+/// A registered fixed resource.
+pub(crate) struct ResourceEntry {
+    pub(crate) resource: Resource,
+    pub(crate) reader: ReadHandler,
+    pub(crate) subscribe: bool,
+    pub(crate) cache: Option<CachePolicy>,
+}
+
+/// A registered resource template.
+pub(crate) struct TemplateEntry {
+    pub(crate) template: ResourceTemplate,
+    pub(crate) parsed: UriTemplate,
+    pub(crate) reader: ReadHandler,
+    pub(crate) lister: Option<ListHandler>,
+    pub(crate) subscribe: bool,
+    pub(crate) cache: Option<CachePolicy>,
+    pub(crate) completions: BTreeMap<String, CompletionHandler>,
+}
+
+/// A registered prompt.
+pub(crate) struct PromptEntry {
+    pub(crate) prompt: Prompt,
+    pub(crate) name: Arc<str>,
+    pub(crate) handler: PromptHandler,
+    pub(crate) completions: BTreeMap<String, CompletionHandler>,
+}
+
+/// Items of one kind, sorted by key.
+pub(crate) struct Sorted<T> {
+    items: Vec<T>,
+    key: fn(&T) -> &str,
+}
+
+impl<T> Sorted<T> {
+    /// Sorts `items` (with where each was defined) by key; a repeated key is an error naming
+    /// both definitions.
+    fn build(kind: ItemKind, mut items: Vec<(T, String)>, key: fn(&T) -> &str) -> Result<Self, Error> {
+        items.sort_by(|a, b| key(&a.0).cmp(key(&b.0)));
+        if let Some(pair) = items.windows(2).find(|w| key(&w[0].0) == key(&w[1].0)) {
+            return Err(Error::Duplicate {
+                kind,
+                name: key(&pair[0].0).to_owned(),
+                first: pair[0].1.clone(),
+                second: pair[1].1.clone(),
+            });
+        }
+        Ok(Sorted { items: items.into_iter().map(|(item, _)| item).collect(), key })
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &T> {
+        self.items.iter()
+    }
+
+    pub(crate) fn get(&self, key: &str) -> Option<&T> {
+        let key_of = self.key;
+        self.items.binary_search_by(|item| key_of(item).cmp(key)).ok().map(|i| &self.items[i])
+    }
+
+    /// One page of items from `cursor` on, and the cursor of the next page.
+    pub(crate) fn page(&self, cursor: Option<&str>, page_size: usize) -> Result<(&[T], Option<String>), ErrorObject> {
+        page(&self.items, self.key, cursor, page_size)
+    }
+}
+
 /// Every item a server offers, fixed when it is built.
 pub(crate) struct Registry {
-    tools: Vec<ToolEntry>,
+    pub(crate) tools: Sorted<ToolEntry>,
+    pub(crate) resources: Sorted<ResourceEntry>,
+    pub(crate) templates: Sorted<TemplateEntry>,
+    pub(crate) prompts: Sorted<PromptEntry>,
 }
 
 impl Registry {
-    pub(crate) fn build(mut descriptors: Vec<ToolDescriptor>) -> Result<Registry, Error> {
-        descriptors.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
-        if let Some(pair) = descriptors.windows(2).find(|w| w[0].tool.name == w[1].tool.name) {
-            return Err(Error::DuplicateTool {
-                name: pair[0].tool.name.clone(),
-                first: pair[0].defined_at.to_string(),
-                second: pair[1].defined_at.to_string(),
-            });
-        }
-        let tools = descriptors
+    pub(crate) fn build(
+        tools: Vec<ToolDescriptor>,
+        resources: Vec<ResourceDescriptor>,
+        prompts: Vec<PromptDescriptor>,
+    ) -> Result<Registry, Error> {
+        let tools = tools
             .into_iter()
             .map(|d| {
                 if !is_valid_tool_name(&d.tool.name) {
                     return Err(Error::InvalidToolName { name: d.tool.name });
                 }
-                let handler = d.handler.ok_or_else(|| Error::MissingHandler { name: d.tool.name.clone() })?;
+                let handler = d
+                    .handler
+                    .ok_or_else(|| Error::MissingHandler { kind: ItemKind::Tool, name: d.tool.name.clone() })?;
                 let wrap_output = d.tool.output_schema.as_ref().is_some_and(|s| !is_object_schema(s));
-                Ok(ToolEntry { name: Arc::from(d.tool.name.as_str()), tool: d.tool, handler, wrap_output })
+                let entry = ToolEntry {
+                    name: Arc::from(d.tool.name.as_str()),
+                    tool: d.tool,
+                    handler,
+                    wrap_output,
+                    required_client_capabilities: d.required_client_capabilities,
+                };
+                Ok((entry, d.defined_at.into_owned()))
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        Ok(Registry { tools })
+
+        let mut fixed = Vec::new();
+        let mut templates = Vec::new();
+        for d in resources {
+            let name = d.name().to_owned();
+            let kind = match d.address {
+                Address::Fixed(_) => ItemKind::Resource,
+                Address::Template { .. } => ItemKind::ResourceTemplate,
+            };
+            let reader = d.reader.ok_or(Error::MissingHandler { kind, name })?;
+            let defined_at = d.defined_at.into_owned();
+            match d.address {
+                Address::Fixed(resource) => {
+                    fixed
+                        .push((ResourceEntry { resource, reader, subscribe: d.subscribe, cache: d.cache }, defined_at));
+                }
+                Address::Template { template, parsed } => templates.push((
+                    TemplateEntry {
+                        template,
+                        parsed,
+                        reader,
+                        lister: d.lister,
+                        subscribe: d.subscribe,
+                        cache: d.cache,
+                        completions: d.completions.into_iter().collect(),
+                    },
+                    defined_at,
+                )),
+            }
+        }
+
+        let prompts = prompts
+            .into_iter()
+            .map(|d| {
+                let handler = d
+                    .handler
+                    .ok_or_else(|| Error::MissingHandler { kind: ItemKind::Prompt, name: d.prompt.name.clone() })?;
+                let entry = PromptEntry {
+                    name: Arc::from(d.prompt.name.as_str()),
+                    prompt: d.prompt,
+                    handler,
+                    completions: d.completions.into_iter().collect(),
+                };
+                Ok((entry, d.defined_at.into_owned()))
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+
+        Ok(Registry {
+            tools: Sorted::build(ItemKind::Tool, tools, |t| &t.name)?,
+            resources: Sorted::build(ItemKind::Resource, fixed, |r| &r.resource.uri)?,
+            templates: Sorted::build(ItemKind::ResourceTemplate, templates, |t| &t.template.uri_template)?,
+            prompts: Sorted::build(ItemKind::Prompt, prompts, |p| &p.name)?,
+        })
     }
 
-    pub(crate) fn has_tools(&self) -> bool {
-        !self.tools.is_empty()
+    pub(crate) fn has_resources(&self) -> bool {
+        !self.resources.is_empty() || !self.templates.is_empty()
     }
 
-    pub(crate) fn tool(&self, name: &str) -> Option<&ToolEntry> {
-        self.tools.binary_search_by(|t| (*t.name).cmp(name)).ok().map(|i| &self.tools[i])
+    pub(crate) fn has_subscribable_resources(&self) -> bool {
+        self.resources.iter().any(|r| r.subscribe) || self.templates.iter().any(|t| t.subscribe)
     }
 
-    /// One page of tools from `cursor` on, and the cursor of the next page.
-    pub(crate) fn tools_page(
-        &self,
-        cursor: Option<&str>,
-        page_size: usize,
-    ) -> Result<(&[ToolEntry], Option<String>), ErrorObject> {
-        page(&self.tools, |t| &t.name, cursor, page_size)
+    pub(crate) fn has_completions(&self) -> bool {
+        self.templates.iter().any(|t| !t.completions.is_empty())
+            || self.prompts.iter().any(|p| !p.completions.is_empty())
+    }
+
+    /// The template a URI matches, with the variables' values: the first by template order.
+    pub(crate) fn match_template(&self, uri: &str) -> Option<(&TemplateEntry, Vec<(String, String)>)> {
+        self.templates.iter().find_map(|t| t.parsed.match_uri(uri).map(|vars| (t, vars)))
     }
 }
 
 impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.tools.iter().map(|t| &t.tool.name)).finish()
+        f.debug_struct("Registry")
+            .field("tools", &self.tools.iter().map(|t| &t.tool.name).collect::<Vec<_>>())
+            .field("resources", &self.resources.iter().map(|r| &r.resource.uri).collect::<Vec<_>>())
+            .field("templates", &self.templates.iter().map(|t| &t.template.uri_template).collect::<Vec<_>>())
+            .field("prompts", &self.prompts.iter().map(|p| &p.name).collect::<Vec<_>>())
+            .finish()
     }
 }
 
-/// Pages through a name-sorted list. A cursor names the first item of its page, so it
-/// stays meaningful when items before it come and go.
-fn page<'a, T>(
+/// Pages through a key-sorted list. A cursor names the first item of its page, so it stays
+/// meaningful when items before it come and go.
+pub(crate) fn page<'a, T>(
     items: &'a [T],
-    name: impl Fn(&T) -> &str,
+    key: impl Fn(&T) -> &str,
     cursor: Option<&str>,
     page_size: usize,
 ) -> Result<(&'a [T], Option<String>), ErrorObject> {
@@ -112,20 +257,20 @@ fn page<'a, T>(
                     "Invalid cursor `{cursor}`: pass a `nextCursor` this server returned"
                 ))
             })?;
-            items.partition_point(|item| name(item) < first.as_str())
+            items.partition_point(|item| key(item) < first.as_str())
         }
     };
     let end = start.saturating_add(page_size.max(1)).min(items.len());
-    let next = items.get(end).map(|item| encode_cursor(name(item)));
+    let next = items.get(end).map(|item| encode_cursor(key(item)));
     Ok((&items[start..end], next))
 }
 
 const CURSOR_PREFIX: &str = "c1.";
 
-fn encode_cursor(name: &str) -> String {
-    let mut out = String::with_capacity(CURSOR_PREFIX.len() + name.len() * 2);
+fn encode_cursor(key: &str) -> String {
+    let mut out = String::with_capacity(CURSOR_PREFIX.len() + key.len() * 2);
     out.push_str(CURSOR_PREFIX);
-    for b in name.bytes() {
+    for b in key.bytes() {
         out.push_str(&format!("{b:02x}"));
     }
     out
@@ -179,5 +324,14 @@ mod tests {
     #[test]
     fn cursors_round_trip() {
         assert_eq!(decode_cursor(&encode_cursor("é-x")).as_deref(), Some("é-x"));
+    }
+
+    #[test]
+    fn duplicate_keys_name_both_definitions() {
+        let items = vec![("a".to_owned(), "x.rs:1".to_owned()), ("a".to_owned(), "y.rs:2".to_owned())];
+        let err = Sorted::build(ItemKind::Prompt, items, |s: &String| s).err().unwrap();
+        assert!(
+            matches!(err, Error::Duplicate { kind: ItemKind::Prompt, ref first, ref second, .. } if first == "x.rs:1" && second == "y.rs:2")
+        );
     }
 }

@@ -3,9 +3,14 @@
 use std::sync::Arc;
 
 use crate::__private;
+use crate::cache::{CachePolicies, CachePolicy, Cached};
 use crate::error::Result;
-use crate::protocol::{Implementation, ListChangedCapability, ServerCapabilities};
+use serde_json::Map;
+
+use crate::prompt::PromptDescriptor;
+use crate::protocol::{Implementation, ListChangedCapability, ResourcesCapability, Revision, ServerCapabilities};
 use crate::registry::Registry;
+use crate::resource::ResourceDescriptor;
 use crate::tool::ToolDescriptor;
 
 /// Limits and sizes a server works with.
@@ -17,11 +22,13 @@ pub(crate) struct Config {
     pub(crate) max_in_flight: usize,
     /// The largest message accepted, in bytes.
     pub(crate) max_message_size: usize,
+    /// How long 2026-07-28 clients may cache each list.
+    pub(crate) cache: CachePolicies,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { page_size: 100, max_in_flight: 64, max_message_size: 4 * 1024 * 1024 }
+        Config { page_size: 100, max_in_flight: 64, max_message_size: 4 * 1024 * 1024, cache: CachePolicies::default() }
     }
 }
 
@@ -46,6 +53,8 @@ pub struct Server {
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<ToolDescriptor>,
+    resources: Vec<ResourceDescriptor>,
+    prompts: Vec<PromptDescriptor>,
     include_declared: bool,
     config: Config,
 }
@@ -63,6 +72,8 @@ impl Server {
             info: Implementation::new(name, version),
             instructions: None,
             tools: Vec::new(),
+            resources: Vec::new(),
+            prompts: Vec::new(),
             include_declared: false,
             config: Config::default(),
         }
@@ -73,6 +84,22 @@ impl Server {
     #[must_use]
     pub fn tool(mut self, tool: impl Into<ToolDescriptor>) -> Self {
         self.tools.push(tool.into());
+        self
+    }
+
+    /// Adds a resource or resource template: a [`ResourceDescriptor`], or the declaration
+    /// `#[mcp_resource]` made of a function (`.resource(my_function {})`).
+    #[must_use]
+    pub fn resource(mut self, resource: impl Into<ResourceDescriptor>) -> Self {
+        self.resources.push(resource.into());
+        self
+    }
+
+    /// Adds a prompt: a [`PromptDescriptor`], or the declaration `#[mcp_prompt]` made of a
+    /// function (`.prompt(my_function {})`).
+    #[must_use]
+    pub fn prompt(mut self, prompt: impl Into<PromptDescriptor>) -> Self {
+        self.prompts.push(prompt.into());
         self
     }
 
@@ -127,15 +154,31 @@ impl Server {
         self
     }
 
+    /// Sets how long 2026-07-28 clients may cache a kind of result (`ttlMs`, `cacheScope`);
+    /// the default is one minute, public.
+    #[must_use]
+    pub fn cache(mut self, kind: Cached, policy: CachePolicy) -> Self {
+        self.config.cache.set(kind, policy);
+        self
+    }
+
     /// Builds the immutable core: the registry, the derived capabilities. Fails on duplicate
     /// or invalid names and tools without handlers.
     pub(crate) fn build(mut self) -> Result<Arc<ServerCore>> {
         if self.include_declared {
             self.tools.extend(__private::TOOLS.iter().map(|declare| declare()));
+            self.resources.extend(__private::RESOURCES.iter().map(|declare| declare()));
+            self.prompts.extend(__private::PROMPTS.iter().map(|declare| declare()));
         }
-        let registry = Registry::build(self.tools)?;
+        let registry = Registry::build(self.tools, self.resources, self.prompts)?;
         let capabilities = ServerCapabilities {
-            tools: registry.has_tools().then(ListChangedCapability::default),
+            tools: (!registry.tools.is_empty()).then(ListChangedCapability::default),
+            resources: registry.has_resources().then(|| ResourcesCapability {
+                subscribe: registry.has_subscribable_resources().then_some(true),
+                list_changed: None,
+            }),
+            prompts: (!registry.prompts.is_empty()).then(ListChangedCapability::default),
+            completions: registry.has_completions().then(Map::new),
             ..ServerCapabilities::default()
         };
         Ok(Arc::new(ServerCore {
@@ -156,11 +199,19 @@ impl Server {
     /// `--list` flags and for checking a declaration without a client.
     pub fn describe(self) -> Result<String> {
         let core = self.build()?;
+        let latest = Revision::LATEST;
         let mut out = format!("{} {}\n", core.info.name, core.info.version);
-        for entry in core.registry.tools_page(None, usize::MAX).map(|(page, _)| page).unwrap_or_default() {
-            let tool = entry.listing(crate::protocol::Revision::LATEST);
-            out.push_str(&format!("tool {}: {}\n", tool.name, serde_json::to_string(&tool).unwrap_or_default()));
-        }
+        let mut line = |kind: &str, key: &str, value: Result<String, serde_json::Error>| {
+            out.push_str(&format!("{kind} {key}: {}\n", value.unwrap_or_default()));
+        };
+        let registry = &core.registry;
+        registry.tools.iter().for_each(|t| line("tool", &t.name, serde_json::to_string(&t.listing(latest))));
+        registry.resources.iter().for_each(|r| line("resource", &r.resource.uri, serde_json::to_string(&r.resource)));
+        registry
+            .templates
+            .iter()
+            .for_each(|t| line("template", &t.template.uri_template, serde_json::to_string(&t.template)));
+        registry.prompts.iter().for_each(|p| line("prompt", &p.name, serde_json::to_string(&p.prompt)));
         Ok(out)
     }
 }

@@ -106,6 +106,8 @@ impl Session {
                 ErrorObject::invalid_request("Invalid request: `initialize` was already received on this connection"),
             ),
             (_, "ping") => reply_empty(&request.id),
+            // Era probes: a client may ask before (or instead of) `initialize`.
+            (_, "server/discover") => dispatch::discover(&self.core, &request.id, Revision::LATEST),
             (State::Fresh, _) => reply_error(
                 &request.id,
                 ErrorObject::invalid_params(format!(

@@ -53,10 +53,13 @@ impl ToolCall {
 #[cold]
 fn invalid_arguments(tool: &str, e: &serde_path_to_error::Error<serde_json::Error>) -> CallToolResult {
     let path = e.path().to_string();
+    // The position in the arguments' JSON text says nothing the field's name does not.
+    let full = e.inner().to_string();
+    let reason = full.find(" at line ").map_or(full.as_str(), |end| &full[..end]);
     let message = if path == "." || path.is_empty() {
-        format!("Invalid arguments for tool `{tool}`: {}", e.inner())
+        format!("Invalid arguments for tool `{tool}`: {reason}")
     } else {
-        format!("Invalid arguments for tool `{tool}`: `{path}`: {}", e.inner())
+        format!("Invalid arguments for tool `{tool}`: `{path}`: {reason}")
     };
     CallToolResult::error(message)
 }
@@ -83,6 +86,7 @@ pub struct ToolDescriptor {
     pub(crate) defined_at: Cow<'static, str>,
     /// The input schema was set explicitly and is not replaced by the handler's.
     input_schema_set: bool,
+    pub(crate) required_client_capabilities: Vec<String>,
 }
 
 impl fmt::Debug for ToolDescriptor {
@@ -112,6 +116,7 @@ impl ToolDescriptor {
             handler: None,
             defined_at: Cow::Borrowed("the server builder"),
             input_schema_set: false,
+            required_client_capabilities: Vec::new(),
         }
     }
 
@@ -201,6 +206,15 @@ impl ToolDescriptor {
     #[must_use]
     pub fn meta(mut self, key: impl Into<String>, value: Value) -> Self {
         self.tool.meta.get_or_insert_with(Map::new).insert(key.into(), value);
+        self
+    }
+
+    /// Declares that a call needs the client capability `name` (e.g. `"elicitation"`). A
+    /// 2026-07-28 request from a client that did not declare it is refused with -32021 before
+    /// the handler runs; under the handshake revisions the call fails with an `isError` result.
+    #[must_use]
+    pub fn requires_client_capability(mut self, name: impl Into<String>) -> Self {
+        self.required_client_capabilities.push(name.into());
         self
     }
 

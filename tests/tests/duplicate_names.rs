@@ -1,6 +1,6 @@
 //! Two declarations of one tool name: start-up fails, naming both definitions.
 
-use mcp_runtime::{Error, Server, mcp_tool};
+use mcp_runtime::{Error, ItemKind, Server, mcp_tool};
 
 mod first {
     use super::*;
@@ -25,7 +25,9 @@ mod second {
 #[test]
 fn duplicate_names_fail_at_start_naming_both_definitions() {
     let error = Server::new("dup", "1").validate().expect_err("duplicate names are an error");
-    let Error::DuplicateTool { name, first, second } = &error else { panic!("unexpected error: {error}") };
+    let Error::Duplicate { kind: ItemKind::Tool, name, first, second } = &error else {
+        panic!("unexpected error: {error}")
+    };
     assert_eq!(name, "lookup");
     let file = file!();
     let mut locations = [first.as_str(), second.as_str()];

@@ -30,6 +30,17 @@ pub struct Annotations {
     pub last_modified: Option<String>,
 }
 
+impl Annotations {
+    /// Leaves out of `annotations` what `revision` does not define.
+    pub(crate) fn shape(annotations: &mut Option<Annotations>, revision: Revision) {
+        if let Some(a) = annotations
+            && !revision.supports(Feature::LastModified)
+        {
+            a.last_modified = None;
+        }
+    }
+}
+
 /// The contents of a resource: text or base64 binary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -63,6 +74,22 @@ pub enum ResourceContents {
 }
 
 impl ResourceContents {
+    /// Text contents of the resource at `uri`.
+    pub fn text(uri: impl Into<String>, mime_type: Option<String>, text: impl Into<String>) -> Self {
+        ResourceContents::Text { uri: uri.into(), mime_type, text: text.into(), meta: None }
+    }
+
+    /// Binary contents of the resource at `uri`, from raw bytes (sent base64-encoded).
+    pub fn blob(uri: impl Into<String>, mime_type: Option<String>, bytes: &[u8]) -> Self {
+        ResourceContents::Blob { uri: uri.into(), mime_type, blob: crate::base64::encode(bytes), meta: None }
+    }
+
+    /// These contents as `revision` defines them.
+    pub fn for_revision(mut self, revision: Revision) -> Self {
+        self.shape(revision);
+        self
+    }
+
     fn shape(&mut self, revision: Revision) {
         if !revision.supports(Feature::ContentMeta) {
             match self {
@@ -249,11 +276,7 @@ impl Content {
         if !revision.supports(Feature::ContentMeta) {
             *meta = None;
         }
-        if let Some(a) = annotations
-            && !revision.supports(Feature::LastModified)
-        {
-            a.last_modified = None;
-        }
+        Annotations::shape(annotations, revision);
         if let Content::Resource { resource, .. } = &mut block {
             resource.shape(revision);
         }

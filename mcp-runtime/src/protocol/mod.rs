@@ -7,6 +7,8 @@
 mod content;
 mod jsonrpc;
 mod lifecycle;
+mod prompts;
+mod resources;
 mod revision;
 mod tools;
 
@@ -19,6 +21,8 @@ pub use lifecycle::{
     Icon, Implementation, InitializeParams, InitializeResult, ListChangedCapability, ResourcesCapability,
     ServerCapabilities,
 };
+pub use prompts::{Completion, GetPromptResult, MAX_COMPLETION_VALUES, Prompt, PromptArgument, PromptMessage};
+pub use resources::{ReadResourceResult, Resource, ResourceTemplate};
 pub use revision::{Feature, Revision};
 pub use tools::{CallToolResult, Tool, ToolAnnotations};
 pub(crate) use tools::{is_object_schema, wrapped_output_schema};

@@ -11,17 +11,21 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use crate::context::{Context, Negotiated};
+use crate::cache::{CachePolicy, Cached};
+use crate::context::Negotiated;
 use crate::protocol::{
-    CallToolResult, ErrorObject, Feature, Implementation, Request, RequestId, Revision, Shape, code, error_line,
-    shape_of, success_line,
+    ErrorObject, Feature, Implementation, Request, RequestId, Revision, code, error_line, success_line, to_raw,
 };
 use crate::server::ServerCore;
-use crate::tool::{BoxFuture, ToolCall};
+use crate::tool::BoxFuture;
+
+mod prompts;
+mod resources;
+mod tools;
 
 /// What handling one message produced.
 pub(crate) enum Outcome {
@@ -167,25 +171,41 @@ pub(crate) fn stateless(core: &Arc<ServerCore>, request: Request<'_>) -> Outcome
     route(core, &negotiated, request)
 }
 
-/// Routes a request whose revision is known.
+/// Routes a request whose revision is known. Methods of a capability the server did not
+/// declare are not found.
 fn route(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request: Request<'_>) -> Outcome {
     let revision = negotiated.revision;
+    let registry = &core.registry;
     let id = &request.id;
-    match request.method.as_ref() {
-        "server/discover" if revision.supports(Feature::Stateless) => discover(core, id, revision),
-        "tools/list" if core.registry.has_tools() => list_tools(core, id, revision, request.params),
-        "tools/call" if core.registry.has_tools() => call_tool(core, negotiated, request),
-        method => reply_error(id, ErrorObject::method_not_found(method)),
+    let result = match request.method.as_ref() {
+        "server/discover" => return discover(core, id, revision),
+        "tools/list" if !registry.tools.is_empty() => tools::list(core, id, revision, request.params),
+        "tools/call" if !registry.tools.is_empty() => return tools::call(core, negotiated, request),
+        "resources/list" if registry.has_resources() => return resources::list(core, negotiated, request),
+        "resources/templates/list" if registry.has_resources() => {
+            resources::list_templates(core, id, revision, request.params)
+        }
+        "resources/read" if registry.has_resources() => return resources::read(core, negotiated, request),
+        "prompts/list" if !registry.prompts.is_empty() => prompts::list(core, id, revision, request.params),
+        "prompts/get" if !registry.prompts.is_empty() => return prompts::get(core, negotiated, request),
+        // 2024-11-05 had the method without a capability; it is served when completions exist.
+        "completion/complete" if registry.has_completions() => prompts::complete(core, id, revision, request.params),
+        method => Err(ErrorObject::method_not_found(method)),
+    };
+    match result {
+        Ok(line) => Outcome::Reply(line),
+        Err(e) => reply_error(id, e),
     }
 }
 
 #[derive(Deserialize, Default)]
-struct ListParams {
+pub(super) struct ListParams {
     #[serde(default)]
-    cursor: Option<String>,
+    pub(super) cursor: Option<String>,
 }
 
-fn parse_params<'a, T: Deserialize<'a> + Default>(params: Option<&'a RawValue>) -> Result<T, ErrorObject> {
+/// Parses a request's params into `T` (absent params read as `T::default()`).
+pub(super) fn parse_params<'a, T: Deserialize<'a> + Default>(params: Option<&'a RawValue>) -> Result<T, ErrorObject> {
     match params {
         None => Ok(T::default()),
         Some(raw) => {
@@ -194,7 +214,17 @@ fn parse_params<'a, T: Deserialize<'a> + Default>(params: Option<&'a RawValue>) 
     }
 }
 
-fn discover(core: &ServerCore, id: &RequestId, revision: Revision) -> Outcome {
+/// Parses a request's required params into `T`; `method` names the request in errors.
+pub(super) fn required_params<'a, T: Deserialize<'a>>(
+    params: Option<&'a RawValue>,
+    method: &str,
+) -> Result<T, ErrorObject> {
+    let raw = params.ok_or_else(|| ErrorObject::invalid_params(format!("`{method}` needs params")))?;
+    serde_json::from_str(raw.get()).map_err(|e| ErrorObject::invalid_params(format!("Invalid `{method}` params: {e}")))
+}
+
+/// The `server/discover` result (a 2026-07-28 result, whichever era asks).
+pub(crate) fn discover(core: &ServerCore, id: &RequestId, revision: Revision) -> Outcome {
     let mut result = Map::new();
     result
         .insert("supportedVersions".into(), Value::from(Revision::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>()));
@@ -202,142 +232,65 @@ fn discover(core: &ServerCore, id: &RequestId, revision: Revision) -> Outcome {
     if let Some(instructions) = &core.instructions {
         result.insert("instructions".into(), Value::from(instructions.as_str()));
     }
-    respond(core, id, revision, ResultKind::Cached, result)
+    Outcome::Reply(respond(core, id, revision, Some(core.config.cache.get(Cached::Discover)), &result))
 }
 
-fn list_tools(core: &ServerCore, id: &RequestId, revision: Revision, params: Option<&RawValue>) -> Outcome {
-    let params: ListParams = match parse_params(params) {
-        Ok(p) => p,
-        Err(e) => return reply_error(id, e),
-    };
-    let (page, next) = match core.registry.tools_page(params.cursor.as_deref(), core.config.page_size) {
-        Ok(page) => page,
-        Err(e) => return reply_error(id, e),
-    };
-    let mut result = Map::new();
-    result.insert("tools".into(), Value::Array(page.iter().map(|t| to_value(&t.listing(revision))).collect()));
-    if let Some(next) = next {
-        result.insert("nextCursor".into(), Value::String(next));
-    }
-    respond(core, id, revision, ResultKind::Cached, result)
-}
-
-#[derive(Deserialize)]
-struct CallToolParams<'a> {
-    name: String,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-}
-
-fn call_tool(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request: Request<'_>) -> Outcome {
-    let id = request.id;
-    let revision = negotiated.revision;
-    let params: CallToolParams<'_> = match request.params.map(|p| serde_json::from_str(p.get())) {
-        Some(Ok(params)) => params,
-        Some(Err(e)) => {
-            return reply_error(&id, ErrorObject::invalid_params(format!("Invalid `tools/call` params: {e}")));
-        }
-        None => {
-            return reply_error(&id, ErrorObject::invalid_params("`tools/call` needs params with the tool's `name`"));
-        }
-    };
-    let Some(entry) = core.registry.tool(&params.name) else {
-        return reply_error(&id, ErrorObject::invalid_params(format!("Unknown tool `{}`", params.name)));
-    };
-    let arguments = match params.arguments {
-        Some(raw) if raw.get() == "null" => None,
-        Some(raw) if shape_of(raw.get()) != Shape::Object => {
-            return reply_error(&id, ErrorObject::invalid_params("`arguments` must be an object"));
-        }
-        Some(raw) => Some(raw.to_owned()),
-        None => None,
-    };
-    let call = ToolCall {
-        name: Arc::clone(&entry.name),
-        arguments,
-        context: Context::new(Arc::clone(negotiated), id.clone()),
-    };
-    let handler = Arc::clone(&entry.handler);
-    let wrap_output = entry.wrap_output;
-    let name = Arc::clone(&entry.name);
-    let core = Arc::clone(core);
-    Outcome::Deferred(Box::pin(async move {
-        let result = match std::panic::catch_unwind(AssertUnwindSafe(|| handler(call))) {
-            Ok(future) => CatchUnwind(future).await,
-            Err(panic) => Err(panic),
-        };
-        let result = result.unwrap_or_else(|panic| {
-            tracing::error!(tool = %name, panic = panic_message(&panic), "tool panicked");
-            CallToolResult::error(format!("Tool `{name}` failed unexpectedly; the server logged the details"))
-        });
-        let result = result.for_revision(revision, wrap_output);
-        let map = match serde_json::to_value(&result) {
-            Ok(Value::Object(map)) => map,
-            _ => {
-                return Some(error_line(
-                    Some(&id),
-                    &ErrorObject::internal("Internal error: the tool result could not be serialized"),
-                ));
-            }
-        };
-        match respond(&core, &id, revision, ResultKind::Plain, map) {
-            Outcome::Reply(line) => Some(line),
-            _ => None,
-        }
-    }))
-}
-
-/// Whether a result kind carries 2026-07-28 caching fields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ResultKind {
-    Plain,
-    Cached,
-}
-
-/// How long 2026-07-28 clients may cache list and discovery results.
-const DEFAULT_TTL_MS: u64 = 60_000;
-
-/// Finishes a result for its revision (2026-07-28: `resultType`, `serverInfo`, caching
-/// fields) and writes the response line.
-fn respond(
+/// Finishes a result for its revision (2026-07-28: `resultType`, `serverInfo`, and the
+/// caching fields of cacheable results) and writes the response line.
+pub(super) fn respond<T: Serialize + ?Sized>(
     core: &ServerCore,
     id: &RequestId,
     revision: Revision,
-    kind: ResultKind,
-    mut result: Map<String, Value>,
-) -> Outcome {
-    if revision.supports(Feature::Stateless) {
-        result.insert("resultType".into(), Value::from("complete"));
-        if kind == ResultKind::Cached {
-            result.insert("ttlMs".into(), Value::from(DEFAULT_TTL_MS));
-            result.insert("cacheScope".into(), Value::from("public"));
-        }
-        let meta = result.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(meta) = meta {
-            meta.insert("io.modelcontextprotocol/serverInfo".into(), to_value(&core.info.for_revision(revision)));
-        }
+    cache: Option<CachePolicy>,
+    result: &T,
+) -> String {
+    if !revision.supports(Feature::Stateless) {
+        return match to_raw(result) {
+            Ok(raw) => success_line(id, raw.get()),
+            Err(e) => error_line(Some(id), &e),
+        };
     }
-    Outcome::Reply(success_line(id, &Value::Object(result).to_string()))
+    let mut result = match serde_json::to_value(result) {
+        Ok(Value::Object(map)) => map,
+        _ => return error_line(Some(id), &ErrorObject::internal("Internal error: the result could not be serialized")),
+    };
+    result.insert("resultType".into(), Value::from("complete"));
+    if let Some(cache) = cache {
+        result.insert("ttlMs".into(), Value::from(cache.ttl_ms()));
+        result.insert("cacheScope".into(), Value::from(cache.scope().as_str()));
+    }
+    let meta = result.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(meta) = meta {
+        meta.insert("io.modelcontextprotocol/serverInfo".into(), to_value(&core.info.for_revision(revision)));
+    }
+    success_line(id, &Value::Object(result).to_string())
 }
 
-fn to_value<T: serde::Serialize>(value: &T) -> Value {
+fn to_value<T: Serialize + ?Sized>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-fn reply_error(id: &RequestId, error: ErrorObject) -> Outcome {
+pub(super) fn reply_error(id: &RequestId, error: ErrorObject) -> Outcome {
     Outcome::Reply(error_line(Some(id), &error))
 }
 
-fn panic_message(panic: &Box<dyn Any + Send>) -> &str {
-    panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("(no message)")
+/// Runs a handler's future; a panic while creating or polling it becomes `Err` with its
+/// message, so one failing handler answers its own request and harms nothing else.
+pub(super) async fn guarded<T>(start: impl FnOnce() -> BoxFuture<'static, T>) -> Result<T, String> {
+    let result = match std::panic::catch_unwind(AssertUnwindSafe(start)) {
+        Ok(future) => CatchUnwind(future).await,
+        Err(panic) => Err(panic),
+    };
+    result.map_err(|panic| {
+        panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".to_owned())
+    })
 }
 
-/// Runs a boxed future, turning a panic while polling it into an `Err`: one failing handler
-/// answers its own request with an error and harms nothing else.
+/// Polls a boxed future inside `catch_unwind`.
 struct CatchUnwind<T>(BoxFuture<'static, T>);
 
 impl<T> Future for CatchUnwind<T> {

@@ -1,0 +1,127 @@
+//! Pieces every declaring macro's expansion shares.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::{Expr, Lit, Visibility};
+
+use crate::ast::doc_text;
+use crate::attr::CommonArgs;
+
+/// The declaration type: a braced struct named like the item (it lives in the type namespace,
+/// the function or constant in the value namespace, so both names coexist).
+pub(crate) fn declaration_struct(vis: &Visibility, ident: &Ident, attr: &str, method: &str) -> TokenStream {
+    let doc = format!("The `#[{attr}]` declaration of `{ident}`: `Server::builder(..).{method}({ident} {{}})`.");
+    quote! {
+        #[doc = #doc]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #ident {}
+    }
+}
+
+/// Builder calls for the common keys: title, description (explicit, else the doc comment),
+/// icons, `_meta`, and where the item is defined.
+pub(crate) fn common_builder(common: &CommonArgs, docs: &[Expr], ident: &Ident) -> Vec<TokenStream> {
+    let mut calls = Vec::new();
+    if let Some(title) = common.title.get() {
+        calls.push(quote!(.title(#title)));
+    }
+    match (common.description.get(), doc_text(docs)) {
+        (Some(description), _) => calls.push(quote!(.description(#description))),
+        (None, Some(docs)) => calls.push(quote!(.description(#docs))),
+        (None, None) => {}
+    }
+    for icon in &common.icons {
+        calls.push(quote!(.icon(__mcp::protocol::Icon::new(#icon))));
+    }
+    for entry in &common.meta {
+        let key = &entry.key;
+        let value = match &entry.value {
+            Lit::Str(s) => quote!(__mcp::__private::serde_json::Value::from(#s)),
+            other => quote!(__mcp::__private::serde_json::Value::from(#other)),
+        };
+        calls.push(quote!(.meta(#key, #value)));
+    }
+    let location = quote_spanned!(ident.span()=> ::core::concat!(::core::file!(), ":", ::core::line!()));
+    calls.push(quote!(.defined_at(#location)));
+    calls
+}
+
+/// The item's name on the wire: `name = "..."`, else its identifier (without `r#`).
+pub(crate) fn item_name(common: &CommonArgs, ident: &Ident) -> String {
+    match common.name.get() {
+        Some(name) => name.value(),
+        None => {
+            let text = ident.to_string();
+            text.strip_prefix("r#").map(str::to_owned).unwrap_or(text)
+        }
+    }
+}
+
+/// The link-time registration of a declaration into `slice` (`TOOLS`, `RESOURCES`, `PROMPTS`).
+pub(crate) fn registration(slice: &str, descriptor: &str, ident: &Ident) -> TokenStream {
+    let slice = Ident::new(slice, proc_macro2::Span::call_site());
+    let descriptor = Ident::new(descriptor, proc_macro2::Span::call_site());
+    quote! {
+        #[__mcp::__private::linkme::distributed_slice(__mcp::__private::#slice)]
+        #[linkme(crate = __mcp::__private::linkme)]
+        static __MCP_DECLARE: fn() -> __mcp::#descriptor =
+            || <__mcp::#descriptor as ::core::convert::From<#ident>>::from(#ident {});
+    }
+}
+
+/// The expansion when a declaration has errors: the item as written (so uses of it still
+/// compile), a stub declaration (so `.tool(x {})` and the like still compile), and the errors.
+pub(crate) struct Fallback<'a> {
+    pub(crate) item: TokenStream,
+    pub(crate) vis: &'a Visibility,
+    pub(crate) ident: &'a Ident,
+    pub(crate) attr: &'static str,
+    pub(crate) method: &'static str,
+    pub(crate) import: TokenStream,
+    /// An expression building a descriptor without a handler.
+    pub(crate) stub: TokenStream,
+    pub(crate) descriptor: &'static str,
+}
+
+impl Fallback<'_> {
+    pub(crate) fn render(self, errors: syn::Error) -> TokenStream {
+        let Fallback { item, vis, ident, attr, method, import, stub, descriptor } = self;
+        let errors = errors.to_compile_error();
+        let declaration = declaration_struct(vis, ident, attr, method);
+        let descriptor = Ident::new(descriptor, proc_macro2::Span::call_site());
+        quote! {
+            #item
+            #declaration
+            const _: () = {
+                #import
+                #[automatically_derived]
+                impl ::core::convert::From<#ident> for __mcp::#descriptor {
+                    fn from(_: #ident) -> Self {
+                        #stub
+                    }
+                }
+            };
+            #errors
+        }
+    }
+}
+
+/// A `complete(...)` completer, with the parameter types of a closure written in when left
+/// out (`|typed| ...`), since a closure's parameters cannot be inferred through the runtime's
+/// two completer shapes.
+pub(crate) fn completer(expr: &Expr) -> TokenStream {
+    let Expr::Closure(closure) = expr else { return quote!(#expr) };
+    let mut closure = closure.clone();
+    let types = [quote!(&str), quote!(&__mcp::CompletionContext)];
+    for (input, ty) in closure.inputs.iter_mut().zip(types) {
+        if !matches!(input, syn::Pat::Type(_)) {
+            *input = syn::Pat::Type(syn::PatType {
+                attrs: Vec::new(),
+                pat: Box::new(input.clone()),
+                colon_token: Default::default(),
+                ty: Box::new(syn::parse_quote!(#ty)),
+            });
+        }
+    }
+    quote!(#closure)
+}

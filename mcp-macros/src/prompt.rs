@@ -1,0 +1,142 @@
+//! `#[mcp_prompt]`: a function whose parameters are the prompt's arguments (parsed from
+//! strings; `Option` ones optional) and whose return value is its messages.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::ItemFn;
+use syn::spanned::Spanned;
+
+use crate::ast::{FnItem, PROMPT, ParamKind, doc_text};
+use crate::attr::PromptArgs;
+use crate::ctxt::Ctxt;
+use crate::expand::{Fallback, common_builder, completer, declaration_struct, item_name, registration};
+use crate::paths::RuntimePath;
+
+/// Expands `#[mcp_prompt(args)] item`.
+pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item: ItemFn = match syn::parse2(item.clone()) {
+        Ok(item) => item,
+        Err(e) => {
+            let error =
+                syn::Error::new(e.span(), "`#[mcp_prompt]` goes on a function: `fn name(...) -> String { ... }`");
+            let errors = error.to_compile_error();
+            return quote!(#item #errors);
+        }
+    };
+    let cx = Ctxt::new();
+    let mut args = PromptArgs::parse(&cx, args);
+    let prompt = FnItem::from_syn(&cx, item, PROMPT);
+    for entry in &args.complete {
+        let name = entry.name.to_string();
+        let known = prompt.params.iter().any(|p| matches!(p.kind, ParamKind::Argument) && p.ident == entry.name);
+        if !known {
+            cx.error_spanned_by(
+                &entry.name,
+                format!("`{name}` is not an argument of this prompt, so it cannot be completed"),
+            );
+        }
+    }
+    match cx.check() {
+        Ok(()) => render(&mut args, &prompt),
+        Err(errors) => {
+            let item = &prompt.item;
+            if item.sig.receiver().is_some() {
+                let errors = errors.to_compile_error();
+                return quote!(#item #errors);
+            }
+            let name = item_name(&args.common, prompt.ident());
+            Fallback {
+                item: quote!(#item),
+                vis: &item.vis,
+                ident: prompt.ident(),
+                attr: "mcp_prompt",
+                method: "prompt",
+                import: RuntimePath::new(args.common.krate.get().cloned()).import(),
+                stub: quote!(__mcp::PromptDescriptor::new(#name)),
+                descriptor: "PromptDescriptor",
+            }
+            .render(errors)
+        }
+    }
+}
+
+fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
+    let item = &prompt.item;
+    let ident = prompt.ident();
+    let import = RuntimePath::new(args.common.krate.take()).import();
+    let name = item_name(&args.common, ident);
+    let mut calls = common_builder(&args.common, &prompt.docs, ident);
+    let arguments: Vec<_> = prompt.params.iter().filter(|p| matches!(p.kind, ParamKind::Argument)).collect();
+    for param in &arguments {
+        let arg = param.ident.to_string();
+        let arg = arg.strip_prefix("r#").unwrap_or(&arg).to_owned();
+        let ty = &param.ty;
+        let description = match doc_text(&param.docs) {
+            Some(text) => quote!(::core::option::Option::Some(#text)),
+            None => quote!(::core::option::Option::None),
+        };
+        calls.push(quote!(.argument(#arg, #description, __mcp::__private::PromptArg::<#ty>::new().required())));
+    }
+    for entry in &args.complete {
+        let arg = entry.name.to_string();
+        let completer = completer(&entry.completer);
+        calls.push(quote!(.complete(#arg, #completer)));
+    }
+    let bindings = arguments.iter().map(|p| {
+        let id = &p.ident;
+        let ty = &p.ty;
+        let arg = id.to_string();
+        let arg = arg.strip_prefix("r#").unwrap_or(&arg).to_owned();
+        quote_spanned!(ty.span()=> let #id: #ty = __mcp::__private::PromptArg::<#ty>::new().parse(&__mcp_get, #arg)?;)
+    });
+    let call_args = prompt.params.iter().map(|p| {
+        let id = &p.ident;
+        match p.kind {
+            ParamKind::Context { by_ref: true } => quote!(__mcp_get.context()),
+            ParamKind::Context { by_ref: false } => quote!(__mcp_get.context().clone()),
+            _ => quote!(#id),
+        }
+    });
+    let call = if item.sig.asyncness.is_some() {
+        quote!(#ident(#(#call_args),*).await)
+    } else {
+        quote!(#ident(#(#call_args),*))
+    };
+    let assertion = match &item.sig.output {
+        syn::ReturnType::Type(_, ty) => {
+            quote_spanned!(ty.span()=> const _: () = __mcp::__private::assert_prompt_result::<#ty>();)
+        }
+        syn::ReturnType::Default => {
+            let span = item.sig.paren_token.span.close();
+            quote_spanned!(span=> const _: () = __mcp::__private::assert_prompt_result::<()>();)
+        }
+    };
+    let declaration = declaration_struct(&item.vis, ident, "mcp_prompt", "prompt");
+    let registration = registration("PROMPTS", "PromptDescriptor", ident);
+    quote! {
+        #item
+
+        #declaration
+
+        const _: () = {
+            #import
+
+            #assertion
+
+            #[automatically_derived]
+            impl ::core::convert::From<#ident> for __mcp::PromptDescriptor {
+                fn from(_: #ident) -> Self {
+                    #[allow(unused_imports)]
+                    use __mcp::__private::{NotPromptResult as _, RequiredArgument as _};
+                    let descriptor = __mcp::PromptDescriptor::new(#name) #(#calls)*;
+                    __mcp::__private::with_prompt_handler(descriptor, |__mcp_get: __mcp::PromptGet| async move {
+                        #(#bindings)*
+                        __mcp::__private::PromptReturn(#call).into_prompt_result()
+                    })
+                }
+            }
+
+            #registration
+        };
+    }
+}

@@ -1,0 +1,329 @@
+//! `#[mcp_resource]`: on a function (a fixed resource, or a template whose variables bind to
+//! the parameters by name) or on a `const` (a fixed resource with that value).
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Item, ItemConst, LitStr, Visibility};
+
+use crate::ast::{FnItem, ParamKind, RESOURCE};
+use crate::attr::{ResourceArgs, docs};
+use crate::ctxt::Ctxt;
+use crate::expand::{Fallback, common_builder, completer, declaration_struct, item_name, registration};
+use crate::paths::RuntimePath;
+use crate::uri_template::UriTemplate;
+
+/// Expands `#[mcp_resource(args)] item`.
+pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let cx = Ctxt::new();
+    let mut args = ResourceArgs::parse(&cx, args);
+    let template = check_uri(&cx, &args);
+    match syn::parse2::<Item>(item.clone()) {
+        Ok(Item::Fn(item)) => {
+            let resource = FnItem::from_syn(&cx, item, RESOURCE);
+            check_params(&cx, &args, &resource, template.as_ref());
+            match cx.check() {
+                Ok(()) => render_fn(&mut args, &resource, template.is_some()),
+                Err(errors) => {
+                    let item = &resource.item;
+                    if item.sig.receiver().is_some() {
+                        let errors = errors.to_compile_error();
+                        return quote!(#item #errors);
+                    }
+                    fallback(&args, &item.vis, resource.ident(), quote!(#item), errors)
+                }
+            }
+        }
+        Ok(Item::Const(item)) => {
+            if let (Some(_), Some(uri)) = (&template, args.uri.get()) {
+                cx.error_spanned_by(uri, "a `const` resource has one fixed URI; declare a template on a function");
+            }
+            for entry in &args.complete {
+                cx.error_spanned_by(&entry.name, "a `const` resource has no variables to complete");
+            }
+            match cx.check() {
+                Ok(()) => render_const(&mut args, &item),
+                Err(errors) => fallback(&args, &item.vis, &item.ident, quote!(#item), errors),
+            }
+        }
+        _ => {
+            let error = syn::Error::new(
+                item.span(),
+                "`#[mcp_resource]` goes on a function (`fn catalog() -> String`) or a `const`",
+            );
+            cx.push(error);
+            let errors = cx.check().err().map(|e| e.to_compile_error());
+            quote!(#item #errors)
+        }
+    }
+}
+
+/// Checks the URI: present, a scheme, and a valid template when it has `{...}`. Returns the
+/// parsed template when it is one.
+fn check_uri(cx: &Ctxt, args: &ResourceArgs) -> Option<UriTemplate> {
+    let Some(uri) = args.uri.get() else {
+        cx.push(syn::Error::new(
+            proc_macro2::Span::call_site(),
+            "`#[mcp_resource]` needs the resource's URI first: `#[mcp_resource(\"scheme://path\")]`",
+        ));
+        return None;
+    };
+    let value = uri.value();
+    let has_scheme = value.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    if !has_scheme || value.chars().any(char::is_whitespace) {
+        cx.error_spanned_by(
+            uri,
+            "a resource URI needs a scheme and no spaces, e.g. `gifts://catalog` or `file:///notes.txt`",
+        );
+        return None;
+    }
+    if !value.contains(['{', '}']) {
+        return None;
+    }
+    match UriTemplate::parse(&value) {
+        Ok(template) => Some(template),
+        Err(e) => {
+            cx.error_spanned_by(uri, format!("invalid URI template: {e}"));
+            None
+        }
+    }
+}
+
+/// Template variables ↔ parameters, completions ↔ variables.
+fn check_params(cx: &Ctxt, args: &ResourceArgs, resource: &FnItem, template: Option<&UriTemplate>) {
+    let params: Vec<_> = resource.params.iter().filter(|p| matches!(p.kind, ParamKind::Argument)).collect();
+    let variables: Vec<&str> = template.map(|t| t.variables().collect()).unwrap_or_default();
+    for param in &params {
+        let name = unraw(&param.ident);
+        if !variables.contains(&name.as_str()) {
+            let message = if template.is_some() {
+                format!(
+                    "parameter `{name}` is not a variable of the URI template; add `{{{name}}}` to the URI or remove the parameter"
+                )
+            } else {
+                format!(
+                    "a fixed resource takes no parameters; make the URI a template with `{{{name}}}` or remove `{name}`"
+                )
+            };
+            cx.error_spanned_by(&param.ident, message);
+        }
+    }
+    if let Some(uri) = args.uri.get() {
+        for variable in &variables {
+            if !params.iter().any(|p| unraw(&p.ident) == *variable) {
+                cx.error_spanned_by(
+                    uri,
+                    format!("URI template variable `{variable}` has no parameter; add `{variable}: String` (or another `FromStr` type) to the function"),
+                );
+            }
+        }
+    }
+    for entry in &args.complete {
+        let name = unraw(&entry.name);
+        if !variables.contains(&name.as_str()) {
+            cx.error_spanned_by(
+                &entry.name,
+                format!("`{name}` is not a variable of the URI template, so it cannot be completed"),
+            );
+        }
+    }
+    if let (Some(list), None) = (args.list.get(), template) {
+        cx.error_spanned_by(list, "`list` enumerates the resources of a template; a fixed resource lists itself");
+    }
+}
+
+fn unraw(ident: &Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").map(str::to_owned).unwrap_or(text)
+}
+
+/// Builder calls for the resource keys.
+fn builder(args: &ResourceArgs, docs: &[syn::Expr], ident: &Ident) -> Vec<TokenStream> {
+    let mut calls = common_builder(&args.common, docs, ident);
+    if let Some(mime) = args.mime.get() {
+        calls.push(quote!(.mime_type(#mime)));
+    }
+    if let Some(size) = args.size.get() {
+        calls.push(quote!(.size(#size)));
+    }
+    if let Some(subscribe) = args.subscribe.get() {
+        calls.push(quote!(.subscribable(#subscribe)));
+    }
+    if !args.audience.is_empty() || args.priority.get().is_some() {
+        let audience = args.audience.iter().map(|a| match a.value().as_str() {
+            "user" => quote!(__mcp::protocol::Role::User),
+            _ => quote!(__mcp::protocol::Role::Assistant),
+        });
+        let audience = if args.audience.is_empty() {
+            quote!(::core::option::Option::None)
+        } else {
+            quote!(::core::option::Option::Some(::std::vec![#(#audience),*]))
+        };
+        let priority = match args.priority.get() {
+            Some(p) => quote!(::core::option::Option::Some(#p as f64)),
+            None => quote!(::core::option::Option::None),
+        };
+        calls.push(quote!(.annotations(__mcp::protocol::Annotations {
+            audience: #audience,
+            priority: #priority,
+            last_modified: ::core::option::Option::None,
+        })));
+    }
+    for entry in &args.complete {
+        let name = unraw(&entry.name);
+        let completer = completer(&entry.completer);
+        calls.push(quote!(.complete(#name, #completer)));
+    }
+    calls
+}
+
+fn descriptor_start(args: &ResourceArgs, name: &str, is_template: bool) -> TokenStream {
+    let uri: &LitStr = args.uri.get().expect("checked by `check_uri`: this is a bug");
+    if is_template {
+        quote!(__mcp::__private::template(#uri, #name))
+    } else {
+        quote!(__mcp::ResourceDescriptor::fixed(#uri, #name))
+    }
+}
+
+fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> TokenStream {
+    let item = &resource.item;
+    let ident = resource.ident();
+    let import = RuntimePath::new(args.common.krate.take()).import();
+    let name = item_name(&args.common, ident);
+    let start = descriptor_start(args, &name, is_template);
+    let mut calls = builder(args, &resource.docs, ident);
+    let lister = args.list.get().map(|list| quote!(let descriptor = __mcp::__private::with_lister(descriptor, #list);));
+    let default_mime = match &item.sig.output {
+        syn::ReturnType::Type(_, ty) if !quote!(#ty).to_string().contains("impl ") => quote! {
+            let descriptor = __mcp::__private::with_default_mime(
+                descriptor,
+                __mcp::__private::ResourceMime::<#ty>(::core::marker::PhantomData).mime_type(),
+            );
+        },
+        _ => quote!(),
+    };
+    let bindings = resource.params.iter().filter(|p| matches!(p.kind, ParamKind::Argument)).map(|p| {
+        let id = &p.ident;
+        let ty = &p.ty;
+        let var = unraw(id);
+        quote_spanned!(ty.span()=> let #id = __mcp_read.parse_variable::<#ty>(#var)?;)
+    });
+    let call_args = resource.params.iter().map(|p| {
+        let id = &p.ident;
+        match p.kind {
+            ParamKind::Context { by_ref: true } => quote!(__mcp_read.context()),
+            ParamKind::Context { by_ref: false } => quote!(__mcp_read.context().clone()),
+            _ => quote!(#id),
+        }
+    });
+    let call = if resource.item.sig.asyncness.is_some() {
+        quote!(#ident(#(#call_args),*).await)
+    } else {
+        quote!(#ident(#(#call_args),*))
+    };
+    let assertion = match &item.sig.output {
+        syn::ReturnType::Type(_, ty) => {
+            quote_spanned!(ty.span()=> const _: () = __mcp::__private::assert_resource_result::<#ty>();)
+        }
+        syn::ReturnType::Default => {
+            let span = item.sig.paren_token.span.close();
+            quote_spanned!(span=> const _: () = __mcp::__private::assert_resource_result::<()>();)
+        }
+    };
+    calls.push(quote! {
+        .reader(|__mcp_read: __mcp::ResourceRead| async move {
+            #(#bindings)*
+            __mcp::__private::ResourceReturn(#call).into_read_result(&__mcp_read)
+        })
+    });
+    let declaration = declaration_struct(&item.vis, ident, "mcp_resource", "resource");
+    let registration = registration("RESOURCES", "ResourceDescriptor", ident);
+    quote! {
+        #item
+
+        #declaration
+
+        const _: () = {
+            #import
+
+            #assertion
+
+            #[automatically_derived]
+            impl ::core::convert::From<#ident> for __mcp::ResourceDescriptor {
+                fn from(_: #ident) -> Self {
+                    #[allow(unused_imports)]
+                    use __mcp::__private::{NoResourceMime as _, NotResourceContents as _};
+                    let descriptor = #start #(#calls)*;
+                    #default_mime
+                    #lister
+                    descriptor
+                }
+            }
+
+            #registration
+        };
+    }
+}
+
+fn render_const(args: &mut ResourceArgs, item: &ItemConst) -> TokenStream {
+    let ident = &item.ident;
+    let ty = &item.ty;
+    let import = RuntimePath::new(args.common.krate.take()).import();
+    let name = item_name(&args.common, ident);
+    let start = descriptor_start(args, &name, false);
+    let calls = builder(args, &docs(&item.attrs), ident);
+    let assertion = quote_spanned!(ty.span()=> const _: () = __mcp::__private::assert_resource_result::<#ty>(););
+    let declaration = declaration_struct(&item.vis, ident, "mcp_resource", "resource");
+    let registration = registration("RESOURCES", "ResourceDescriptor", ident);
+    quote! {
+        #item
+
+        #declaration
+
+        const _: () = {
+            #import
+
+            #assertion
+
+            #[automatically_derived]
+            impl ::core::convert::From<#ident> for __mcp::ResourceDescriptor {
+                fn from(_: #ident) -> Self {
+                    #[allow(unused_imports)]
+                    use __mcp::__private::NotResourceContents as _;
+                    #start #(#calls)*
+                        .reader(|__mcp_read: __mcp::ResourceRead| async move {
+                            __mcp::__private::ResourceReturn(#ident).into_read_result(&__mcp_read)
+                        })
+                }
+            }
+
+            #registration
+        };
+    }
+}
+
+fn fallback(
+    args: &ResourceArgs,
+    vis: &Visibility,
+    ident: &Ident,
+    item: TokenStream,
+    errors: syn::Error,
+) -> TokenStream {
+    let name = item_name(&args.common, ident);
+    let uri = args.uri.get().map(LitStr::value).unwrap_or_else(|| name.clone());
+    Fallback {
+        item,
+        vis,
+        ident,
+        attr: "mcp_resource",
+        method: "resource",
+        import: RuntimePath::new(args.common.krate.get().cloned()).import(),
+        stub: quote!(__mcp::ResourceDescriptor::fixed(#uri, #name)),
+        descriptor: "ResourceDescriptor",
+    }
+    .render(errors)
+}

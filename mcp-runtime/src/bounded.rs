@@ -1,0 +1,70 @@
+//! Integers limited to a range, for tool arguments: the schema says so and out-of-range
+//! values are rejected while the arguments are read.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// An integer from `MIN` to `MAX` (inclusive).
+///
+/// As a tool argument, its schema carries `minimum` and `maximum`, and a value outside the
+/// range makes the call an `isError` result naming the argument, before the tool runs.
+///
+/// ```
+/// use mcp_runtime::Bounded;
+/// let age: Bounded<0, 120> = serde_json::from_str("42").unwrap();
+/// assert_eq!(age.get(), 42);
+/// let err = serde_json::from_str::<Bounded<0, 120>>("130").unwrap_err();
+/// assert!(err.to_string().contains("from 0 to 120"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Bounded<const MIN: i64, const MAX: i64>(i64);
+
+impl<const MIN: i64, const MAX: i64> Bounded<MIN, MAX> {
+    /// `value`, if it is in range.
+    pub const fn new(value: i64) -> Option<Self> {
+        if MIN <= value && value <= MAX { Some(Bounded(value)) } else { None }
+    }
+
+    /// The value.
+    pub const fn get(self) -> i64 {
+        self.0
+    }
+}
+
+impl<const MIN: i64, const MAX: i64> fmt::Display for Bounded<MIN, MAX> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<'de, const MIN: i64, const MAX: i64> Deserialize<'de> for Bounded<MIN, MAX> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = i64::deserialize(deserializer)?;
+        Bounded::new(value).ok_or_else(|| {
+            serde::de::Error::custom(format!("{value} is out of range: give a number from {MIN} to {MAX}"))
+        })
+    }
+}
+
+impl<const MIN: i64, const MAX: i64> Serialize for Bounded<MIN, MAX> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<const MIN: i64, const MAX: i64> JsonSchema for Bounded<MIN, MAX> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        format!("Bounded_{MIN}_{MAX}").into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "integer", "minimum": MIN, "maximum": MAX })
+    }
+}

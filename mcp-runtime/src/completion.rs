@@ -1,0 +1,93 @@
+//! Completion of prompt arguments and template variables (`completion/complete`).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// What a completer is asked: which argument, what the user typed so far, and the arguments
+/// already resolved (`context.arguments`, 2025-06-18+).
+#[derive(Debug, Clone, Default)]
+pub struct CompletionContext {
+    pub(crate) argument: String,
+    pub(crate) value: String,
+    pub(crate) arguments: BTreeMap<String, String>,
+}
+
+impl CompletionContext {
+    /// The argument or variable being completed.
+    pub fn argument(&self) -> &str {
+        &self.argument
+    }
+
+    /// What was typed so far.
+    pub fn value(&self) -> &str {
+        &self.value
+    }
+
+    /// Another argument's value, when the client already resolved it.
+    pub fn resolved(&self, name: &str) -> Option<&str> {
+        self.arguments.get(name).map(String::as_str)
+    }
+}
+
+/// The candidates that start with `typed`, ignoring ASCII case, in their original order: the
+/// usual completer body.
+///
+/// ```
+/// let categories = ["books", "tech", "toys"];
+/// assert_eq!(mcp_runtime::starting_with("T", categories), ["tech", "toys"]);
+/// ```
+pub fn starting_with<'a>(typed: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    candidates
+        .into_iter()
+        .filter(|c| c.get(..typed.len()).is_some_and(|head| head.eq_ignore_ascii_case(typed)))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The values a completer may return.
+pub trait IntoCompletionValues {
+    /// The values, best first.
+    fn into_values(self) -> Vec<String>;
+}
+
+impl IntoCompletionValues for Vec<String> {
+    fn into_values(self) -> Vec<String> {
+        self
+    }
+}
+
+impl IntoCompletionValues for Vec<&str> {
+    fn into_values(self) -> Vec<String> {
+        self.into_iter().map(str::to_owned).collect()
+    }
+}
+
+pub(crate) type CompletionHandler = Arc<dyn Fn(&CompletionContext) -> Vec<String> + Send + Sync>;
+
+/// A function that completes a value: `fn(&str) -> Vec<String>` (given what was typed) or
+/// `fn(&str, &CompletionContext) -> Vec<String>` (also given the other arguments). `Vec<&str>`
+/// works as the return type too. The marker `M` only tells the two shapes apart.
+pub trait IntoCompleter<M> {
+    /// The type-erased completer.
+    fn into_completer(self) -> CompletionHandler;
+}
+
+impl<F, R> IntoCompleter<(R,)> for F
+where
+    F: Fn(&str) -> R + Send + Sync + 'static,
+    R: IntoCompletionValues,
+{
+    fn into_completer(self) -> CompletionHandler {
+        Arc::new(move |ctx: &CompletionContext| self(&ctx.value).into_values())
+    }
+}
+
+impl<F, R> IntoCompleter<(R, CompletionContext)> for F
+where
+    F: Fn(&str, &CompletionContext) -> R + Send + Sync + 'static,
+    R: IntoCompletionValues,
+{
+    fn into_completer(self) -> CompletionHandler {
+        Arc::new(move |ctx: &CompletionContext| self(&ctx.value, ctx).into_values())
+    }
+}
