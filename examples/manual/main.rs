@@ -1,10 +1,12 @@
 //! A server built with the builder API alone, no macros: tools `echo` and `add` on stdio.
 //!
 //! `cargo run --release --example manual` serves it. Flags: `--list` prints what it offers;
-//! `--test-tools` adds the tools the wire tests use; `--page-size N`, `--max-in-flight N` and
+//! `--test-tools` adds the tools the wire tests use; `--test-items` adds resources,
+//! templates, prompts and completions, with tools that drive subscriptions and list changes; `--page-size N`, `--max-in-flight N` and
 //! `--max-message-size BYTES` set the server's limits; `--private-tool-list-ms N` lets
 //! 2026-07-28 clients cache the tool list privately for N ms.
 
+mod test_items;
 mod test_tools;
 
 use std::time::Duration;
@@ -58,6 +60,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 return Ok(());
             }
             "--test-tools" => test_tools::add(server),
+            "--test-items" => test_items::add(server),
             "--page-size" => server.page_size(number()?),
             "--max-in-flight" => server.max_in_flight(number()?),
             "--max-message-size" => server.max_message_size(number()?),

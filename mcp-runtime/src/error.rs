@@ -57,6 +57,18 @@ pub enum Error {
         /// The name.
         name: String,
     },
+    /// A [`ServerHandle`](crate::ServerHandle) was used while its server is not running.
+    NotRunning,
+    /// A [`ServerHandle`](crate::ServerHandle) tried to change the lists of a server built
+    /// without [`dynamic_lists`](crate::Server::dynamic_lists).
+    StaticLists,
+    /// No item of that kind has that name (or URI), or it already is as asked.
+    NoSuchItem {
+        /// What kind of item.
+        kind: ItemKind,
+        /// The name or URI asked for.
+        name: String,
+    },
     /// The command line could not be understood.
     Usage(String),
     /// Reading or writing the transport failed.
@@ -77,6 +89,11 @@ impl fmt::Display for Error {
                 f,
                 "tool name `{name}` is invalid: use 1 to 128 characters among A-Z, a-z, 0-9, `_`, `-` and `.`"
             ),
+            Error::NotRunning => f.write_str("the server is not running: serve it before using its handle"),
+            Error::StaticLists => f.write_str(
+                "this server's lists are fixed: build it with `.dynamic_lists()` to change them while it runs",
+            ),
+            Error::NoSuchItem { kind, name } => write!(f, "no {kind} `{name}` to change, or it already is that way"),
             Error::Usage(message) => f.write_str(message),
             Error::Io(e) => write!(f, "transport I/O failed: {e}"),
         }

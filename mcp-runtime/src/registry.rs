@@ -16,6 +16,7 @@ use crate::tool::{ToolDescriptor, ToolHandler, is_valid_tool_name};
 use crate::uri_template::UriTemplate;
 
 /// A registered tool, ready to list and call.
+#[derive(Clone)]
 pub(crate) struct ToolEntry {
     pub(crate) tool: Tool,
     pub(crate) name: Arc<str>,
@@ -55,6 +56,7 @@ impl ToolEntry {
 }
 
 /// A registered fixed resource.
+#[derive(Clone)]
 pub(crate) struct ResourceEntry {
     pub(crate) resource: Resource,
     pub(crate) reader: ReadHandler,
@@ -63,6 +65,7 @@ pub(crate) struct ResourceEntry {
 }
 
 /// A registered resource template.
+#[derive(Clone)]
 pub(crate) struct TemplateEntry {
     pub(crate) template: ResourceTemplate,
     pub(crate) parsed: UriTemplate,
@@ -74,6 +77,7 @@ pub(crate) struct TemplateEntry {
 }
 
 /// A registered prompt.
+#[derive(Clone)]
 pub(crate) struct PromptEntry {
     pub(crate) prompt: Prompt,
     pub(crate) name: Arc<str>,
@@ -82,6 +86,7 @@ pub(crate) struct PromptEntry {
 }
 
 /// Items of one kind, sorted by key.
+#[derive(Clone)]
 pub(crate) struct Sorted<T> {
     items: Vec<T>,
     key: fn(&T) -> &str,
@@ -107,6 +112,25 @@ impl<T> Sorted<T> {
         self.items.is_empty()
     }
 
+    /// Inserts `item` in key order; `Err` gives it back when its key is taken.
+    fn insert(&mut self, item: T) -> Result<(), T> {
+        let key_of = self.key;
+        match self.items.binary_search_by(|other| key_of(other).cmp(key_of(&item))) {
+            Ok(_) => Err(item),
+            Err(at) => {
+                self.items.insert(at, item);
+                Ok(())
+            }
+        }
+    }
+
+    /// Takes out the item with `key`.
+    fn remove(&mut self, key: &str) -> Option<T> {
+        let key_of = self.key;
+        let at = self.items.binary_search_by(|item| key_of(item).cmp(key)).ok()?;
+        Some(self.items.remove(at))
+    }
+
     pub(crate) fn iter(&self) -> impl Iterator<Item = &T> {
         self.items.iter()
     }
@@ -122,12 +146,26 @@ impl<T> Sorted<T> {
     }
 }
 
-/// Every item a server offers, fixed when it is built.
+/// Every item a server offers: what it was built with, then what a
+/// [`ServerHandle`](crate::ServerHandle) added, removed, enabled or disabled. A registry value
+/// never changes; a change makes a new one, which later requests see.
+#[derive(Clone)]
 pub(crate) struct Registry {
     pub(crate) tools: Sorted<ToolEntry>,
     pub(crate) resources: Sorted<ResourceEntry>,
     pub(crate) templates: Sorted<TemplateEntry>,
     pub(crate) prompts: Sorted<PromptEntry>,
+    /// Disabled items: kept to be enabled again, invisible to clients meanwhile.
+    disabled: Box<Disabled>,
+}
+
+/// The disabled items of a registry.
+#[derive(Clone)]
+struct Disabled {
+    tools: Sorted<ToolEntry>,
+    resources: Sorted<ResourceEntry>,
+    templates: Sorted<TemplateEntry>,
+    prompts: Sorted<PromptEntry>,
 }
 
 impl Registry {
@@ -203,12 +241,62 @@ impl Registry {
             })
             .collect::<Result<Vec<_>, Error>>()?;
 
-        Ok(Registry {
-            tools: Sorted::build(ItemKind::Tool, tools, |t| &t.name)?,
-            resources: Sorted::build(ItemKind::Resource, fixed, |r| &r.resource.uri)?,
-            templates: Sorted::build(ItemKind::ResourceTemplate, templates, |t| &t.template.uri_template)?,
-            prompts: Sorted::build(ItemKind::Prompt, prompts, |p| &p.name)?,
-        })
+        let tools = Sorted::build(ItemKind::Tool, tools, |t| &t.name)?;
+        let resources = Sorted::build(ItemKind::Resource, fixed, |r| &r.resource.uri)?;
+        let templates = Sorted::build(ItemKind::ResourceTemplate, templates, |t| &t.template.uri_template)?;
+        let prompts = Sorted::build(ItemKind::Prompt, prompts, |p| &p.name)?;
+        let disabled = Box::new(Disabled {
+            tools: Sorted { items: Vec::new(), key: tools.key },
+            resources: Sorted { items: Vec::new(), key: resources.key },
+            templates: Sorted { items: Vec::new(), key: templates.key },
+            prompts: Sorted { items: Vec::new(), key: prompts.key },
+        });
+        Ok(Registry { tools, resources, templates, prompts, disabled })
+    }
+
+    /// A registry with `other`'s items added; a name or URI already taken (enabled or not)
+    /// is an error naming both definitions.
+    pub(crate) fn with_added(&self, other: Registry) -> Result<Registry, Error> {
+        let mut next = self.clone();
+        fn merge<T>(kind: ItemKind, into: &mut Sorted<T>, disabled: &Sorted<T>, from: Sorted<T>) -> Result<(), Error> {
+            for item in from.items {
+                let key = (from.key)(&item).to_owned();
+                if disabled.get(&key).is_some() {
+                    return Err(duplicate(kind, key));
+                }
+                into.insert(item).map_err(|_| duplicate(kind, key))?;
+            }
+            Ok(())
+        }
+        fn duplicate(kind: ItemKind, name: String) -> Error {
+            Error::Duplicate { kind, name, first: "the running server".into(), second: "the server handle".into() }
+        }
+        merge(ItemKind::Tool, &mut next.tools, &self.disabled.tools, other.tools)?;
+        merge(ItemKind::Resource, &mut next.resources, &self.disabled.resources, other.resources)?;
+        merge(ItemKind::ResourceTemplate, &mut next.templates, &self.disabled.templates, other.templates)?;
+        merge(ItemKind::Prompt, &mut next.prompts, &self.disabled.prompts, other.prompts)?;
+        Ok(next)
+    }
+
+    /// A registry where the item `key` of `kind` is enabled, disabled or gone: `None` when
+    /// there is no such item (or it already is that way).
+    pub(crate) fn with_change(&self, kind: ItemKind, key: &str, change: Change) -> Option<Registry> {
+        let mut next = self.clone();
+        fn apply<T>(active: &mut Sorted<T>, disabled: &mut Sorted<T>, key: &str, change: Change) -> Option<()> {
+            match change {
+                Change::Disable => disabled.insert(active.remove(key)?).ok(),
+                Change::Enable => active.insert(disabled.remove(key)?).ok(),
+                Change::Remove => active.remove(key).or_else(|| disabled.remove(key)).map(drop),
+            }
+        }
+        let d = &mut next.disabled;
+        match kind {
+            ItemKind::Tool => apply(&mut next.tools, &mut d.tools, key, change)?,
+            ItemKind::Resource => apply(&mut next.resources, &mut d.resources, key, change)?,
+            ItemKind::ResourceTemplate => apply(&mut next.templates, &mut d.templates, key, change)?,
+            ItemKind::Prompt => apply(&mut next.prompts, &mut d.prompts, key, change)?,
+        }
+        Some(next)
     }
 
     pub(crate) fn has_resources(&self) -> bool {
@@ -228,6 +316,14 @@ impl Registry {
     pub(crate) fn match_template(&self, uri: &str) -> Option<(&TemplateEntry, Vec<(String, String)>)> {
         self.templates.iter().find_map(|t| t.parsed.match_uri(uri).map(|vars| (t, vars)))
     }
+}
+
+/// What a [`ServerHandle`](crate::ServerHandle) does to one item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Change {
+    Enable,
+    Disable,
+    Remove,
 }
 
 impl std::fmt::Debug for Registry {

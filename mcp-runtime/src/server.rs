@@ -5,8 +5,12 @@ use std::sync::Arc;
 use crate::__private;
 use crate::cache::{CachePolicies, CachePolicy, Cached};
 use crate::error::Result;
-use serde_json::Map;
+use std::sync::RwLock;
 
+use serde_json::Map;
+use tokio::sync::broadcast;
+
+use crate::handle::{Event, ServerHandle};
 use crate::prompt::PromptDescriptor;
 use crate::protocol::{Implementation, ListChangedCapability, ResourcesCapability, Revision, ServerCapabilities};
 use crate::registry::Registry;
@@ -56,6 +60,8 @@ pub struct Server {
     resources: Vec<ResourceDescriptor>,
     prompts: Vec<PromptDescriptor>,
     include_declared: bool,
+    dynamic_lists: bool,
+    handle: ServerHandle,
     config: Config,
 }
 
@@ -75,8 +81,25 @@ impl Server {
             resources: Vec::new(),
             prompts: Vec::new(),
             include_declared: false,
+            dynamic_lists: false,
+            handle: ServerHandle::new(),
             config: Config::default(),
         }
+    }
+
+    /// Lets the lists change while the server runs: a [`ServerHandle`] may add, remove,
+    /// enable and disable items, and clients are told (`listChanged` is declared for tools,
+    /// resources and prompts).
+    #[must_use]
+    pub fn dynamic_lists(mut self) -> Self {
+        self.dynamic_lists = true;
+        self
+    }
+
+    /// A handle on this server once it runs: tell subscribers a resource changed, change the
+    /// lists (with [`dynamic_lists`](Self::dynamic_lists)). Take it before serving.
+    pub fn handle(&self) -> ServerHandle {
+        self.handle.clone()
     }
 
     /// Adds a tool: a [`ToolDescriptor`], or the declaration `#[mcp_tool]` made of a function
@@ -171,23 +194,30 @@ impl Server {
             self.prompts.extend(__private::PROMPTS.iter().map(|declare| declare()));
         }
         let registry = Registry::build(self.tools, self.resources, self.prompts)?;
+        let dynamic = self.dynamic_lists;
+        let list_changed = ListChangedCapability { list_changed: dynamic.then_some(true) };
         let capabilities = ServerCapabilities {
-            tools: (!registry.tools.is_empty()).then(ListChangedCapability::default),
-            resources: registry.has_resources().then(|| ResourcesCapability {
+            tools: (dynamic || !registry.tools.is_empty()).then(|| list_changed.clone()),
+            resources: (dynamic || registry.has_resources()).then(|| ResourcesCapability {
                 subscribe: registry.has_subscribable_resources().then_some(true),
-                list_changed: None,
+                list_changed: dynamic.then_some(true),
             }),
-            prompts: (!registry.prompts.is_empty()).then(ListChangedCapability::default),
+            prompts: (dynamic || !registry.prompts.is_empty()).then(|| list_changed.clone()),
             completions: registry.has_completions().then(Map::new),
             ..ServerCapabilities::default()
         };
-        Ok(Arc::new(ServerCore {
+        let core = Arc::new(ServerCore {
             info: self.info,
             instructions: self.instructions,
             capabilities,
-            registry,
+            completions: registry.has_completions(),
+            dynamic_lists: dynamic,
+            registry: RwLock::new(Arc::new(registry)),
+            events: broadcast::channel(EVENT_BACKLOG).0,
             config: self.config,
-        }))
+        });
+        self.handle.attach(&core);
+        Ok(core)
     }
 
     /// Checks the declaration (names, handlers) without serving: what start-up would report.
@@ -204,7 +234,7 @@ impl Server {
         let mut line = |kind: &str, key: &str, value: Result<String, serde_json::Error>| {
             out.push_str(&format!("{kind} {key}: {}\n", value.unwrap_or_default()));
         };
-        let registry = &core.registry;
+        let registry = core.registry();
         registry.tools.iter().for_each(|t| line("tool", &t.name, serde_json::to_string(&t.listing(latest))));
         registry.resources.iter().for_each(|r| line("resource", &r.resource.uri, serde_json::to_string(&r.resource)));
         registry
@@ -216,12 +246,46 @@ impl Server {
     }
 }
 
-/// A built server: shared by every connection, never changed.
+/// Events a connection may have to tell its client about, kept until every connection read
+/// them; a connection that falls further behind misses the oldest.
+const EVENT_BACKLOG: usize = 1024;
+
+/// A built server, shared by every connection.
 #[derive(Debug)]
 pub(crate) struct ServerCore {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
+    /// Declared once at start and never changed.
     pub(crate) capabilities: ServerCapabilities,
-    pub(crate) registry: Registry,
+    /// `completion/complete` is served (also under 2024-11-05, which has no capability for it).
+    pub(crate) completions: bool,
+    pub(crate) dynamic_lists: bool,
+    /// The current registry; a change swaps in a new one and requests already running keep
+    /// the one they started with.
+    registry: RwLock<Arc<Registry>>,
+    /// List and resource changes, for every connection.
+    pub(crate) events: broadcast::Sender<Event>,
     pub(crate) config: Config,
+}
+
+impl ServerCore {
+    /// The registry as it is now.
+    pub(crate) fn registry(&self) -> Arc<Registry> {
+        Arc::clone(&self.registry.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Replaces the registry with what `change` makes of it (`None`: nothing changes).
+    pub(crate) fn update_registry<E>(
+        &self,
+        change: impl FnOnce(&Registry) -> Result<Option<Registry>, E>,
+    ) -> Result<bool, E> {
+        let mut current = self.registry.write().unwrap_or_else(|e| e.into_inner());
+        match change(&current)? {
+            Some(next) => {
+                *current = Arc::new(next);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
 }

@@ -14,11 +14,13 @@ use serde_json::value::RawValue;
 
 use crate::context::Negotiated;
 use crate::dispatch::{self, Outcome};
+use crate::handle::Event;
 use crate::protocol::{
     ErrorObject, Feature, Incoming, InitializeParams, InitializeResult, Notification, Request, RequestId, Revision,
     Shape, classify, error_line, shape_of, success_line, to_raw,
 };
 use crate::server::ServerCore;
+use crate::subscriptions::Subscriptions;
 
 /// Where a connection is in its life.
 #[derive(Debug)]
@@ -38,6 +40,7 @@ enum State {
 pub(crate) struct Session {
     core: Arc<ServerCore>,
     state: State,
+    subscriptions: Subscriptions,
 }
 
 /// The `_meta` keys a 2026-07-28 request carries.
@@ -69,7 +72,7 @@ fn is_stateless(params: Option<&RawValue>) -> bool {
 
 impl Session {
     pub(crate) fn new(core: Arc<ServerCore>) -> Self {
-        Session { core, state: State::Fresh }
+        Session { core, state: State::Fresh, subscriptions: Subscriptions::default() }
     }
 
     /// Handles one incoming message (one line of stdio, one HTTP body).
@@ -95,9 +98,31 @@ impl Session {
         }
     }
 
+    /// The notifications an event becomes on this connection.
+    pub(crate) fn on_event(&self, event: &Event) -> Vec<String> {
+        let ready = matches!(self.state, State::Handshake { client_ready: true, .. });
+        self.subscriptions.on_event(&self.core, event, ready)
+    }
+
+    /// The connection is ending: the responses that close what is still open.
+    pub(crate) fn close(&mut self) -> Vec<String> {
+        self.subscriptions.close(&self.core)
+    }
+
     fn on_request(&mut self, request: Request<'_>) -> Outcome {
         if is_stateless(request.params) {
-            return dispatch::stateless(&self.core, request);
+            let negotiated = match dispatch::stateless_view(&request) {
+                Ok(negotiated) => negotiated,
+                Err(e) => return reply_error(&request.id, e),
+            };
+            if request.method == "subscriptions/listen" {
+                let params = request.params.map_or("{}", RawValue::get);
+                return match self.subscriptions.listen(&self.core, &request.id, params) {
+                    Ok(ack) => Outcome::Reply(ack),
+                    Err(e) => reply_error(&request.id, e),
+                };
+            }
+            return dispatch::route(&self.core, &negotiated, request);
         }
         match (&self.state, request.method.as_ref()) {
             (State::Fresh, "initialize") => self.initialize(&request),
@@ -117,8 +142,41 @@ impl Session {
                     request.method
                 )),
             ),
-            (State::Handshake { negotiated, .. }, _) => dispatch::request(&self.core, negotiated, request),
+            (State::Handshake { .. }, "resources/subscribe" | "resources/unsubscribe") => self.subscription(&request),
+            (State::Handshake { negotiated, .. }, _) => dispatch::route(&self.core, negotiated, request),
         }
+    }
+
+    /// `resources/subscribe` and `resources/unsubscribe` (handshake revisions).
+    fn subscription(&mut self, request: &Request<'_>) -> Outcome {
+        let declared = self.core.capabilities.resources.as_ref().and_then(|r| r.subscribe).unwrap_or(false);
+        if !declared {
+            return reply_error(&request.id, ErrorObject::method_not_found(&request.method));
+        }
+        #[derive(Deserialize)]
+        struct UriParams {
+            uri: String,
+        }
+        let params: UriParams = match request.params.map(|p| serde_json::from_str(p.get())) {
+            Some(Ok(p)) => p,
+            Some(Err(e)) => {
+                return reply_error(&request.id, ErrorObject::invalid_params(format!("Invalid params: {e}")));
+            }
+            None => {
+                return reply_error(
+                    &request.id,
+                    ErrorObject::invalid_params("Missing params with the resource's `uri`"),
+                );
+            }
+        };
+        if request.method == "resources/subscribe" {
+            if let Err(e) = self.subscriptions.subscribe(&self.core, &params.uri) {
+                return reply_error(&request.id, e);
+            }
+        } else {
+            self.subscriptions.unsubscribe(&params.uri);
+        }
+        reply_empty(&request.id)
     }
 
     fn initialize(&mut self, request: &Request<'_>) -> Outcome {
@@ -171,6 +229,16 @@ impl Session {
     fn on_notification(&mut self, notification: Notification<'_>) {
         match (&mut self.state, notification.method.as_ref()) {
             (State::Handshake { client_ready, .. }, "notifications/initialized") => *client_ready = true,
+            (_, "notifications/cancelled") => {
+                #[derive(Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct Cancelled {
+                    request_id: RequestId,
+                }
+                if let Some(Ok(cancelled)) = notification.params.map(|p| serde_json::from_str::<Cancelled>(p.get())) {
+                    self.subscriptions.cancel(&cancelled.request_id);
+                }
+            }
             (_, method) => tracing::trace!(method, "notification ignored"),
         }
     }

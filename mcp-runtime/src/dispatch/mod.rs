@@ -84,11 +84,6 @@ enum Pending {
     Running(tokio::task::JoinHandle<Option<String>>),
 }
 
-/// A request of a connection that completed the handshake.
-pub(crate) fn request(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request: Request<'_>) -> Outcome {
-    route(core, negotiated, request)
-}
-
 /// The `_meta` fields of a 2026-07-28 request.
 #[derive(Deserialize)]
 struct StatelessParams {
@@ -110,15 +105,13 @@ struct StatelessMeta {
 const HANDSHAKE_ONLY: [&str; 5] =
     ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
 
-/// A request carrying 2026-07-28 `_meta`: served from that request alone.
-pub(crate) fn stateless(core: &Arc<ServerCore>, request: Request<'_>) -> Outcome {
-    let id = &request.id;
+/// The view a request carrying 2026-07-28 `_meta` is served under, read from that request
+/// alone; `Err` is the error to answer with.
+pub(crate) fn stateless_view(request: &Request<'_>) -> Result<Arc<Negotiated>, ErrorObject> {
     let params: StatelessParams = match request.params.map(|p| serde_json::from_str(p.get())) {
         Some(Ok(params)) => params,
-        Some(Err(e)) => {
-            return reply_error(id, ErrorObject::invalid_params(format!("Invalid `params._meta`: {e}")));
-        }
-        None => return reply_error(id, ErrorObject::invalid_params("Missing `params._meta`")),
+        Some(Err(e)) => return Err(ErrorObject::invalid_params(format!("Invalid `params._meta`: {e}"))),
+        None => return Err(ErrorObject::invalid_params("Missing `params._meta`")),
     };
     let meta = params.meta;
     let requested = meta.protocol_version.as_str().unwrap_or_default();
@@ -127,69 +120,54 @@ pub(crate) fn stateless(core: &Arc<ServerCore>, request: Request<'_>) -> Outcome
         _ => {
             let supported: Vec<&str> =
                 Revision::ALL.iter().filter(|r| r.supports(Feature::Stateless)).map(|r| r.as_str()).collect();
-            return reply_error(
-                id,
-                ErrorObject::new(
-                    code::UNSUPPORTED_PROTOCOL_VERSION,
-                    format!(
-                        "Unsupported protocol version {}: use one of {}",
-                        meta.protocol_version,
-                        supported.join(", ")
-                    ),
-                )
-                .with_data(json!({ "supported": supported, "requested": meta.protocol_version })),
-            );
+            return Err(ErrorObject::new(
+                code::UNSUPPORTED_PROTOCOL_VERSION,
+                format!("Unsupported protocol version {}: use one of {}", meta.protocol_version, supported.join(", ")),
+            )
+            .with_data(json!({ "supported": supported, "requested": meta.protocol_version })));
         }
     };
     let client_capabilities = match meta.client_capabilities {
         Some(Value::Object(caps)) => caps,
         Some(_) => {
-            return reply_error(
-                id,
-                ErrorObject::invalid_params("`_meta.io.modelcontextprotocol/clientCapabilities` must be an object"),
-            );
+            return Err(ErrorObject::invalid_params(
+                "`_meta.io.modelcontextprotocol/clientCapabilities` must be an object",
+            ));
         }
         None => {
-            return reply_error(
-                id,
-                ErrorObject::invalid_params(
-                    "Missing `_meta.io.modelcontextprotocol/clientCapabilities` (send `{}` when the client has none)",
-                ),
-            );
+            return Err(ErrorObject::invalid_params(
+                "Missing `_meta.io.modelcontextprotocol/clientCapabilities` (send `{}` when the client has none)",
+            ));
         }
     };
     if HANDSHAKE_ONLY.contains(&request.method.as_ref()) {
-        return reply_error(
-            id,
-            ErrorObject::new(
-                code::METHOD_NOT_FOUND,
-                format!("Method not found: `{}` does not exist in protocol revision {revision}", request.method),
-            ),
-        );
+        return Err(ErrorObject::new(
+            code::METHOD_NOT_FOUND,
+            format!("Method not found: `{}` does not exist in protocol revision {revision}", request.method),
+        ));
     }
-    let negotiated = Arc::new(Negotiated { revision, client_capabilities, client_info: meta.client_info });
-    route(core, &negotiated, request)
+    Ok(Arc::new(Negotiated { revision, client_capabilities, client_info: meta.client_info }))
 }
 
 /// Routes a request whose revision is known. Methods of a capability the server did not
 /// declare are not found.
-fn route(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request: Request<'_>) -> Outcome {
+pub(crate) fn route(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request: Request<'_>) -> Outcome {
     let revision = negotiated.revision;
-    let registry = &core.registry;
+    let declared = &core.capabilities;
+    let (tools, resources, prompts) =
+        (declared.tools.is_some(), declared.resources.is_some(), declared.prompts.is_some());
     let id = &request.id;
     let result = match request.method.as_ref() {
         "server/discover" => return discover(core, id, revision),
-        "tools/list" if !registry.tools.is_empty() => tools::list(core, id, revision, request.params),
-        "tools/call" if !registry.tools.is_empty() => return tools::call(core, negotiated, request),
-        "resources/list" if registry.has_resources() => return resources::list(core, negotiated, request),
-        "resources/templates/list" if registry.has_resources() => {
-            resources::list_templates(core, id, revision, request.params)
-        }
-        "resources/read" if registry.has_resources() => return resources::read(core, negotiated, request),
-        "prompts/list" if !registry.prompts.is_empty() => prompts::list(core, id, revision, request.params),
-        "prompts/get" if !registry.prompts.is_empty() => return prompts::get(core, negotiated, request),
+        "tools/list" if tools => tools::list(core, id, revision, request.params),
+        "tools/call" if tools => return tools::call(core, negotiated, request),
+        "resources/list" if resources => return resources::list(core, negotiated, request),
+        "resources/templates/list" if resources => resources::list_templates(core, id, revision, request.params),
+        "resources/read" if resources => return resources::read(core, negotiated, request),
+        "prompts/list" if prompts => prompts::list(core, id, revision, request.params),
+        "prompts/get" if prompts => return prompts::get(core, negotiated, request),
         // 2024-11-05 had the method without a capability; it is served when completions exist.
-        "completion/complete" if registry.has_completions() => prompts::complete(core, id, revision, request.params),
+        "completion/complete" if core.completions => prompts::complete(core, id, revision, request.params),
         method => Err(ErrorObject::method_not_found(method)),
     };
     match result {

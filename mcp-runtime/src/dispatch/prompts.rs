@@ -23,7 +23,8 @@ pub(super) fn list(
     params: Option<&RawValue>,
 ) -> Result<String, ErrorObject> {
     let params: ListParams = parse_params(params)?;
-    let (items, next) = core.registry.prompts.page(params.cursor.as_deref(), core.config.page_size)?;
+    let registry = core.registry();
+    let (items, next) = registry.prompts.page(params.cursor.as_deref(), core.config.page_size)?;
     let mut result = Map::new();
     result.insert(
         "prompts".into(),
@@ -49,7 +50,8 @@ pub(super) fn get(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request:
         Ok(p) => p,
         Err(e) => return reply_error(&id, e),
     };
-    let Some(entry) = core.registry.prompts.get(&params.name) else {
+    let registry = core.registry();
+    let Some(entry) = registry.prompts.get(&params.name) else {
         return reply_error(&id, ErrorObject::invalid_params(format!("Unknown prompt `{}`", params.name)));
     };
     let missing: Vec<&str> = entry
@@ -123,18 +125,17 @@ pub(super) fn complete(
     params: Option<&RawValue>,
 ) -> Result<String, ErrorObject> {
     let params: CompleteParams = required_params(params, "completion/complete")?;
+    let registry = core.registry();
     let completions = match &params.reference {
         Reference::Prompt { name } => {
-            &core
-                .registry
+            &registry
                 .prompts
                 .get(name)
                 .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt `{name}`")))?
                 .completions
         }
         Reference::Resource { uri } => {
-            &core
-                .registry
+            &registry
                 .templates
                 .get(uri)
                 .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown resource template `{uri}`")))?

@@ -25,8 +25,9 @@ pub(super) fn list(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request
     };
     let revision = negotiated.revision;
     let context = Context::new(Arc::clone(negotiated), id.clone());
-    let fixed: Vec<Resource> = core.registry.resources.iter().map(|r| r.resource.clone()).collect();
-    let listers: Vec<_> = core.registry.templates.iter().filter_map(|t| t.lister.clone()).collect();
+    let registry = core.registry();
+    let fixed: Vec<Resource> = registry.resources.iter().map(|r| r.resource.clone()).collect();
+    let listers: Vec<_> = registry.templates.iter().filter_map(|t| t.lister.clone()).collect();
     let finish = move |core: &ServerCore, mut all: Vec<Resource>| -> String {
         all.sort_by(|a, b| a.uri.cmp(&b.uri));
         all.dedup_by(|a, b| a.uri == b.uri);
@@ -68,7 +69,8 @@ pub(super) fn list_templates(
     params: Option<&RawValue>,
 ) -> Result<String, ErrorObject> {
     let params: ListParams = parse_params(params)?;
-    let (items, next) = core.registry.templates.page(params.cursor.as_deref(), core.config.page_size)?;
+    let registry = core.registry();
+    let (items, next) = registry.templates.page(params.cursor.as_deref(), core.config.page_size)?;
     let mut result = Map::new();
     result.insert(
         "resourceTemplates".into(),
@@ -98,7 +100,7 @@ pub(super) fn read(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request
         Ok(p) => p,
         Err(e) => return reply_error(&id, e),
     };
-    let registry = &core.registry;
+    let registry = core.registry();
     let (reader, variables, mime, cache) = if let Some(entry) = registry.resources.get(&params.uri) {
         (Arc::clone(&entry.reader), Vec::new(), entry.resource.mime_type.clone(), entry.cache)
     } else if let Some((entry, variables)) = registry.match_template(&params.uri) {

@@ -20,7 +20,8 @@ pub(super) fn list(
     params: Option<&RawValue>,
 ) -> Result<String, ErrorObject> {
     let params: ListParams = parse_params(params)?;
-    let (page, next) = core.registry.tools.page(params.cursor.as_deref(), core.config.page_size)?;
+    let registry = core.registry();
+    let (page, next) = registry.tools.page(params.cursor.as_deref(), core.config.page_size)?;
     let mut result = Map::new();
     result.insert("tools".into(), page.iter().map(|t| t.listing(revision)).collect::<Vec<_>>().into_serialized());
     if let Some(next) = next {
@@ -54,7 +55,8 @@ pub(super) fn call(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request
         Ok(params) => params,
         Err(e) => return reply_error(&id, e),
     };
-    let Some(entry) = core.registry.tools.get(&params.name) else {
+    let registry = core.registry();
+    let Some(entry) = registry.tools.get(&params.name) else {
         return reply_error(&id, ErrorObject::invalid_params(format!("Unknown tool `{}`", params.name)));
     };
     let missing: Vec<&str> = entry

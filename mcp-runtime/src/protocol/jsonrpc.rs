@@ -159,6 +159,7 @@ pub(crate) struct Request<'a> {
 #[derive(Debug)]
 pub(crate) struct Notification<'a> {
     pub(crate) method: Cow<'a, str>,
+    pub(crate) params: Option<&'a RawValue>,
 }
 
 /// The members of a JSON-RPC object, each kept raw so that one bad member does not hide the id.
@@ -252,7 +253,7 @@ pub(crate) fn classify(text: &str) -> Incoming<'_> {
             );
         }
         return match id {
-            None => Incoming::Notification(Notification { method }),
+            None => Incoming::Notification(Notification { method, params: env.params }),
             Some((_, Some(id))) => Incoming::Request(Request { id, method, params: env.params }),
             Some((_, None)) => Incoming::Invalid(
                 None,
@@ -294,6 +295,17 @@ pub(crate) fn error_line(id: Option<&RequestId>, error: &ErrorObject) -> String 
     );
     out.push('}');
     out
+}
+
+/// Writes a notification line (without the trailing newline).
+pub(crate) fn notification_line(method: &str, params: Option<&Value>) -> String {
+    let mut message = serde_json::Map::new();
+    message.insert("jsonrpc".into(), Value::from("2.0"));
+    message.insert("method".into(), Value::from(method));
+    if let Some(params) = params {
+        message.insert("params".into(), params.clone());
+    }
+    Value::Object(message).to_string()
 }
 
 fn push_id(out: &mut String, id: Option<&RequestId>) {

@@ -15,7 +15,7 @@ mod tools;
 pub use content::{Annotations, Content, ResourceContents, ResourceLink, Role};
 pub use jsonrpc::{ErrorObject, RequestId, code};
 pub(crate) use jsonrpc::{
-    Incoming, Notification, Request, Shape, classify, error_line, shape_of, success_line, to_raw,
+    Incoming, Notification, Request, Shape, classify, error_line, notification_line, shape_of, success_line, to_raw,
 };
 pub use lifecycle::{
     Icon, Implementation, InitializeParams, InitializeResult, ListChangedCapability, ResourcesCapability,

@@ -12,7 +12,7 @@ use std::io;
 use std::sync::Arc;
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, mpsc};
 
 use crate::dispatch::Outcome;
 use crate::protocol::{ErrorObject, error_line};
@@ -104,6 +104,7 @@ where
     let writer_task = tokio::spawn(write_lines(writer, rx));
     let permits = Arc::new(Semaphore::new(core.config.max_in_flight));
     let max_message_size = core.config.max_message_size;
+    let mut events = core.events.subscribe();
     let mut lines = LineReader::new(BufReader::with_capacity(64 * 1024, reader), max_message_size);
     let mut session = Session::new(core);
     let mut parked: VecDeque<BoxFuture<'static, Option<String>>> = VecDeque::new();
@@ -116,6 +117,22 @@ where
             permit = Arc::clone(&permits).acquire_owned(), if !parked.is_empty() => {
                 let (Ok(permit), Some(job)) = (permit, parked.pop_front()) else { break };
                 run(job, permit, tx.clone());
+            }
+            event = events.recv(), if input_open => {
+                match event {
+                    Ok(event) => {
+                        for line in session.on_event(&event) {
+                            if tx.send(line).await.is_err() {
+                                break;
+                            }
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::warn!(missed, "a slow connection missed list and resource change events");
+                    }
+                    // The server core, and with it the sender, outlives every connection.
+                    Err(broadcast::error::RecvError::Closed) => {}
+                }
             }
             line = lines.next_line(), if input_open && parked.len() < PARKED_LIMIT => {
                 let outcome = match line {
@@ -158,6 +175,9 @@ where
             }
             else => break,
         }
+    }
+    for line in session.close() {
+        let _ = tx.send(line).await;
     }
     drop(tx);
     let written = writer_task.await.unwrap_or_else(|e| Err(io::Error::other(e)));

@@ -1,0 +1,117 @@
+//! A handle on a running server: what the user's code tells the server while it runs.
+
+use std::sync::{Arc, OnceLock, Weak};
+
+use crate::error::{Error, ItemKind, Result};
+use crate::prompt::PromptDescriptor;
+use crate::registry::{Change, Registry};
+use crate::resource::ResourceDescriptor;
+use crate::server::ServerCore;
+use crate::tool::ToolDescriptor;
+
+/// Something connections may have to tell their clients.
+#[derive(Debug, Clone)]
+pub(crate) enum Event {
+    /// A list of this kind changed.
+    ListChanged(ItemKind),
+    /// The resource at this URI changed.
+    ResourceUpdated(Arc<str>),
+}
+
+/// A handle on a server, taken with [`Server::handle`](crate::Server::handle) before it
+/// serves: says that a resource changed, and (with
+/// [`dynamic_lists`](crate::Server::dynamic_lists)) adds, removes, enables and disables
+/// items. Subscribed clients are told; cloning is cheap.
+///
+/// ```
+/// use mcp_runtime::{ItemKind, Server, ToolDescriptor};
+///
+/// let server = Server::builder("demo", "1.0.0").dynamic_lists();
+/// let handle = server.handle();
+/// // Not serving yet:
+/// assert!(handle.disable(ItemKind::Tool, "echo").is_err());
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ServerHandle {
+    core: Arc<OnceLock<Weak<ServerCore>>>,
+}
+
+impl ServerHandle {
+    pub(crate) fn new() -> Self {
+        ServerHandle::default()
+    }
+
+    pub(crate) fn attach(&self, core: &Arc<ServerCore>) {
+        // A server builds its core once; a second build (not possible through the public API)
+        // would keep the first.
+        let _ = self.core.set(Arc::downgrade(core));
+    }
+
+    fn core(&self) -> Result<Arc<ServerCore>> {
+        self.core.get().and_then(Weak::upgrade).ok_or(Error::NotRunning)
+    }
+
+    fn dynamic_core(&self) -> Result<Arc<ServerCore>> {
+        let core = self.core()?;
+        if core.dynamic_lists { Ok(core) } else { Err(Error::StaticLists) }
+    }
+
+    /// Tells the clients subscribed to `uri` that it changed
+    /// (`notifications/resources/updated`).
+    pub fn resource_updated(&self, uri: &str) -> Result<()> {
+        let core = self.core()?;
+        // No connection listening is not an error.
+        let _ = core.events.send(Event::ResourceUpdated(Arc::from(uri)));
+        Ok(())
+    }
+
+    fn add(&self, kind: ItemKind, items: Registry) -> Result<()> {
+        let core = self.dynamic_core()?;
+        core.update_registry(|current| current.with_added(items).map(Some))?;
+        let _ = core.events.send(Event::ListChanged(kind));
+        Ok(())
+    }
+
+    /// Adds a tool while the server runs.
+    pub fn add_tool(&self, tool: impl Into<ToolDescriptor>) -> Result<()> {
+        self.add(ItemKind::Tool, Registry::build(vec![tool.into()], Vec::new(), Vec::new())?)
+    }
+
+    /// Adds a resource or template while the server runs.
+    pub fn add_resource(&self, resource: impl Into<ResourceDescriptor>) -> Result<()> {
+        let items = Registry::build(Vec::new(), vec![resource.into()], Vec::new())?;
+        let kind = if items.templates.is_empty() { ItemKind::Resource } else { ItemKind::ResourceTemplate };
+        self.add(kind, items)
+    }
+
+    /// Adds a prompt while the server runs.
+    pub fn add_prompt(&self, prompt: impl Into<PromptDescriptor>) -> Result<()> {
+        self.add(ItemKind::Prompt, Registry::build(Vec::new(), Vec::new(), vec![prompt.into()])?)
+    }
+
+    fn change(&self, kind: ItemKind, key: &str, change: Change) -> Result<()> {
+        let core = self.dynamic_core()?;
+        let changed = core.update_registry(|current| Ok::<_, Error>(current.with_change(kind, key, change)))?;
+        if !changed {
+            return Err(Error::NoSuchItem { kind, name: key.to_owned() });
+        }
+        let _ = core.events.send(Event::ListChanged(kind));
+        Ok(())
+    }
+
+    /// Hides an item (a tool or prompt by name, a resource by URI, a template by its URI
+    /// template) until [`enable`](Self::enable).
+    pub fn disable(&self, kind: ItemKind, key: &str) -> Result<()> {
+        self.change(kind, key, Change::Disable)
+    }
+
+    /// Shows a disabled item again.
+    pub fn enable(&self, kind: ItemKind, key: &str) -> Result<()> {
+        self.change(kind, key, Change::Enable)
+    }
+
+    /// Removes an item, enabled or not.
+    pub fn remove(&self, kind: ItemKind, key: &str) -> Result<()> {
+        self.change(kind, key, Change::Remove)
+    }
+}

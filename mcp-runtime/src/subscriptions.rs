@@ -1,0 +1,172 @@
+//! One connection's subscriptions, and which notifications an event becomes for it.
+//!
+//! Handshake revisions: `resources/subscribe` / `unsubscribe` name URIs, and list changes go
+//! to every initialized client when the server declared `listChanged`. 2026-07-28: each
+//! `subscriptions/listen` request opens a stream with its own filter; every message on it
+//! carries the request's id as `io.modelcontextprotocol/subscriptionId`, and nothing the
+//! client did not ask for is sent.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::error::ItemKind;
+use crate::handle::Event;
+use crate::protocol::{ErrorObject, RequestId, code, notification_line, success_line};
+use crate::registry::Registry;
+use crate::server::ServerCore;
+
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// What a `subscriptions/listen` stream asks for (and, acknowledged, what it gets).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Filter {
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    tools_list_changed: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    prompts_list_changed: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    resources_list_changed: bool,
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    resource_subscriptions: BTreeSet<String>,
+}
+
+#[derive(Deserialize)]
+struct ListenParams {
+    notifications: Filter,
+}
+
+#[derive(Debug)]
+struct Listen {
+    id: RequestId,
+    filter: Filter,
+}
+
+/// A connection's subscriptions of both eras.
+#[derive(Debug, Default)]
+pub(crate) struct Subscriptions {
+    /// URIs of `resources/subscribe` (handshake revisions).
+    uris: BTreeSet<String>,
+    /// Open `subscriptions/listen` streams (2026-07-28).
+    listens: Vec<Listen>,
+}
+
+/// Whether `uri` names a resource clients may subscribe to: `Err` is the error to answer.
+fn check_subscribable(registry: &Registry, uri: &str) -> Result<(), ErrorObject> {
+    let subscribable = match (registry.resources.get(uri), registry.match_template(uri)) {
+        (Some(resource), _) => resource.subscribe,
+        (None, Some((template, _))) => template.subscribe,
+        (None, None) => {
+            return Err(ErrorObject::new(code::RESOURCE_NOT_FOUND, format!("Resource not found: `{uri}`"))
+                .with_data(json!({ "uri": uri })));
+        }
+    };
+    if subscribable {
+        Ok(())
+    } else {
+        Err(ErrorObject::invalid_params(format!("Resource `{uri}` does not support subscriptions")))
+    }
+}
+
+impl Subscriptions {
+    /// `resources/subscribe`: `Ok` when `uri` is a subscribable resource.
+    pub(crate) fn subscribe(&mut self, core: &ServerCore, uri: &str) -> Result<(), ErrorObject> {
+        check_subscribable(&core.registry(), uri)?;
+        self.uris.insert(uri.to_owned());
+        Ok(())
+    }
+
+    /// `resources/unsubscribe`: always succeeds.
+    pub(crate) fn unsubscribe(&mut self, uri: &str) {
+        self.uris.remove(uri);
+    }
+
+    /// `subscriptions/listen`: opens a stream and returns its acknowledgement, which honours
+    /// only what the server can send.
+    pub(crate) fn listen(&mut self, core: &ServerCore, id: &RequestId, params: &str) -> Result<String, ErrorObject> {
+        let params: ListenParams = serde_json::from_str(params)
+            .map_err(|e| ErrorObject::invalid_params(format!("Invalid `subscriptions/listen` params: {e}")))?;
+        if self.listens.iter().any(|l| &l.id == id) {
+            return Err(ErrorObject::invalid_request(format!(
+                "Invalid request: the id {id} is in use by another stream"
+            )));
+        }
+        let declared = &core.capabilities;
+        let dynamic = core.dynamic_lists;
+        let registry = core.registry();
+        let wanted = params.notifications;
+        let filter = Filter {
+            tools_list_changed: wanted.tools_list_changed && dynamic && declared.tools.is_some(),
+            prompts_list_changed: wanted.prompts_list_changed && dynamic && declared.prompts.is_some(),
+            resources_list_changed: wanted.resources_list_changed && dynamic && declared.resources.is_some(),
+            resource_subscriptions: wanted
+                .resource_subscriptions
+                .into_iter()
+                .filter(|uri| check_subscribable(&registry, uri).is_ok())
+                .collect(),
+        };
+        let ack = json!({ "notifications": filter, "_meta": { SUBSCRIPTION_ID: id } });
+        self.listens.push(Listen { id: id.clone(), filter });
+        Ok(notification_line("notifications/subscriptions/acknowledged", Some(&ack)))
+    }
+
+    /// `notifications/cancelled` for a listen stream: it ends, and nothing more is sent for it.
+    pub(crate) fn cancel(&mut self, id: &RequestId) -> bool {
+        let before = self.listens.len();
+        self.listens.retain(|l| &l.id != id);
+        before != self.listens.len()
+    }
+
+    /// The notifications `event` becomes on this connection. `handshake_ready`: the client
+    /// completed the handshake (legacy notifications may flow).
+    pub(crate) fn on_event(&self, core: &ServerCore, event: &Event, handshake_ready: bool) -> Vec<String> {
+        let mut lines = Vec::new();
+        match event {
+            Event::ListChanged(kind) => {
+                let (method, wanted): (&str, fn(&Filter) -> bool) = match kind {
+                    ItemKind::Tool => ("notifications/tools/list_changed", |f| f.tools_list_changed),
+                    ItemKind::Prompt => ("notifications/prompts/list_changed", |f| f.prompts_list_changed),
+                    ItemKind::Resource | ItemKind::ResourceTemplate => {
+                        ("notifications/resources/list_changed", |f| f.resources_list_changed)
+                    }
+                };
+                if handshake_ready && core.dynamic_lists {
+                    lines.push(notification_line(method, None));
+                }
+                for listen in self.listens.iter().filter(|l| wanted(&l.filter)) {
+                    lines.push(notification_line(method, Some(&json!({ "_meta": { SUBSCRIPTION_ID: listen.id } }))));
+                }
+            }
+            Event::ResourceUpdated(uri) => {
+                let method = "notifications/resources/updated";
+                if handshake_ready && self.uris.contains(&**uri) {
+                    lines.push(notification_line(method, Some(&json!({ "uri": &**uri }))));
+                }
+                for listen in self.listens.iter().filter(|l| l.filter.resource_subscriptions.contains(&**uri)) {
+                    let params = json!({ "uri": &**uri, "_meta": { SUBSCRIPTION_ID: listen.id } });
+                    lines.push(notification_line(method, Some(&params)));
+                }
+            }
+        }
+        lines
+    }
+
+    /// The final responses of the open streams, when the server ends them.
+    pub(crate) fn close(&mut self, core: &ServerCore) -> Vec<String> {
+        self.listens
+            .drain(..)
+            .map(|listen| {
+                let result: Value = json!({
+                    "resultType": "complete",
+                    "_meta": {
+                        SUBSCRIPTION_ID: listen.id,
+                        "io.modelcontextprotocol/serverInfo": core.info,
+                    },
+                });
+                success_line(&listen.id, &result.to_string())
+            })
+            .collect()
+    }
+}
