@@ -22,9 +22,10 @@ pub(crate) struct Param {
     pub(crate) ident: Ident,
     pub(crate) ty: Type,
     pub(crate) docs: Vec<Expr>,
-    /// `#[serde(...)]` and `#[schemars(...)]` written on the parameter: they go on the
-    /// argument's field (renames, defaults, validation, schema tweaks).
-    pub(crate) field_attrs: Vec<syn::Attribute>,
+    /// `#[mcp(default)]`: may be left out.
+    pub(crate) default: bool,
+    /// The argument's name on the wire (`#[mcp(rename)]`, else the parameter's name).
+    pub(crate) wire_name: String,
     pub(crate) kind: ParamKind,
 }
 
@@ -75,22 +76,20 @@ impl FnItem {
                 FnArg::Typed(typed) => {
                     let docs = take_docs(&mut typed.attrs);
                     let args = ParamArgs::take(cx, &mut typed.attrs);
-                    let mut field_attrs = Vec::new();
-                    typed.attrs.retain(|a| {
-                        let keep = !(a.path().is_ident("serde") || a.path().is_ident("schemars"));
-                        if !keep {
-                            field_attrs.push(a.clone());
-                        }
-                        keep
-                    });
-                    if let (Some(a), false) = (field_attrs.first(), what == "tool") {
+                    for a in typed.attrs.iter().filter(|a| a.path().is_ident("serde") || a.path().is_ident("schemars"))
+                    {
                         cx.error_spanned_by(
                             a,
-                            format!(
-                                "`#[serde]` and `#[schemars]` apply to tool arguments only; a {what}'s \
-                                 parameters are parsed from strings with `FromStr`"
-                            ),
+                            "`#[serde]` and `#[schemars]` do not apply to parameters; use `#[mcp(rename = \"...\")]` or \
+                             `#[mcp(default)]`, or gather the arguments in a struct marked `#[mcp(flatten)]`, where every \
+                             serde and schemars attribute works",
                         );
+                    }
+                    typed.attrs.retain(|a| !(a.path().is_ident("serde") || a.path().is_ident("schemars")));
+                    for (set, key) in [(args.default.is_some(), "default"), (args.rename.is_some(), "rename")] {
+                        if set && what != "tool" {
+                            cx.error_spanned_by(&typed.pat, format!("`#[mcp({key})]` applies to tool arguments only"));
+                        }
                     }
                     let Pat::Ident(pat) = &*typed.pat else {
                         cx.error_spanned_by(
@@ -113,7 +112,7 @@ impl FnItem {
                         );
                         continue;
                     }
-                    let kind = if args.context.is_some() {
+                    let mut kind = if args.context.is_some() {
                         ParamKind::Context { by_ref: matches!(&*typed.ty, Type::Reference(_)) }
                     } else if args.flatten.is_some() {
                         ParamKind::Flatten
@@ -122,7 +121,47 @@ impl FnItem {
                     } else {
                         ParamKind::Argument
                     };
-                    params.push(Param { ident: pat.ident.clone(), ty: (*typed.ty).clone(), docs, field_attrs, kind });
+                    let name = pat.ident.to_string();
+                    let wire_name = match &args.rename {
+                        Some(rename) => rename.value(),
+                        None => name.strip_prefix("r#").unwrap_or(&name).to_owned(),
+                    };
+                    let default = args.default.is_some();
+                    if let (ParamKind::Argument | ParamKind::Flatten, Type::Reference(reference)) = (&kind, &*typed.ty)
+                    {
+                        cx.error_spanned_by(
+                            reference,
+                            format!(
+                                "`#[{attr}]` parameters must own their values, which are read from the request; \
+                                 use `String` for `&str`, `Vec<T>` for `&[T]`"
+                            ),
+                        );
+                        continue;
+                    }
+                    if let (ParamKind::Flatten, false) = (&kind, what == "tool") {
+                        cx.error_spanned_by(
+                            &typed.pat,
+                            format!("`#[mcp(flatten)]` applies to tool parameters only; a {what}'s parameters are each one value"),
+                        );
+                        kind = ParamKind::Argument;
+                    }
+                    if let (ParamKind::Flatten, Some(what_it_is)) = (&kind, not_a_struct(&typed.ty)) {
+                        cx.error_spanned_by(
+                            &typed.ty,
+                            format!(
+                                "`#[mcp(flatten)]` needs a struct with named fields (its fields become the \
+                                 arguments), not {what_it_is}; remove `#[mcp(flatten)]` to take it as one argument"
+                            ),
+                        );
+                    }
+                    params.push(Param {
+                        ident: pat.ident.clone(),
+                        ty: (*typed.ty).clone(),
+                        docs,
+                        default,
+                        wire_name,
+                        kind,
+                    });
                 }
             }
         }
@@ -131,12 +170,7 @@ impl FnItem {
             cx.error_spanned_by(&extra.ty, format!("a {what} takes at most one `Context` parameter"));
         }
         let flattened: Vec<&Param> = params.iter().filter(|p| matches!(p.kind, ParamKind::Flatten)).collect();
-        if let (Some(flat), false) = (flattened.first(), what == "tool") {
-            cx.error_spanned_by(
-                &flat.ident,
-                format!("`#[mcp(flatten)]` applies to tool parameters only; a {what}'s parameters are each one value"),
-            );
-        } else if let Some(flat) = flattened.first() {
+        if let Some(flat) = flattened.first() {
             let others = params.iter().filter(|p| matches!(p.kind, ParamKind::Argument | ParamKind::Flatten)).count();
             if others > 1 {
                 cx.error_spanned_by(
@@ -145,6 +179,19 @@ impl FnItem {
                      argument parameter (a `Context` may stand beside it); move the other parameters into the struct",
                 );
             }
+        }
+        let mut seen: Vec<&str> = Vec::new();
+        for param in params.iter().filter(|p| matches!(p.kind, ParamKind::Argument)) {
+            if seen.contains(&param.wire_name.as_str()) {
+                cx.error_spanned_by(
+                    &param.ident,
+                    format!(
+                        "two arguments are named `{}`; rename one with `#[mcp(rename = \"...\")]`",
+                        param.wire_name
+                    ),
+                );
+            }
+            seen.push(&param.wire_name);
         }
         let docs = docs(&item.attrs);
         FnItem { item, params, docs }
@@ -156,6 +203,28 @@ impl FnItem {
 
     pub(crate) fn is_async(&self) -> bool {
         self.item.sig.asyncness.is_some()
+    }
+}
+
+/// What `ty` obviously is when it cannot be a struct with named fields: a primitive, a string,
+/// a collection, a tuple, an array or a reference. Other types are left to the compiler.
+fn not_a_struct(ty: &Type) -> Option<&'static str> {
+    match ty {
+        Type::Tuple(_) => Some("a tuple"),
+        Type::Array(_) | Type::Slice(_) => Some("an array"),
+        Type::Reference(_) => Some("a reference"),
+        Type::Path(path) => {
+            let last = path.path.segments.last()?.ident.to_string();
+            match last.as_str() {
+                "bool" | "char" | "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64"
+                | "u128" | "usize" | "f32" | "f64" => Some("a primitive type"),
+                "String" | "str" => Some("a string"),
+                "Vec" | "HashMap" | "BTreeMap" | "HashSet" | "BTreeSet" => Some("a collection"),
+                "Option" => Some("an `Option`"),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 

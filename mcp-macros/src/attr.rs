@@ -53,10 +53,12 @@ impl Parse for MetaEntry {
             LitStr::new(&ident.to_string(), ident.span())
         };
         input.parse::<Token![=]>()?;
-        let value: Lit = input.parse()?;
-        match &value {
-            Lit::Str(_) | Lit::Int(_) | Lit::Float(_) | Lit::Bool(_) => Ok(MetaEntry { key, value }),
-            other => Err(syn::Error::new_spanned(other, "a `meta` value must be a string, number or boolean literal")),
+        let message = "a `meta` value is a string, number or boolean literal: `meta(key = \"value\")`";
+        match input.parse::<Expr>()? {
+            Expr::Lit(syn::ExprLit {
+                lit: value @ (Lit::Str(_) | Lit::Int(_) | Lit::Float(_) | Lit::Bool(_)), ..
+            }) => Ok(MetaEntry { key, value }),
+            other => Err(syn::Error::new_spanned(other, message)),
         }
     }
 }
@@ -456,9 +458,13 @@ pub(crate) struct ParamArgs {
     pub(crate) flatten: Option<Span>,
     /// `#[mcp(context)]`: this parameter receives the request context.
     pub(crate) context: Option<Span>,
+    /// `#[mcp(default)]`: the argument may be left out; it then takes `Default::default()`.
+    pub(crate) default: Option<Span>,
+    /// `#[mcp(rename = "type")]`: the argument's name on the wire.
+    pub(crate) rename: Option<LitStr>,
 }
 
-pub(crate) const PARAM_KEYS: &[&str] = &["flatten", "context"];
+pub(crate) const PARAM_KEYS: &[&str] = &["flatten", "context", "default", "rename"];
 
 impl ParamArgs {
     /// Reads and removes our `#[mcp(...)]` attributes from a parameter.
@@ -470,9 +476,17 @@ impl ParamArgs {
             }
             let result = attr.parse_nested_meta(|meta| {
                 let key = meta.path.to_token_stream().to_string();
+                if key == "rename" {
+                    let name = string_value(&meta, "rename")?;
+                    if out.rename.replace(name).is_some() {
+                        cx.error_spanned_by(&meta.path, "duplicate `mcp` argument `rename`; give it once");
+                    }
+                    return Ok(());
+                }
                 let slot = match key.as_str() {
                     "flatten" => &mut out.flatten,
                     "context" => &mut out.context,
+                    "default" => &mut out.default,
                     _ => return Err(unknown_key(&meta.path, &key, "mcp", PARAM_KEYS)),
                 };
                 if slot.is_some() {

@@ -125,3 +125,25 @@ pub(crate) fn completer(expr: &Expr) -> TokenStream {
     }
     quote!(#closure)
 }
+
+/// The function's return type, when it can be named (`()` when none is written): `None` for
+/// a type with `impl Trait` in it, which trait assertions cannot name.
+pub(crate) fn nameable_return(sig: &syn::Signature) -> Option<TokenStream> {
+    match &sig.output {
+        syn::ReturnType::Default => Some(quote!(())),
+        syn::ReturnType::Type(_, ty) => {
+            let tokens = quote!(#ty);
+            (!tokens.to_string().contains("impl ")).then_some(tokens)
+        }
+    }
+}
+
+/// Where an assertion about the return type points: the type, or the parentheses when no
+/// type is written.
+pub(crate) fn return_span(sig: &syn::Signature) -> proc_macro2::Span {
+    use syn::spanned::Spanned;
+    match &sig.output {
+        syn::ReturnType::Type(_, ty) => ty.span(),
+        syn::ReturnType::Default => sig.paren_token.span.close(),
+    }
+}

@@ -9,7 +9,9 @@ use syn::spanned::Spanned;
 use crate::ast::{FnItem, PROMPT, ParamKind, doc_text};
 use crate::attr::PromptArgs;
 use crate::ctxt::Ctxt;
-use crate::expand::{Fallback, common_builder, completer, declaration_struct, item_name, registration};
+use crate::expand::{
+    Fallback, common_builder, completer, declaration_struct, item_name, nameable_return, registration, return_span,
+};
 use crate::paths::RuntimePath;
 
 /// Expands `#[mcp_prompt(args)] item`.
@@ -75,7 +77,7 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
             Some(text) => quote!(::core::option::Option::Some(#text)),
             None => quote!(::core::option::Option::None),
         };
-        calls.push(quote!(.argument(#arg, #description, __mcp::__private::PromptArg::<#ty>::new().required())));
+        calls.push(quote!(.argument(#arg, #description, !__mcp::__private::ArgKind::<#ty>::new().optional())));
     }
     for entry in &args.complete {
         let arg = entry.name.to_string();
@@ -87,7 +89,7 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
         let ty = &p.ty;
         let arg = id.to_string();
         let arg = arg.strip_prefix("r#").unwrap_or(&arg).to_owned();
-        quote_spanned!(ty.span()=> let #id: #ty = __mcp::__private::PromptArg::<#ty>::new().parse(&__mcp_get, #arg)?;)
+        quote_spanned!(ty.span()=> let #id: #ty = __mcp::__private::ArgKind::<#ty>::new().parse_prompt(&__mcp_get, #arg)?;)
     });
     let call_args = prompt.params.iter().map(|p| {
         let id = &p.ident;
@@ -102,14 +104,14 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
     } else {
         quote!(#ident(#(#call_args),*))
     };
-    let assertion = match &item.sig.output {
-        syn::ReturnType::Type(_, ty) => {
-            quote_spanned!(ty.span()=> const _: () = __mcp::__private::assert_prompt_result::<#ty>();)
-        }
-        syn::ReturnType::Default => {
-            let span = item.sig.paren_token.span.close();
-            quote_spanned!(span=> const _: () = __mcp::__private::assert_prompt_result::<()>();)
-        }
+    let returns = nameable_return(&item.sig);
+    let span = return_span(&item.sig);
+    let assertion = returns
+        .as_ref()
+        .map(|ty| quote_spanned!(span=> const _: () = __mcp::__private::assert_prompt_result::<#ty>();));
+    let convert = match &returns {
+        Some(_) => quote!(__mcp::__private::PromptReturn(#call).into_prompt_result()),
+        None => quote!(__mcp::IntoPromptResult::into_prompt_result(#call)),
     };
     let declaration = declaration_struct(&item.vis, ident, "mcp_prompt", "prompt");
     let registration = registration("PROMPTS", "PromptDescriptor", ident);
@@ -127,11 +129,11 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
             impl ::core::convert::From<#ident> for __mcp::PromptDescriptor {
                 fn from(_: #ident) -> Self {
                     #[allow(unused_imports)]
-                    use __mcp::__private::{NotPromptResult as _, RequiredArgument as _};
+                    use __mcp::__private::{NotPromptResult as _, RequiredArg as _};
                     let descriptor = __mcp::PromptDescriptor::new(#name) #(#calls)*;
                     __mcp::__private::with_prompt_handler(descriptor, |__mcp_get: __mcp::PromptGet| async move {
                         #(#bindings)*
-                        __mcp::__private::PromptReturn(#call).into_prompt_result()
+                        #convert
                     })
                 }
             }

@@ -9,7 +9,9 @@ use syn::{Item, ItemConst, LitStr, Visibility};
 use crate::ast::{FnItem, ParamKind, RESOURCE};
 use crate::attr::{ResourceArgs, docs};
 use crate::ctxt::Ctxt;
-use crate::expand::{Fallback, common_builder, completer, declaration_struct, item_name, registration};
+use crate::expand::{
+    Fallback, common_builder, completer, declaration_struct, item_name, nameable_return, registration, return_span,
+};
 use crate::paths::RuntimePath;
 use crate::uri_template::UriTemplate;
 
@@ -17,8 +19,14 @@ use crate::uri_template::UriTemplate;
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let cx = Ctxt::new();
     let mut args = ResourceArgs::parse(&cx, args);
-    let template = check_uri(&cx, &args);
-    match syn::parse2::<Item>(item.clone()) {
+    let parsed = syn::parse2::<Item>(item.clone());
+    let item_ident = match &parsed {
+        Ok(Item::Fn(f)) => Some(f.sig.ident.clone()),
+        Ok(Item::Const(c)) => Some(c.ident.clone()),
+        _ => None,
+    };
+    let template = check_uri(&cx, &args, item_ident.as_ref());
+    match parsed {
         Ok(Item::Fn(item)) => {
             let resource = FnItem::from_syn(&cx, item, RESOURCE);
             check_params(&cx, &args, &resource, template.as_ref());
@@ -60,11 +68,12 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Checks the URI: present, a scheme, and a valid template when it has `{...}`. Returns the
 /// parsed template when it is one.
-fn check_uri(cx: &Ctxt, args: &ResourceArgs) -> Option<UriTemplate> {
+fn check_uri(cx: &Ctxt, args: &ResourceArgs, item: Option<&Ident>) -> Option<UriTemplate> {
     let Some(uri) = args.uri.get() else {
+        let span = item.map_or_else(proc_macro2::Span::call_site, Ident::span);
         cx.push(syn::Error::new(
-            proc_macro2::Span::call_site(),
-            "`#[mcp_resource]` needs the resource's URI first: `#[mcp_resource(\"scheme://path\")]`",
+            span,
+            "this resource has no URI: give it first in the attribute, `#[mcp_resource(\"scheme://path\")]`",
         ));
         return None;
     };
@@ -197,20 +206,20 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
     let start = descriptor_start(args, &name, is_template);
     let mut calls = builder(args, &resource.docs, ident);
     let lister = args.list.get().map(|list| quote!(let descriptor = __mcp::__private::with_lister(descriptor, #list);));
-    let default_mime = match &item.sig.output {
-        syn::ReturnType::Type(_, ty) if !quote!(#ty).to_string().contains("impl ") => quote! {
+    let returns = nameable_return(&item.sig);
+    let default_mime = returns.as_ref().map(|ty| {
+        quote! {
             let descriptor = __mcp::__private::with_default_mime(
                 descriptor,
                 __mcp::__private::ResourceMime::<#ty>(::core::marker::PhantomData).mime_type(),
             );
-        },
-        _ => quote!(),
-    };
+        }
+    });
     let bindings = resource.params.iter().filter(|p| matches!(p.kind, ParamKind::Argument)).map(|p| {
         let id = &p.ident;
         let ty = &p.ty;
         let var = unraw(id);
-        quote_spanned!(ty.span()=> let #id = __mcp_read.parse_variable::<#ty>(#var)?;)
+        quote_spanned!(ty.span()=> let #id = __mcp::__private::parse_variable::<#ty>(&__mcp_read, #var)?;)
     });
     let call_args = resource.params.iter().map(|p| {
         let id = &p.ident;
@@ -225,19 +234,18 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
     } else {
         quote!(#ident(#(#call_args),*))
     };
-    let assertion = match &item.sig.output {
-        syn::ReturnType::Type(_, ty) => {
-            quote_spanned!(ty.span()=> const _: () = __mcp::__private::assert_resource_result::<#ty>();)
-        }
-        syn::ReturnType::Default => {
-            let span = item.sig.paren_token.span.close();
-            quote_spanned!(span=> const _: () = __mcp::__private::assert_resource_result::<()>();)
-        }
+    let span = return_span(&item.sig);
+    let assertion = returns
+        .as_ref()
+        .map(|ty| quote_spanned!(span=> const _: () = __mcp::__private::assert_resource_result::<#ty>();));
+    let convert = match &returns {
+        Some(_) => quote!(__mcp::__private::ResourceReturn(#call).into_read_result(&__mcp_read)),
+        None => quote!(__mcp::IntoResourceContents::into_contents(#call, __mcp_read.uri(), __mcp_read.mime_type())),
     };
     calls.push(quote! {
         .reader(|__mcp_read: __mcp::ResourceRead| async move {
             #(#bindings)*
-            __mcp::__private::ResourceReturn(#call).into_read_result(&__mcp_read)
+            #convert
         })
     });
     let declaration = declaration_struct(&item.vis, ident, "mcp_resource", "resource");

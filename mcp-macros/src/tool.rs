@@ -5,10 +5,12 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::ItemFn;
 use syn::spanned::Spanned;
 
-use crate::ast::{FnItem, ParamKind, TOOL};
+use crate::ast::{FnItem, ParamKind, TOOL, doc_text};
 use crate::attr::ToolArgs;
 use crate::ctxt::{Ctxt, to_compile_errors};
-use crate::expand::{Fallback, common_builder, declaration_struct, item_name, registration};
+use crate::expand::{
+    Fallback, common_builder, declaration_struct, item_name, nameable_return, registration, return_span,
+};
 use crate::paths::RuntimePath;
 
 /// Expands `#[mcp_tool(args)] item`.
@@ -67,12 +69,11 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
     if let Some(schema) = args.input_schema.get() {
         builder.push(quote!(.input_schema(#schema)));
     }
-    let output_schema = match (args.output_schema.get(), &tool.item.sig.output) {
+    let returns = nameable_return(&tool.item.sig);
+    let output_schema = match (args.output_schema.get(), &returns) {
         (Some(schema), _) => quote!(::core::option::Option::Some(#schema)),
-        (None, syn::ReturnType::Type(_, ty)) if !contains_impl_trait(ty) => {
-            quote!(__mcp::__private::ReturnSchema::<#ty>(::core::marker::PhantomData).output_schema())
-        }
-        (None, _) => quote!(::core::option::Option::None),
+        (None, Some(ty)) => quote!(__mcp::__private::ReturnSchema::<#ty>(::core::marker::PhantomData).output_schema()),
+        (None, None) => quote!(::core::option::Option::None),
     };
 
     let (args_struct, args_ty) = arguments_struct(tool);
@@ -86,6 +87,26 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
         }
     });
     let call = if tool.is_async() { quote!(#ident(#(#call_args),*).await) } else { quote!(#ident(#(#call_args),*)) };
+    let span = return_span(&tool.item.sig);
+    let convert = match &returns {
+        Some(_) => quote!(__mcp::__private::ToolReturn(#call).into_call_result()),
+        None => {
+            let value = quote_spanned!(span=> __mcp_value);
+            quote! {{
+                let __mcp_value = #call;
+                __mcp::IntoToolResult::into_tool_result(#value)
+            }}
+        }
+    };
+    // The handler is set at the function's name: when the function's future is not `Send`,
+    // that is where the compiler says so.
+    let set_handler = quote_spanned! {ident.span()=>
+        .handler_with_context(|__mcp_args: #args_ty, __mcp_ctx: __mcp::Context| async move {
+            let _ = &__mcp_ctx;
+            #convert
+        })
+    };
+
     let assertions = assertions(tool);
     let declaration = declaration_struct(&tool.item.vis, ident, "mcp_tool", "tool");
     let registration = registration("TOOLS", "ToolDescriptor", ident);
@@ -108,12 +129,7 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
                     #[allow(unused_imports)]
                     use __mcp::__private::{NoReturnSchema as _, NotAToolReturn as _};
                     let descriptor = __mcp::ToolDescriptor::new(#name) #(#builder)*;
-                    __mcp::__private::with_output_schema(descriptor, #output_schema).handler_with_context(
-                        |__mcp_args: #args_ty, __mcp_ctx: __mcp::Context| async move {
-                            let _ = &__mcp_ctx;
-                            __mcp::__private::ToolReturn(#call).into_call_result()
-                        },
-                    )
+                    __mcp::__private::with_output_schema(descriptor, #output_schema) #set_handler
                 }
             }
 
@@ -123,47 +139,133 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
 }
 
 /// The hidden struct the arguments deserialize into (or the flattened user struct).
+///
+/// Its `Deserialize` and `JsonSchema` impls are written out here rather than derived: each
+/// argument is read and described through one runtime call whose bound sits at the user's
+/// parameter type, so a type that cannot be an argument is reported there, once.
 fn arguments_struct(tool: &FnItem) -> (TokenStream, TokenStream) {
     if let Some(flat) = tool.params.iter().find(|p| matches!(p.kind, ParamKind::Flatten)) {
         let ty = &flat.ty;
         return (quote!(), quote!(#ty));
     }
-    let fields = tool.params.iter().filter(|p| matches!(p.kind, ParamKind::Argument)).map(|p| {
-        let id = &p.ident;
-        let ty = &p.ty;
-        let docs = &p.docs;
-        let attrs = &p.field_attrs;
-        quote!(#(#[doc = #docs])* #(#attrs)* #id: #ty)
+    let args: Vec<_> = tool.params.iter().filter(|p| matches!(p.kind, ParamKind::Argument)).collect();
+    let fields = args.iter().map(|p| {
+        let (id, ty) = (&p.ident, &p.ty);
+        quote!(#id: #ty)
+    });
+    let slots = args.iter().map(|p| {
+        let (id, ty) = (&p.ident, &p.ty);
+        quote!(let mut #id: ::core::option::Option<#ty> = ::core::option::Option::None;)
+    });
+    let arms = args.iter().map(|p| {
+        let (id, ty, name) = (&p.ident, &p.ty, &p.wire_name);
+        let read = quote_spanned!(ty.span()=> __mcp::__private::next_arg::<#ty, __A>(&mut map)?);
+        quote! {
+            #name => {
+                if #id.is_some() {
+                    return ::core::result::Result::Err(__mcp::__private::serde::de::Error::duplicate_field(#name));
+                }
+                #id = ::core::option::Option::Some(#read);
+            }
+        }
+    });
+    let takes = args.iter().map(|p| {
+        let (id, ty, name) = (&p.ident, &p.ty, &p.wire_name);
+        let missing = if p.default {
+            quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default())
+        } else {
+            quote_spanned!(ty.span()=> __mcp::__private::missing_arg::<#ty, __A::Error>(#name)?)
+        };
+        quote! {
+            #id: match #id {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => #missing,
+            }
+        }
+    });
+    let describe = args.iter().map(|p| {
+        let (ty, name, default) = (&p.ty, &p.wire_name, p.default);
+        let description = match doc_text(&p.docs) {
+            Some(text) => quote!(::core::option::Option::Some(#text)),
+            None => quote!(::core::option::Option::None),
+        };
+        let optional = quote!(#default || __mcp::__private::ArgKind::<#ty>::new().optional());
+        quote_spanned!(ty.span()=> schema.arg::<#ty>(generator, #name, #description, #optional);)
     });
     let strukt = quote! {
-        #[derive(__mcp::__private::serde::Deserialize, __mcp::__private::schemars::JsonSchema)]
-        #[serde(crate = "__mcp::__private::serde")]
-        #[schemars(crate = "__mcp::__private::schemars")]
         #[allow(non_camel_case_types, non_snake_case)]
         struct __McpArgs {
             #(#fields,)*
+        }
+
+        #[automatically_derived]
+        impl<'de> __mcp::__private::serde::Deserialize<'de> for __McpArgs {
+            fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error>
+            where
+                __D: __mcp::__private::serde::Deserializer<'de>,
+            {
+                struct __Visitor;
+
+                impl<'de> __mcp::__private::serde::de::Visitor<'de> for __Visitor {
+                    type Value = __McpArgs;
+
+                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        __mcp::__private::expecting(f)
+                    }
+
+                    #[allow(unused_mut)]
+                    fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<__McpArgs, __A::Error>
+                    where
+                        __A: __mcp::__private::serde::de::MapAccess<'de>,
+                    {
+                        #(#slots)*
+                        while let ::core::option::Option::Some(key) = map.next_key::<::std::string::String>()? {
+                            match key.as_str() {
+                                #(#arms)*
+                                _ => {
+                                    map.next_value::<__mcp::__private::serde::de::IgnoredAny>()?;
+                                }
+                            }
+                        }
+                        ::core::result::Result::Ok(__McpArgs { #(#takes,)* })
+                    }
+                }
+
+                deserializer.deserialize_map(__Visitor)
+            }
+        }
+
+        #[automatically_derived]
+        impl __mcp::__private::schemars::JsonSchema for __McpArgs {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed("arguments")
+            }
+
+            fn inline_schema() -> bool {
+                true
+            }
+
+            #[allow(unused_imports)]
+            fn json_schema(
+                generator: &mut __mcp::__private::schemars::SchemaGenerator,
+            ) -> __mcp::__private::schemars::Schema {
+                use __mcp::__private::RequiredArg as _;
+                let mut schema = __mcp::__private::ArgsSchema::default();
+                #(#describe)*
+                let _ = &generator;
+                schema.finish()
+            }
         }
     };
     (strukt, quote!(__McpArgs))
 }
 
-/// Trait assertions placed at the user's tokens, so a type that cannot serve points there.
+/// The return type's assertion, placed at the type, so a type that cannot be a result is
+/// reported there.
 fn assertions(tool: &FnItem) -> TokenStream {
-    let ret = match &tool.item.sig.output {
-        syn::ReturnType::Type(_, ty) if !contains_impl_trait(ty) => {
-            let span = ty.span();
-            quote_spanned!(span=> __mcp::__private::assert_tool_result::<#ty>();)
-        }
-        syn::ReturnType::Type(..) => quote!(),
-        syn::ReturnType::Default => quote!(),
-    };
-    quote! {
-        const _: () = { #ret };
-    }
-}
-
-fn contains_impl_trait(ty: &syn::Type) -> bool {
-    quote!(#ty).to_string().contains("impl ")
+    let Some(ty) = nameable_return(&tool.item.sig) else { return quote!() };
+    let span = return_span(&tool.item.sig);
+    quote_spanned!(span=> const _: () = __mcp::__private::assert_tool_result::<#ty>();)
 }
 
 /// The expansion when the declaration has errors.

@@ -2,11 +2,10 @@
 
 #![allow(missing_docs, unreachable_pub, missing_debug_implementations)]
 
-use std::fmt::Display;
 use std::future::Future;
 use std::marker::PhantomData;
-use std::str::FromStr;
 
+pub use crate::arguments::{ArgKind, ArgsSchema, RequiredArg, expecting, missing_arg, next_arg, parse_variable};
 pub use linkme;
 pub use schemars;
 pub use serde;
@@ -158,47 +157,6 @@ pub trait NotPromptResult: Sized {
 }
 
 impl<T> NotPromptResult for PromptReturn<T> {}
-
-/// A prompt argument of type `T`: required unless `T` is an `Option`, parsed from its string
-/// with `FromStr`. The inherent methods serve `Option<T>`; the trait's serve every other type.
-pub struct PromptArg<T>(PhantomData<fn() -> T>);
-
-impl<T> PromptArg<T> {
-    #[allow(clippy::new_without_default)]
-    pub fn new() -> Self {
-        PromptArg(PhantomData)
-    }
-}
-
-impl<T> PromptArg<Option<T>> {
-    pub fn required(&self) -> bool {
-        false
-    }
-
-    pub fn parse(&self, get: &PromptGet, name: &str) -> Result<Option<T>, ErrorObject>
-    where
-        T: FromStr,
-        T::Err: Display,
-    {
-        get.parse_optional_argument(name)
-    }
-}
-
-pub trait RequiredArgument<T> {
-    fn required(&self) -> bool {
-        true
-    }
-
-    fn parse(&self, get: &PromptGet, name: &str) -> Result<T, ErrorObject>
-    where
-        T: FromStr,
-        T::Err: Display,
-    {
-        get.parse_argument(name)
-    }
-}
-
-impl<T> RequiredArgument<T> for PromptArg<T> {}
 
 /// Sets a prompt handler that returns the result or the error to answer with, as is.
 pub fn with_prompt_handler<F, Fut>(descriptor: PromptDescriptor, f: F) -> PromptDescriptor

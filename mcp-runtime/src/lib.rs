@@ -3,6 +3,7 @@
 
 #[doc(hidden)]
 pub mod __private;
+mod arguments;
 mod base64;
 mod bounded;
 mod cache;
@@ -11,6 +12,7 @@ mod context;
 mod dispatch;
 mod error;
 mod handle;
+mod in_flight;
 mod prompt;
 pub mod protocol;
 mod registry;
@@ -48,6 +50,10 @@ pub use mcp_macros::mcp_resource;
 #[cfg(feature = "macros")]
 #[doc = include_str!("docs/mcp_prompt.md")]
 pub use mcp_macros::mcp_prompt;
+
+/// The macros' diagnostics: each mistake, what the compiler says, and how to fix it.
+#[doc = include_str!("docs/diagnostics.md")]
+pub mod diagnostics {}
 
 /// The items most servers need: `use mcp_runtime::prelude::*;`.
 pub mod prelude {

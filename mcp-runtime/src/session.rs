@@ -15,6 +15,7 @@ use serde_json::value::RawValue;
 use crate::context::Negotiated;
 use crate::dispatch::{self, Outcome};
 use crate::handle::Event;
+use crate::in_flight::InFlight;
 use crate::protocol::{
     ErrorObject, Feature, Incoming, InitializeParams, InitializeResult, Notification, Request, RequestId, Revision,
     Shape, classify, error_line, shape_of, success_line, to_raw,
@@ -41,6 +42,7 @@ pub(crate) struct Session {
     core: Arc<ServerCore>,
     state: State,
     subscriptions: Subscriptions,
+    in_flight: Arc<InFlight>,
 }
 
 /// The `_meta` keys a 2026-07-28 request carries.
@@ -72,7 +74,7 @@ fn is_stateless(params: Option<&RawValue>) -> bool {
 
 impl Session {
     pub(crate) fn new(core: Arc<ServerCore>) -> Self {
-        Session { core, state: State::Fresh, subscriptions: Subscriptions::default() }
+        Session { core, state: State::Fresh, subscriptions: Subscriptions::default(), in_flight: Arc::default() }
     }
 
     /// Handles one incoming message (one line of stdio, one HTTP body).
@@ -96,6 +98,11 @@ impl Session {
             }
             Incoming::Invalid(id, error) => Outcome::Reply(error_line(id.as_ref(), &error)),
         }
+    }
+
+    /// The requests this connection runs (the transport starts them there).
+    pub(crate) fn in_flight(&self) -> &Arc<InFlight> {
+        &self.in_flight
     }
 
     /// The notifications an event becomes on this connection.
@@ -235,8 +242,10 @@ impl Session {
                 struct Cancelled {
                     request_id: RequestId,
                 }
-                if let Some(Ok(cancelled)) = notification.params.map(|p| serde_json::from_str::<Cancelled>(p.get())) {
-                    self.subscriptions.cancel(&cancelled.request_id);
+                if let Some(Ok(cancelled)) = notification.params.map(|p| serde_json::from_str::<Cancelled>(p.get()))
+                    && !self.subscriptions.cancel(&cancelled.request_id)
+                {
+                    self.in_flight.cancel(&cancelled.request_id);
                 }
             }
             (_, method) => tracing::trace!(method, "notification ignored"),
@@ -268,8 +277,14 @@ impl Session {
         }
         let outcomes: Vec<Outcome> = items
             .into_iter()
-            .map(|item| match shape_of(item.get()) {
-                Shape::Object => self.on_single(classify(item.get())),
+            .map(|item| match (shape_of(item.get()), classify(item.get())) {
+                (_, Incoming::Request(request)) if is_stateless(request.params) => Outcome::Reply(error_line(
+                    Some(&request.id),
+                    &ErrorObject::invalid_request(
+                        "Invalid request: 2026-07-28 requests (with `_meta` protocolVersion) cannot be batched",
+                    ),
+                )),
+                (Shape::Object, message) => self.on_single(message),
                 _ => Outcome::Reply(error_line(
                     None,
                     &ErrorObject::invalid_request("Invalid request: a batch element must be an object"),

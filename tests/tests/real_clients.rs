@@ -1,8 +1,8 @@
-//! The official MCP clients (TypeScript and Python SDKs) against the `manual` example.
+//! The official MCP clients (TypeScript SDK 1.x and v2, Python SDK) against the `manual` example.
 
 use std::process::Command;
 
-use mcp_tests::clients::{node_client, python_client, run_plan};
+use mcp_tests::clients::{node_client, node_v2_client, python_client, run_plan};
 use mcp_tests::example_binary;
 use serde_json::{Value, json};
 
@@ -85,5 +85,13 @@ fn python_sdk_drives_manual_with_the_handshake() {
 fn python_sdk_drives_manual_in_auto_mode() {
     let mut client = python_client();
     client.args(["--mode", "auto"]);
+    drive_manual(client, "2026-07-28");
+}
+
+/// The TypeScript SDK v2 pinned to 2026-07-28: `server/discover`, then `_meta` on every request.
+#[test]
+fn typescript_sdk_v2_drives_manual_in_modern_mode() {
+    let mut client = node_v2_client();
+    client.args(["--mode", "modern"]);
     drive_manual(client, "2026-07-28");
 }

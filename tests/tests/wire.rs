@@ -4,21 +4,16 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_tests::wire::{StdioServer, StdioServerBuilder, raw_id};
+use mcp_tests::MANUAL_TEST_TOOLS as ALL_TOOLS;
+use mcp_tests::wire::{
+    HANDSHAKE_REVISIONS as REVISIONS, LATEST_HANDSHAKE_REVISION as LATEST, StdioServer, error_code, manual, only_text,
+    raw_id, result,
+};
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
-
-/// The revisions negotiated through `initialize`, oldest first.
-const REVISIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
-
-/// The newest handshake revision: the answer to an `initialize` asking for another one.
-const LATEST: &str = "2025-11-25";
-
-/// Every tool `manual --test-tools` offers, in name order.
-const ALL_TOOLS: [&str; 8] = ["add", "content_kinds", "echo", "fail", "numbers", "panic", "point", "sleep"];
 
 /// `manual` shares the workspace's version with this package.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -42,11 +37,6 @@ fn for_each_revision(check: impl Fn(&str) + Sync) {
     });
 }
 
-/// `manual --test-tools <args>`, ready to spawn.
-fn manual(args: &[&str]) -> StdioServerBuilder {
-    StdioServer::builder(mcp_tests::example_binary("manual")).args(["--test-tools"]).args(args)
-}
-
 /// `manual --test-tools <args>`, recording under `revision` as `test`, not yet initialized.
 fn spawn(revision: &str, test: &str, args: &[&str]) -> StdioServer {
     manual(args).record(revision, test).spawn()
@@ -59,53 +49,10 @@ fn connect(revision: &str, test: &str, args: &[&str]) -> StdioServer {
     server
 }
 
-/// Ends the session: closes stdin, expects exit status 0, and checks that everything the
-/// server wrote was a JSON-RPC response (or a batch of them): no server-initiated messages.
-fn finish(server: &mut StdioServer) {
-    server.close_stdin();
-    let status = server.wait();
-    assert!(status.success(), "the server exited with {status}");
-    for line in server.server_lines() {
-        let message: Value = serde_json::from_str(&line).expect("stdout carries JSON only");
-        match &message {
-            Value::Array(items) => items.iter().for_each(assert_response),
-            single => assert_response(single),
-        }
-    }
-}
-
-fn assert_response(message: &Value) {
-    assert_eq!(message["jsonrpc"], "2.0", "{message}");
-    assert!(message.get("method").is_none(), "the server sent a message of its own: {message}");
-    assert!(message.get("id").is_some(), "a response without id: {message}");
-    assert!(
-        message.get("result").is_some() != message.get("error").is_some(),
-        "a response needs exactly one of result and error: {message}"
-    );
-}
-
-/// The `result` of a response; panics on an error response.
-fn result(response: &Value) -> &Value {
-    response.get("result").unwrap_or_else(|| panic!("expected a result, got {response}"))
-}
-
-/// The error code of a response; panics on a result.
-fn error_code(response: &Value) -> i64 {
-    response["error"]["code"].as_i64().unwrap_or_else(|| panic!("expected an error, got {response}"))
-}
-
 /// The `tools/call` result of `name` with `arguments`.
 fn call(server: &mut StdioServer, name: &str, arguments: Value) -> Value {
     let response = server.request("tools/call", Some(json!({"name": name, "arguments": arguments})));
     result(&response).clone()
-}
-
-/// The text of a result's only block.
-fn only_text(result: &Value) -> &str {
-    let content = result["content"].as_array().expect("content is an array");
-    assert_eq!(content.len(), 1, "one block expected: {result}");
-    assert_eq!(content[0]["type"], "text", "{result}");
-    content[0]["text"].as_str().expect("text is a string")
 }
 
 /// The keys of a JSON object, sorted.
@@ -142,7 +89,7 @@ fn initialize_negotiates_each_supported_revision() {
         // Nothing of the server's own after `notifications/initialized` (no logging, no
         // list_changed, no requests).
         server.assert_silent(Duration::from_millis(300));
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -156,7 +103,7 @@ fn unsupported_revisions_get_the_newest_handshake_revision() {
         // The connection then works under the newest revision.
         let list = server.request("tools/list", None);
         assert!(result(&list)["tools"][0]["name"].is_string(), "{list}");
-        finish(&mut server);
+        server.finish();
     }
 }
 
@@ -168,7 +115,7 @@ fn ping_is_answered_before_and_after_initialize() {
         server.handshake(rev);
         assert_eq!(result(&server.request("ping", None)), &json!({}));
         assert_eq!(result(&server.request("ping", Some(json!({"_meta": {}})))), &json!({}));
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -185,7 +132,7 @@ fn requests_before_initialize_are_refused() {
         }
         server.handshake(rev);
         assert!(result(&server.request("tools/list", None))["tools"].is_array());
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -207,7 +154,7 @@ fn a_second_initialize_is_an_invalid_request() {
         let echo = &result(&list)["tools"][2];
         assert_eq!(echo["name"], "echo");
         assert_eq!(echo.get("annotations").is_some(), since(rev, "2025-03-26"), "{echo}");
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -228,7 +175,7 @@ fn notifications_are_never_answered() {
         server.notify("notifications/cancelled", Some(json!({"requestId": 4243, "reason": "never sent"})));
         server.notify("notifications/progress", Some(json!({"progressToken": "none", "progress": 1})));
         assert_eq!(result(&server.request("ping", None)), &json!({}));
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -259,7 +206,7 @@ fn unparsable_json_is_a_parse_error_with_a_null_id() {
             assert_eq!(raw_id(&line), "null", "{text}: {line}");
         }
         assert_eq!(result(&server.request("ping", None)), &json!({}));
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -291,7 +238,7 @@ fn malformed_messages_are_invalid_requests() {
             assert_eq!(raw_id(&line), id, "{text}: {line}");
         }
         assert_eq!(result(&server.request("ping", None)), &json!({}));
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -316,7 +263,7 @@ fn unknown_and_undeclared_methods_are_not_found() {
             let response = server.request(method, Some(params.clone()));
             assert_eq!(error_code(&response), -32601, "{method}: {response}");
         }
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -332,7 +279,7 @@ fn unknown_tools_and_malformed_calls_are_invalid_params() {
             let response = server.request("tools/call", params.clone());
             assert_eq!(error_code(&response), -32602, "{params:?}: {response}");
         }
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -359,7 +306,7 @@ fn tool_failures_are_results_with_is_error() {
         let sum = call(&mut server, "add", json!({"a": 2, "b": 3}));
         assert_eq!(only_text(&sum), "5");
         assert!(sum.get("isError").is_none_or(|e| e == false), "{sum}");
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -375,7 +322,7 @@ fn a_panicking_tool_fails_only_its_own_request() {
         assert!(!text.contains("always panics"), "panic details belong in the log, not in the result: {text}");
         let echo = call(&mut server, "echo", json!({"text": "still here"}));
         assert_eq!(only_text(&echo), "still here");
-        finish(&mut server);
+        server.finish();
         assert!(
             server.stderr().contains("this tool always panics"),
             "the panic is logged on stderr: {}",
@@ -417,7 +364,7 @@ fn ids_are_echoed_exactly() {
                 assert_eq!(echoed, *id, "integer ids come back digit for digit: {line}");
             }
         }
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -461,7 +408,7 @@ fn batches_are_accepted_only_under_2025_03_26() {
         let empty = server.recv();
         assert_eq!(error_code(&empty), -32600, "{empty}");
         assert_eq!(empty["id"], Value::Null);
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -496,7 +443,7 @@ fn tools_list_pages_through_every_tool_once() {
             let response = server.request("tools/list", Some(json!({"cursor": bad})));
             assert_eq!(error_code(&response), -32602, "{bad}: {response}");
         }
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -551,7 +498,7 @@ fn tools_are_listed_as_each_revision_defines_them() {
                 _ => assert!(output.is_none(), "{tool}"),
             }
         }
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -606,7 +553,7 @@ fn content_kinds_are_converted_per_revision() {
             content[4]["resource"],
             json!({"uri": "test://embedded", "mimeType": "text/plain", "text": "embedded"})
         );
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -626,7 +573,7 @@ fn structured_output_follows_the_revision() {
             let expected = since(rev, "2025-06-18").then_some(&structured);
             assert_eq!(result.get("structuredContent"), expected, "{result}");
         }
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -644,7 +591,7 @@ fn a_slow_call_does_not_hold_up_later_requests() {
         let order: Vec<Value> = (0..3).map(|_| server.recv()["id"].clone()).collect();
         assert_eq!(order[2], json!(sleep), "the sleep answers last: {order:?}");
         assert!(order.contains(&json!(ping)) && order.contains(&json!(echo)));
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -680,7 +627,7 @@ fn max_in_flight_applies_back_pressure_to_requests_only() {
         // sleep still waits for one.
         let ping_at = order.iter().position(|&id| id == ping).unwrap();
         assert!(ping_at < 3, "ping answered before the last sleep: {order:?}");
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -702,7 +649,7 @@ fn oversized_messages_are_rejected_and_reading_goes_on() {
         let fits = "y".repeat(900);
         let echo = call(&mut server, "echo", json!({"text": fits}));
         assert_eq!(only_text(&echo), fits);
-        finish(&mut server);
+        server.finish();
     });
 }
 
@@ -717,7 +664,7 @@ fn stdout_carries_only_json_rpc_while_the_server_logs() {
         server.send_line("{oops");
         assert_eq!(error_code(&server.recv()), -32700);
         call(&mut server, "add", json!({"a": "x"}));
-        finish(&mut server);
+        server.finish();
         assert!(!server.stderr().is_empty(), "the panic went to stderr");
         let lines = server.server_lines();
         assert_eq!(lines.len(), 4, "one line per answer: {lines:?}");
@@ -737,6 +684,6 @@ fn closing_stdin_ends_the_server_after_in_flight_responses() {
         let status = server.wait();
         assert!(status.success(), "exit status {status}");
         assert!(closed.elapsed() < Duration::from_secs(3), "exited {:?} after stdin closed", closed.elapsed());
-        finish(&mut server);
+        server.finish();
     });
 }

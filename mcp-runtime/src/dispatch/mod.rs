@@ -33,8 +33,9 @@ pub(crate) enum Outcome {
     Silent,
     /// A response line, ready now.
     Reply(String),
-    /// A response line once this future completes (`None`: nothing to send).
-    Deferred(BoxFuture<'static, Option<String>>),
+    /// A response line once this future completes (`None`: nothing to send), for the request
+    /// with this id (`None` for a batch).
+    Deferred(Option<RequestId>, BoxFuture<'static, Option<String>>),
 }
 
 impl std::fmt::Debug for Outcome {
@@ -42,7 +43,7 @@ impl std::fmt::Debug for Outcome {
         match self {
             Outcome::Silent => f.write_str("Silent"),
             Outcome::Reply(line) => f.debug_tuple("Reply").field(line).finish(),
-            Outcome::Deferred(_) => f.write_str("Deferred"),
+            Outcome::Deferred(id, _) => f.debug_tuple("Deferred").field(id).finish(),
         }
     }
 }
@@ -54,28 +55,31 @@ impl Outcome {
         if outcomes.iter().all(|o| matches!(o, Outcome::Silent)) {
             return Outcome::Silent;
         }
-        Outcome::Deferred(Box::pin(async move {
-            let mut pending = Vec::with_capacity(outcomes.len());
-            for outcome in outcomes {
-                match outcome {
-                    Outcome::Silent => {}
-                    Outcome::Reply(line) => pending.push(Pending::Ready(line)),
-                    Outcome::Deferred(future) => pending.push(Pending::Running(tokio::spawn(future))),
+        Outcome::Deferred(
+            None,
+            Box::pin(async move {
+                let mut pending = Vec::with_capacity(outcomes.len());
+                for outcome in outcomes {
+                    match outcome {
+                        Outcome::Silent => {}
+                        Outcome::Reply(line) => pending.push(Pending::Ready(line)),
+                        Outcome::Deferred(_, future) => pending.push(Pending::Running(tokio::spawn(future))),
+                    }
                 }
-            }
-            let mut lines = Vec::with_capacity(pending.len());
-            for item in pending {
-                match item {
-                    Pending::Ready(line) => lines.push(line),
-                    Pending::Running(handle) => match handle.await {
-                        Ok(Some(line)) => lines.push(line),
-                        Ok(None) => {}
-                        Err(e) => tracing::error!(error = %e, "a batch member failed"),
-                    },
+                let mut lines = Vec::with_capacity(pending.len());
+                for item in pending {
+                    match item {
+                        Pending::Ready(line) => lines.push(line),
+                        Pending::Running(handle) => match handle.await {
+                            Ok(Some(line)) => lines.push(line),
+                            Ok(None) => {}
+                            Err(e) => tracing::error!(error = %e, "a batch member failed"),
+                        },
+                    }
                 }
-            }
-            (!lines.is_empty()).then(|| format!("[{}]", lines.join(",")))
-        }))
+                (!lines.is_empty()).then(|| format!("[{}]", lines.join(",")))
+            }),
+        )
     }
 }
 
@@ -114,7 +118,11 @@ pub(crate) fn stateless_view(request: &Request<'_>) -> Result<Arc<Negotiated>, E
         None => return Err(ErrorObject::invalid_params("Missing `params._meta`")),
     };
     let meta = params.meta;
-    let requested = meta.protocol_version.as_str().unwrap_or_default();
+    let Some(requested) = meta.protocol_version.as_str() else {
+        return Err(ErrorObject::invalid_params(
+            "`_meta.io.modelcontextprotocol/protocolVersion` must be a string such as \"2026-07-28\"",
+        ));
+    };
     let revision = match Revision::parse(requested) {
         Some(rev) if rev.supports(Feature::Stateless) => rev,
         _ => {
@@ -122,9 +130,9 @@ pub(crate) fn stateless_view(request: &Request<'_>) -> Result<Arc<Negotiated>, E
                 Revision::ALL.iter().filter(|r| r.supports(Feature::Stateless)).map(|r| r.as_str()).collect();
             return Err(ErrorObject::new(
                 code::UNSUPPORTED_PROTOCOL_VERSION,
-                format!("Unsupported protocol version {}: use one of {}", meta.protocol_version, supported.join(", ")),
+                format!("Unsupported protocol version `{requested}`: use one of {}", supported.join(", ")),
             )
-            .with_data(json!({ "supported": supported, "requested": meta.protocol_version })));
+            .with_data(json!({ "supported": supported, "requested": requested })));
         }
     };
     let client_capabilities = match meta.client_capabilities {

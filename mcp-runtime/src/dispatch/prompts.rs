@@ -76,16 +76,21 @@ pub(super) fn get(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request:
     let handler = Arc::clone(&entry.handler);
     let name = Arc::clone(&entry.name);
     let core = Arc::clone(core);
-    Outcome::Deferred(Box::pin(async move {
-        let outcome = guarded(|| handler(get)).await.unwrap_or_else(|panic| {
-            tracing::error!(prompt = %name, panic, "prompt panicked");
-            Err(ErrorObject::internal(format!("Prompt `{name}` failed unexpectedly; the server logged the details")))
-        });
-        Some(match outcome {
-            Ok(result) => respond(&core, &id, revision, None, &result.for_revision(revision)),
-            Err(e) => error_line(Some(&id), &e),
-        })
-    }))
+    Outcome::Deferred(
+        Some(id.clone()),
+        Box::pin(async move {
+            let outcome = guarded(|| handler(get)).await.unwrap_or_else(|panic| {
+                tracing::error!(prompt = %name, panic, "prompt panicked");
+                Err(ErrorObject::internal(format!(
+                    "Prompt `{name}` failed unexpectedly; the server logged the details"
+                )))
+            });
+            Some(match outcome {
+                Ok(result) => respond(&core, &id, revision, None, &result.for_revision(revision)),
+                Err(e) => error_line(Some(&id), &e),
+            })
+        }),
+    )
 }
 
 #[derive(Deserialize)]
@@ -126,22 +131,28 @@ pub(super) fn complete(
 ) -> Result<String, ErrorObject> {
     let params: CompleteParams = required_params(params, "completion/complete")?;
     let registry = core.registry();
-    let completions = match &params.reference {
+    let argument = params.argument.name.as_str();
+    let (completions, known) = match &params.reference {
         Reference::Prompt { name } => {
-            &registry
+            let prompt = registry
                 .prompts
                 .get(name)
-                .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt `{name}`")))?
-                .completions
+                .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt `{name}`")))?;
+            (&prompt.completions, prompt.prompt.arguments.iter().any(|a| a.name == argument))
         }
         Reference::Resource { uri } => {
-            &registry
+            let template = registry
                 .templates
                 .get(uri)
-                .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown resource template `{uri}`")))?
-                .completions
+                .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown resource template `{uri}`")))?;
+            (&template.completions, template.parsed.variables().any(|v| v == argument))
         }
     };
+    if !known {
+        return Err(ErrorObject::invalid_params(format!(
+            "`{argument}` is not an argument of the referenced prompt or template"
+        )));
+    }
     let context = CompletionContext {
         argument: params.argument.name,
         value: params.argument.value,

@@ -28,6 +28,7 @@ pub(super) fn list(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request
     let registry = core.registry();
     let fixed: Vec<Resource> = registry.resources.iter().map(|r| r.resource.clone()).collect();
     let listers: Vec<_> = registry.templates.iter().filter_map(|t| t.lister.clone()).collect();
+    let request_id = id.clone();
     let finish = move |core: &ServerCore, mut all: Vec<Resource>| -> String {
         all.sort_by(|a, b| a.uri.cmp(&b.uri));
         all.dedup_by(|a, b| a.uri == b.uri);
@@ -50,16 +51,19 @@ pub(super) fn list(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request
         return Outcome::Reply(finish(core, fixed));
     }
     let core = Arc::clone(core);
-    Outcome::Deferred(Box::pin(async move {
-        let mut all = fixed;
-        for lister in listers {
-            match guarded(|| lister(context.clone())).await {
-                Ok(found) => all.extend(found),
-                Err(panic) => tracing::error!(panic, "a resource lister panicked; its resources are left out"),
+    Outcome::Deferred(
+        Some(request_id),
+        Box::pin(async move {
+            let mut all = fixed;
+            for lister in listers {
+                match guarded(|| lister(context.clone())).await {
+                    Ok(found) => all.extend(found),
+                    Err(panic) => tracing::error!(panic, "a resource lister panicked; its resources are left out"),
+                }
             }
-        }
-        Some(finish(&core, all))
-    }))
+            Some(finish(&core, all))
+        }),
+    )
 }
 
 pub(super) fn list_templates(
@@ -116,20 +120,25 @@ pub(super) fn read(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request
     };
     let uri = read.uri.clone();
     let core = Arc::clone(core);
-    Outcome::Deferred(Box::pin(async move {
-        let outcome = guarded(|| reader(read)).await.unwrap_or_else(|panic| {
-            tracing::error!(%uri, panic, "resource reader panicked");
-            Err(ReadError::Error(ErrorObject::internal("Internal error: reading the resource failed unexpectedly")))
-        });
-        let line = match outcome {
-            Ok(contents) if contents.is_empty() => crate::protocol::error_line(Some(&id), &not_found(revision, &uri)),
-            Ok(contents) => {
-                let result = ReadResourceResult { contents }.for_revision(revision);
-                respond(&core, &id, revision, Some(cache.unwrap_or_default()), &result)
-            }
-            Err(ReadError::NotFound) => crate::protocol::error_line(Some(&id), &not_found(revision, &uri)),
-            Err(ReadError::Error(e)) => crate::protocol::error_line(Some(&id), &e),
-        };
-        Some(line)
-    }))
+    Outcome::Deferred(
+        Some(id.clone()),
+        Box::pin(async move {
+            let outcome = guarded(|| reader(read)).await.unwrap_or_else(|panic| {
+                tracing::error!(%uri, panic, "resource reader panicked");
+                Err(ReadError::Error(ErrorObject::internal("Internal error: reading the resource failed unexpectedly")))
+            });
+            let line = match outcome {
+                Ok(contents) if contents.is_empty() => {
+                    crate::protocol::error_line(Some(&id), &not_found(revision, &uri))
+                }
+                Ok(contents) => {
+                    let result = ReadResourceResult { contents }.for_revision(revision);
+                    respond(&core, &id, revision, Some(cache.unwrap_or_default()), &result)
+                }
+                Err(ReadError::NotFound) => crate::protocol::error_line(Some(&id), &not_found(revision, &uri)),
+                Err(ReadError::Error(e)) => crate::protocol::error_line(Some(&id), &e),
+            };
+            Some(line)
+        }),
+    )
 }

@@ -98,11 +98,14 @@ pub(super) fn call(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request
     let wrap_output = entry.wrap_output;
     let name = Arc::clone(&entry.name);
     let core = Arc::clone(core);
-    Outcome::Deferred(Box::pin(async move {
-        let result = guarded(|| handler(call)).await.unwrap_or_else(|panic| {
-            tracing::error!(tool = %name, panic, "tool panicked");
-            CallToolResult::error(format!("Tool `{name}` failed unexpectedly; the server logged the details"))
-        });
-        Some(respond(&core, &id, revision, None, &result.for_revision(revision, wrap_output)))
-    }))
+    Outcome::Deferred(
+        Some(id.clone()),
+        Box::pin(async move {
+            let result = guarded(|| handler(call)).await.unwrap_or_else(|panic| {
+                tracing::error!(tool = %name, panic, "tool panicked");
+                CallToolResult::error(format!("Tool `{name}` failed unexpectedly; the server logged the details"))
+            });
+            Some(respond(&core, &id, revision, None, &result.for_revision(revision, wrap_output)))
+        }),
+    )
 }

@@ -15,7 +15,8 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, mpsc};
 
 use crate::dispatch::Outcome;
-use crate::protocol::{ErrorObject, error_line};
+use crate::in_flight::InFlight;
+use crate::protocol::{ErrorObject, RequestId, error_line};
 use crate::server::ServerCore;
 use crate::session::Session;
 use crate::tool::BoxFuture;
@@ -107,7 +108,7 @@ where
     let mut events = core.events.subscribe();
     let mut lines = LineReader::new(BufReader::with_capacity(64 * 1024, reader), max_message_size);
     let mut session = Session::new(core);
-    let mut parked: VecDeque<BoxFuture<'static, Option<String>>> = VecDeque::new();
+    let mut parked: VecDeque<Job> = VecDeque::new();
     let mut input_open = true;
     let mut read_error = None;
 
@@ -116,7 +117,7 @@ where
             biased;
             permit = Arc::clone(&permits).acquire_owned(), if !parked.is_empty() => {
                 let (Ok(permit), Some(job)) = (permit, parked.pop_front()) else { break };
-                run(job, permit, tx.clone());
+                run(session.in_flight(), job, permit, tx.clone());
             }
             event = events.recv(), if input_open => {
                 match event {
@@ -167,9 +168,9 @@ where
                             break;
                         }
                     }
-                    Outcome::Deferred(job) => match Arc::clone(&permits).try_acquire_owned() {
-                        Ok(permit) if parked.is_empty() => run(job, permit, tx.clone()),
-                        _ => parked.push_back(job),
+                    Outcome::Deferred(id, future) => match Arc::clone(&permits).try_acquire_owned() {
+                        Ok(permit) if parked.is_empty() => run(session.in_flight(), (id, future), permit, tx.clone()),
+                        _ => parked.push_back((id, future)),
                     },
                 }
             }
@@ -187,10 +188,19 @@ where
     }
 }
 
-/// Runs one request's work in its own task, holding an in-flight slot until it is done.
-fn run(job: BoxFuture<'static, Option<String>>, permit: OwnedSemaphorePermit, tx: mpsc::Sender<String>) {
-    tokio::spawn(async move {
+/// A request's work, waiting to run: its id (for cancellation) and its future.
+type Job = (Option<RequestId>, BoxFuture<'static, Option<String>>);
+
+/// Runs one request's work in its own task, holding an in-flight slot until it is done. A
+/// request cancelled before it starts is dropped.
+fn run(in_flight: &Arc<InFlight>, (id, job): Job, permit: OwnedSemaphorePermit, tx: mpsc::Sender<String>) {
+    let registry = Arc::clone(in_flight);
+    let task_id = id.clone();
+    in_flight.start(id.as_ref(), async move {
         let line = job.await;
+        if let Some(id) = &task_id {
+            registry.finish(id);
+        }
         drop(permit);
         if let Some(line) = line {
             // The writer is gone only when the output closed; nothing is left to tell.

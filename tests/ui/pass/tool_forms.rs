@@ -66,13 +66,13 @@ async fn with_context(ctx: &Context, n: u8) -> Result<Structured<Hits>, String> 
     input_schema = serde_json::json!({"type": "object", "properties": {"x": {"type": "integer"}}}),
     output_schema = serde_json::json!({"type": "object"}),
 )]
-fn all_keys(#[serde(default)] x: i32) -> CallToolResult {
+fn all_keys(#[mcp(default)] x: i32) -> CallToolResult {
     CallToolResult::text(x.to_string())
 }
 
 /// Content blocks, renamed and defaulted arguments.
 #[mcp_tool]
-async fn blocks(#[serde(rename = "type")] kind: String, #[serde(default)] count: usize) -> Vec<Content> {
+async fn blocks(#[mcp(rename = "type")] kind: String, #[mcp(default)] count: usize) -> Vec<Content> {
     let _ = count;
     vec![
         Content::text(kind),

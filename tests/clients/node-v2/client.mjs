@@ -1,0 +1,91 @@
+// Drives one MCP server over stdio with the official TypeScript SDK v2 client
+// (`@modelcontextprotocol/client`) and reports, as JSON lines on stdout, what the SDK saw. The
+// Rust integration tests run it (see tests/src/clients.rs); it shares its command line and
+// output with ../node/client.mjs and ../python/client.py (../common/driver.mjs):
+//
+//   node client.mjs [--mode legacy|modern|auto] --plan '<json array of steps>' -- <server> [args...]
+//
+// The connect line also says `mode` (the flag) and `era` (`Client.getProtocolEra()`:
+// "legacy" or "modern"). List ops go through the SDK's own page walk (`listTools()` without a
+// cursor, `cacheMode: 'refresh'` so the server is asked every time); `pages` counts the list
+// requests that walk sent.
+//
+// --mode picks the client's `versionNegotiation.mode` (the SDK's default is `legacy`):
+//   legacy  -> 'legacy': the initialize handshake, offering the newest handshake revision
+//              (2025-11-25); requests carry no `_meta` envelope.
+//   modern  -> { pin: '2026-07-28' }: `connect()` sends `server/discover` carrying the
+//              per-request `_meta` envelope (protocol version, client info, capabilities) and
+//              requires the result's `supportedVersions` to hold 2026-07-28; no fallback. Every
+//              later request carries the envelope. Capabilities, instructions and the server's
+//              identity (`_meta["io.modelcontextprotocol/serverInfo"]`) come from that result.
+//   auto    -> 'auto': the same probe; a valid DiscoverResult offering 2026-07-28 selects the
+//              modern era, a -32022 naming another modern revision re-probes once, anything
+//              else (another error, an unusable result, a timeout or a closed pipe) falls back
+//              to the initialize handshake.
+// With the SDK's own StdioClientTransport the probe of both `modern` and `auto` runs on a
+// short-lived sibling process started with the same command (its stderr discarded); the
+// session's process starts once the era is known, so it never sees `server/discover`.
+
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { emit, fail, parseArgs, runPlan, standardOps } from '../common/driver.mjs';
+
+const MODES = {
+  legacy: { mode: 'legacy' },
+  modern: { mode: { pin: '2026-07-28' } },
+  auto: { mode: 'auto' },
+};
+
+const { plan, mode, command, args } = parseArgs(process.argv.slice(2), Object.keys(MODES));
+
+const client = new Client(
+  { name: 'mcp-tests-node-v2-client', version: '0.0.0' },
+  { versionNegotiation: MODES[mode] },
+);
+const transport = new StdioClientTransport({
+  command,
+  args,
+  // The whole environment, not the SDK's short default list, so tests can steer the server.
+  env: { ...process.env },
+  stderr: 'inherit',
+});
+
+// Requests sent on the session's connection, by method: how many pages a list walk took.
+const sent = new Map();
+const send = transport.send.bind(transport);
+transport.send = (message, options) => {
+  if (message?.method !== undefined && message.id !== undefined) {
+    sent.set(message.method, (sent.get(message.method) ?? 0) + 1);
+  }
+  return send(message, options);
+};
+
+const METHODS = { tools: 'tools/list', resources: 'resources/list', resourceTemplates: 'resources/templates/list', prompts: 'prompts/list' };
+
+async function walk(list, key) {
+  const method = METHODS[key];
+  const before = sent.get(method) ?? 0;
+  const result = await list(undefined, { cacheMode: 'refresh' });
+  return { result: { [key]: result[key] ?? [] }, pages: (sent.get(method) ?? 0) - before };
+}
+
+try {
+  await client.connect(transport);
+} catch (e) {
+  fail(2, `could not connect to ${command}: ${e?.stack ?? e}`);
+}
+
+emit({
+  op: 'connect',
+  serverVersion: client.getServerVersion() ?? null,
+  protocolVersion: client.getNegotiatedProtocolVersion() ?? null,
+  capabilities: client.getServerCapabilities() ?? null,
+  instructions: client.getInstructions() ?? null,
+  mode,
+  era: client.getProtocolEra() ?? null,
+});
+
+await runPlan(plan, standardOps(client, walk));
+
+await client.close();
+process.exit(0);

@@ -1,0 +1,8 @@
+use mcp_runtime::mcp_resource;
+
+#[mcp_resource("gifts://catalog/{category}/{page}")]
+fn books(category: String) -> String {
+    category
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+use mcp_runtime::mcp_tool;
+
+#[derive(serde::Deserialize)]
+struct Point {
+    x: i32,
+}
+
+#[mcp_tool]
+fn at(point: Point) -> String {
+    point.x.to_string()
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use std::rc::Rc;
+
+use mcp_runtime::mcp_tool;
+
+async fn later() {}
+
+#[mcp_tool]
+async fn count() -> String {
+    let shared = Rc::new(1);
+    later().await;
+    shared.to_string()
+}
+
+fn main() {}
