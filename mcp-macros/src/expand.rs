@@ -9,7 +9,7 @@ use crate::attr::CommonArgs;
 
 /// The declaration type: a braced struct named like the item (it lives in the type namespace,
 /// the function or constant in the value namespace, so both names coexist).
-pub(crate) fn declaration_struct(vis: &Visibility, ident: &Ident, attr: &str, method: &str) -> TokenStream {
+fn declaration_struct(vis: &Visibility, ident: &Ident, attr: &str, method: &str) -> TokenStream {
     let doc = format!("The `#[{attr}]` declaration of `{ident}`: `Server::builder(..).{method}({ident} {{}})`.");
     quote! {
         #[doc = #doc]
@@ -57,50 +57,76 @@ pub(crate) fn item_name(common: &CommonArgs, ident: &Ident) -> String {
     }
 }
 
-/// The link-time registration of a declaration into `slice` (`TOOLS`, `RESOURCES`, `PROMPTS`).
-pub(crate) fn registration(slice: &str, descriptor: &str, ident: &Ident) -> TokenStream {
-    let slice = Ident::new(slice, proc_macro2::Span::call_site());
-    let descriptor = Ident::new(descriptor, proc_macro2::Span::call_site());
-    quote! {
-        #[__mcp::__private::linkme::distributed_slice(__mcp::__private::#slice)]
-        #[linkme(crate = __mcp::__private::linkme)]
-        static __MCP_DECLARE: fn() -> __mcp::#descriptor =
-            || <__mcp::#descriptor as ::core::convert::From<#ident>>::from(#ident {});
-    }
-}
-
-/// The expansion when a declaration has errors: the item as written (so uses of it still
-/// compile), a stub declaration (so `.tool(x {})` and the like still compile), and the errors.
-pub(crate) struct Fallback<'a> {
+/// A declaration's expansion: the item as written, a braced struct with its name, and in a
+/// `const _` block the runtime import, supporting items, the `From` impl that builds the
+/// descriptor and (unless the declaration has errors) the link-time registration.
+pub(crate) struct Declaration<'a> {
+    /// The item, re-emitted.
     pub(crate) item: TokenStream,
     pub(crate) vis: &'a Visibility,
     pub(crate) ident: &'a Ident,
+    /// `mcp_tool`, `mcp_resource`, `mcp_prompt`.
     pub(crate) attr: &'static str,
+    /// The builder method that takes the declaration (`tool`, `resource`, `prompt`).
     pub(crate) method: &'static str,
-    pub(crate) import: TokenStream,
-    /// An expression building a descriptor without a handler.
-    pub(crate) stub: TokenStream,
+    /// `ToolDescriptor`, `ResourceDescriptor`, `PromptDescriptor`.
     pub(crate) descriptor: &'static str,
+    /// `TOOLS`, `RESOURCES`, `PROMPTS`.
+    pub(crate) slice: &'static str,
+    pub(crate) import: TokenStream,
+    /// Items the `From` impl needs (argument structs, assertions).
+    pub(crate) support: TokenStream,
+    /// The body of `From::from`, an expression of the descriptor type.
+    pub(crate) build: TokenStream,
 }
 
-impl Fallback<'_> {
-    pub(crate) fn render(self, errors: syn::Error) -> TokenStream {
-        let Fallback { item, vis, ident, attr, method, import, stub, descriptor } = self;
-        let errors = errors.to_compile_error();
+impl Declaration<'_> {
+    /// The expansion of a valid declaration.
+    pub(crate) fn render(self) -> TokenStream {
+        self.render_with(None)
+    }
+
+    /// The expansion when the declaration has errors: the item as written (so uses of it still
+    /// compile), a stub declaration (so `.tool(x {})` and the like still compile), no
+    /// registration, and the errors.
+    pub(crate) fn render_errors(self, errors: syn::Error) -> TokenStream {
+        self.render_with(Some(errors))
+    }
+
+    fn render_with(self, errors: Option<syn::Error>) -> TokenStream {
+        let Declaration { item, vis, ident, attr, method, descriptor, slice, import, support, build } = self;
         let declaration = declaration_struct(vis, ident, attr, method);
         let descriptor = Ident::new(descriptor, proc_macro2::Span::call_site());
+        let slice = Ident::new(slice, proc_macro2::Span::call_site());
+        let registration = errors.is_none().then(|| {
+            quote! {
+                #[__mcp::__private::linkme::distributed_slice(__mcp::__private::#slice)]
+                #[linkme(crate = __mcp::__private::linkme)]
+                static __MCP_DECLARE: fn() -> __mcp::#descriptor =
+                    || <__mcp::#descriptor as ::core::convert::From<#ident>>::from(#ident {});
+            }
+        });
+        let errors = errors.map(|e| e.to_compile_error());
         quote! {
             #item
+
             #declaration
+
             const _: () = {
                 #import
+
+                #support
+
                 #[automatically_derived]
                 impl ::core::convert::From<#ident> for __mcp::#descriptor {
                     fn from(_: #ident) -> Self {
-                        #stub
+                        #build
                     }
                 }
+
+                #registration
             };
+
             #errors
         }
     }

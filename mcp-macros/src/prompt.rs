@@ -9,9 +9,7 @@ use syn::spanned::Spanned;
 use crate::ast::{FnItem, PROMPT, ParamKind, doc_text};
 use crate::attr::PromptArgs;
 use crate::ctxt::Ctxt;
-use crate::expand::{
-    Fallback, common_builder, completer, declaration_struct, item_name, nameable_return, registration, return_span,
-};
+use crate::expand::{Declaration, common_builder, completer, item_name, nameable_return, return_span};
 use crate::paths::RuntimePath;
 
 /// Expands `#[mcp_prompt(args)] item`.
@@ -47,17 +45,12 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 return quote!(#item #errors);
             }
             let name = item_name(&args.common, prompt.ident());
-            Fallback {
-                item: quote!(#item),
-                vis: &item.vis,
-                ident: prompt.ident(),
-                attr: "mcp_prompt",
-                method: "prompt",
+            Declaration {
                 import: RuntimePath::new(args.common.krate.get().cloned()).import(),
-                stub: quote!(__mcp::PromptDescriptor::new(#name)),
-                descriptor: "PromptDescriptor",
+                build: quote!(__mcp::PromptDescriptor::new(#name)),
+                ..declaration(&prompt)
             }
-            .render(errors)
+            .render_errors(errors)
         }
     }
 }
@@ -113,32 +106,36 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
         Some(_) => quote!(__mcp::__private::PromptReturn(#call).into_prompt_result()),
         None => quote!(__mcp::IntoPromptResult::into_prompt_result(#call)),
     };
-    let declaration = declaration_struct(&item.vis, ident, "mcp_prompt", "prompt");
-    let registration = registration("PROMPTS", "PromptDescriptor", ident);
-    quote! {
-        #item
+    Declaration {
+        import,
+        support: quote!(#assertion),
+        build: quote! {
+            #[allow(unused_imports)]
+            use __mcp::__private::{NotPromptResult as _, RequiredArg as _};
+            let descriptor = __mcp::PromptDescriptor::new(#name) #(#calls)*;
+            __mcp::__private::with_prompt_handler(descriptor, |__mcp_get: __mcp::PromptGet| async move {
+                #(#bindings)*
+                #convert
+            })
+        },
+        ..declaration(prompt)
+    }
+    .render()
+}
 
-        #declaration
-
-        const _: () = {
-            #import
-
-            #assertion
-
-            #[automatically_derived]
-            impl ::core::convert::From<#ident> for __mcp::PromptDescriptor {
-                fn from(_: #ident) -> Self {
-                    #[allow(unused_imports)]
-                    use __mcp::__private::{NotPromptResult as _, RequiredArg as _};
-                    let descriptor = __mcp::PromptDescriptor::new(#name) #(#calls)*;
-                    __mcp::__private::with_prompt_handler(descriptor, |__mcp_get: __mcp::PromptGet| async move {
-                        #(#bindings)*
-                        #convert
-                    })
-                }
-            }
-
-            #registration
-        };
+/// The parts of a prompt declaration that do not depend on its arguments.
+fn declaration(prompt: &FnItem) -> Declaration<'_> {
+    let item = &prompt.item;
+    Declaration {
+        item: quote!(#item),
+        vis: &item.vis,
+        ident: prompt.ident(),
+        attr: "mcp_prompt",
+        method: "prompt",
+        descriptor: "PromptDescriptor",
+        slice: "PROMPTS",
+        import: TokenStream::new(),
+        support: TokenStream::new(),
+        build: TokenStream::new(),
     }
 }

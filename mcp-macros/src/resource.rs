@@ -9,9 +9,7 @@ use syn::{Item, ItemConst, LitStr, Visibility};
 use crate::ast::{FnItem, ParamKind, RESOURCE};
 use crate::attr::{ResourceArgs, docs};
 use crate::ctxt::Ctxt;
-use crate::expand::{
-    Fallback, common_builder, completer, declaration_struct, item_name, nameable_return, registration, return_span,
-};
+use crate::expand::{Declaration, common_builder, completer, item_name, nameable_return, return_span};
 use crate::paths::RuntimePath;
 use crate::uri_template::UriTemplate;
 
@@ -248,32 +246,35 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
             #convert
         })
     });
-    let declaration = declaration_struct(&item.vis, ident, "mcp_resource", "resource");
-    let registration = registration("RESOURCES", "ResourceDescriptor", ident);
-    quote! {
-        #item
+    Declaration {
+        import,
+        support: quote!(#assertion),
+        build: quote! {
+            #[allow(unused_imports)]
+            use __mcp::__private::{NoResourceMime as _, NotResourceContents as _};
+            let descriptor = #start #(#calls)*;
+            #default_mime
+            #lister
+            descriptor
+        },
+        ..declaration(quote!(#item), &item.vis, ident)
+    }
+    .render()
+}
 
-        #declaration
-
-        const _: () = {
-            #import
-
-            #assertion
-
-            #[automatically_derived]
-            impl ::core::convert::From<#ident> for __mcp::ResourceDescriptor {
-                fn from(_: #ident) -> Self {
-                    #[allow(unused_imports)]
-                    use __mcp::__private::{NoResourceMime as _, NotResourceContents as _};
-                    let descriptor = #start #(#calls)*;
-                    #default_mime
-                    #lister
-                    descriptor
-                }
-            }
-
-            #registration
-        };
+/// The parts of a resource declaration that do not depend on the item's kind.
+fn declaration<'a>(item: TokenStream, vis: &'a Visibility, ident: &'a Ident) -> Declaration<'a> {
+    Declaration {
+        item,
+        vis,
+        ident,
+        attr: "mcp_resource",
+        method: "resource",
+        descriptor: "ResourceDescriptor",
+        slice: "RESOURCES",
+        import: TokenStream::new(),
+        support: TokenStream::new(),
+        build: TokenStream::new(),
     }
 }
 
@@ -285,33 +286,20 @@ fn render_const(args: &mut ResourceArgs, item: &ItemConst) -> TokenStream {
     let start = descriptor_start(args, &name, false);
     let calls = builder(args, &docs(&item.attrs), ident);
     let assertion = quote_spanned!(ty.span()=> const _: () = __mcp::__private::assert_resource_result::<#ty>(););
-    let declaration = declaration_struct(&item.vis, ident, "mcp_resource", "resource");
-    let registration = registration("RESOURCES", "ResourceDescriptor", ident);
-    quote! {
-        #item
-
-        #declaration
-
-        const _: () = {
-            #import
-
-            #assertion
-
-            #[automatically_derived]
-            impl ::core::convert::From<#ident> for __mcp::ResourceDescriptor {
-                fn from(_: #ident) -> Self {
-                    #[allow(unused_imports)]
-                    use __mcp::__private::NotResourceContents as _;
-                    #start #(#calls)*
-                        .reader(|__mcp_read: __mcp::ResourceRead| async move {
-                            __mcp::__private::ResourceReturn(#ident).into_read_result(&__mcp_read)
-                        })
-                }
-            }
-
-            #registration
-        };
+    Declaration {
+        import,
+        support: assertion,
+        build: quote! {
+            #[allow(unused_imports)]
+            use __mcp::__private::NotResourceContents as _;
+            #start #(#calls)*
+                .reader(|__mcp_read: __mcp::ResourceRead| async move {
+                    __mcp::__private::ResourceReturn(#ident).into_read_result(&__mcp_read)
+                })
+        },
+        ..declaration(quote!(#item), &item.vis, ident)
     }
+    .render()
 }
 
 fn fallback(
@@ -323,15 +311,10 @@ fn fallback(
 ) -> TokenStream {
     let name = item_name(&args.common, ident);
     let uri = args.uri.get().map(LitStr::value).unwrap_or_else(|| name.clone());
-    Fallback {
-        item,
-        vis,
-        ident,
-        attr: "mcp_resource",
-        method: "resource",
+    Declaration {
         import: RuntimePath::new(args.common.krate.get().cloned()).import(),
-        stub: quote!(__mcp::ResourceDescriptor::fixed(#uri, #name)),
-        descriptor: "ResourceDescriptor",
+        build: quote!(__mcp::ResourceDescriptor::fixed(#uri, #name)),
+        ..declaration(item, vis, ident)
     }
-    .render(errors)
+    .render_errors(errors)
 }

@@ -8,9 +8,7 @@ use syn::spanned::Spanned;
 use crate::ast::{FnItem, ParamKind, TOOL, doc_text};
 use crate::attr::ToolArgs;
 use crate::ctxt::{Ctxt, to_compile_errors};
-use crate::expand::{
-    Fallback, common_builder, declaration_struct, item_name, nameable_return, registration, return_span,
-};
+use crate::expand::{Declaration, common_builder, item_name, nameable_return, return_span};
 use crate::paths::RuntimePath;
 
 /// Expands `#[mcp_tool(args)] item`.
@@ -108,34 +106,24 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
     };
 
     let assertions = assertions(tool);
-    let declaration = declaration_struct(&tool.item.vis, ident, "mcp_tool", "tool");
-    let registration = registration("TOOLS", "ToolDescriptor", ident);
-
-    quote! {
-        #item
-
-        #declaration
-
-        const _: () = {
-            #import
-
-            #args_struct
-
-            #assertions
-
-            #[automatically_derived]
-            impl ::core::convert::From<#ident> for __mcp::ToolDescriptor {
-                fn from(_: #ident) -> Self {
-                    #[allow(unused_imports)]
-                    use __mcp::__private::{NoReturnSchema as _, NotAToolReturn as _};
-                    let descriptor = __mcp::ToolDescriptor::new(#name) #(#builder)*;
-                    __mcp::__private::with_output_schema(descriptor, #output_schema) #set_handler
-                }
-            }
-
-            #registration
-        };
+    Declaration {
+        item: quote!(#item),
+        vis: &item.vis,
+        ident,
+        attr: "mcp_tool",
+        method: "tool",
+        descriptor: "ToolDescriptor",
+        slice: "TOOLS",
+        import,
+        support: quote!(#args_struct #assertions),
+        build: quote! {
+            #[allow(unused_imports)]
+            use __mcp::__private::{NoReturnSchema as _, NotAToolReturn as _};
+            let descriptor = __mcp::ToolDescriptor::new(#name) #(#builder)*;
+            __mcp::__private::with_output_schema(descriptor, #output_schema) #set_handler
+        },
     }
+    .render()
 }
 
 /// The hidden struct the arguments deserialize into (or the flattened user struct).
@@ -277,15 +265,17 @@ fn fallback(args: &ToolArgs, tool: &FnItem, errors: syn::Error) -> TokenStream {
         return quote!(#item #errors);
     }
     let name = item_name(&args.common, tool.ident());
-    Fallback {
+    Declaration {
         item: quote!(#item),
         vis: &item.vis,
         ident: tool.ident(),
         attr: "mcp_tool",
         method: "tool",
-        import: RuntimePath::new(args.common.krate.get().cloned()).import(),
-        stub: quote!(__mcp::ToolDescriptor::new(#name)),
         descriptor: "ToolDescriptor",
+        slice: "TOOLS",
+        import: RuntimePath::new(args.common.krate.get().cloned()).import(),
+        support: quote!(),
+        build: quote!(__mcp::ToolDescriptor::new(#name)),
     }
-    .render(errors)
+    .render_errors(errors)
 }

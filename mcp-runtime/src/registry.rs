@@ -9,7 +9,8 @@ use crate::completion::CompletionHandler;
 use crate::error::{Error, ItemKind};
 use crate::prompt::{PromptDescriptor, PromptHandler};
 use crate::protocol::{
-    ErrorObject, Feature, Prompt, Resource, ResourceTemplate, Revision, Tool, is_object_schema, wrapped_output_schema,
+    ErrorObject, Feature, Prompt, Resource, ResourceTemplate, Revision, Tool, is_object_schema,
+    shape_descriptive_fields, wrapped_output_schema,
 };
 use crate::resource::{Address, ListHandler, ReadHandler, ResourceDescriptor};
 use crate::tool::{ToolDescriptor, ToolHandler, is_valid_tool_name};
@@ -32,17 +33,9 @@ impl ToolEntry {
     /// The listing entry as `revision` defines it.
     pub(crate) fn listing(&self, revision: Revision) -> Tool {
         let mut tool = self.tool.clone();
-        if !revision.supports(Feature::Titles) {
-            tool.title = None;
-        }
+        shape_descriptive_fields(revision, &mut tool.title, &mut tool.icons, &mut tool.meta);
         if !revision.supports(Feature::ToolAnnotations) {
             tool.annotations = None;
-        }
-        if !revision.supports(Feature::Icons) {
-            tool.icons = None;
-        }
-        if !revision.supports(Feature::ContentMeta) {
-            tool.meta = None;
         }
         tool.output_schema = match tool.output_schema.take() {
             Some(_) if !revision.supports(Feature::StructuredContent) => None,

@@ -185,13 +185,36 @@ pub(crate) fn route(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, reques
 }
 
 #[derive(Deserialize, Default)]
-pub(super) struct ListParams {
+struct ListParams {
     #[serde(default)]
-    pub(super) cursor: Option<String>,
+    cursor: Option<String>,
+}
+
+/// The `cursor` of a list request.
+pub(super) fn list_cursor(params: Option<&RawValue>) -> Result<Option<String>, ErrorObject> {
+    parse_params::<ListParams>(params).map(|p| p.cursor)
+}
+
+/// One page of a list result: `field` holds the page's items, `nextCursor` the next page's
+/// cursor; 2026-07-28 results carry the list's caching fields.
+pub(super) fn page_result<T: Serialize>(
+    core: &ServerCore,
+    id: &RequestId,
+    revision: Revision,
+    (field, items): (&str, Vec<T>),
+    next: Option<String>,
+    cached: Cached,
+) -> String {
+    let mut result = Map::new();
+    result.insert(field.into(), serde_json::to_value(items).unwrap_or(Value::Null));
+    if let Some(next) = next {
+        result.insert("nextCursor".into(), Value::String(next));
+    }
+    respond(core, id, revision, Some(core.config.cache.get(cached)), &result)
 }
 
 /// Parses a request's params into `T` (absent params read as `T::default()`).
-pub(super) fn parse_params<'a, T: Deserialize<'a> + Default>(params: Option<&'a RawValue>) -> Result<T, ErrorObject> {
+fn parse_params<'a, T: Deserialize<'a> + Default>(params: Option<&'a RawValue>) -> Result<T, ErrorObject> {
     match params {
         None => Ok(T::default()),
         Some(raw) => {

@@ -7,8 +7,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::tools::IntoSerialized;
-use super::{ListParams, Outcome, guarded, parse_params, reply_error, required_params, respond};
+use super::{Outcome, guarded, list_cursor, page_result, reply_error, required_params, respond};
 use crate::cache::Cached;
 use crate::completion::CompletionContext;
 use crate::context::{Context, Negotiated};
@@ -22,18 +21,11 @@ pub(super) fn list(
     revision: Revision,
     params: Option<&RawValue>,
 ) -> Result<String, ErrorObject> {
-    let params: ListParams = parse_params(params)?;
+    let cursor = list_cursor(params)?;
     let registry = core.registry();
-    let (items, next) = registry.prompts.page(params.cursor.as_deref(), core.config.page_size)?;
-    let mut result = Map::new();
-    result.insert(
-        "prompts".into(),
-        items.iter().map(|p| p.prompt.for_revision(revision)).collect::<Vec<_>>().into_serialized(),
-    );
-    if let Some(next) = next {
-        result.insert("nextCursor".into(), Value::String(next));
-    }
-    Ok(respond(core, id, revision, Some(core.config.cache.get(Cached::PromptList)), &result))
+    let (items, next) = registry.prompts.page(cursor.as_deref(), core.config.page_size)?;
+    let prompts = items.iter().map(|p| p.prompt.for_revision(revision)).collect();
+    Ok(page_result(core, id, revision, ("prompts", prompts), next, Cached::PromptList))
 }
 
 #[derive(Deserialize)]

@@ -3,11 +3,10 @@
 use std::sync::Arc;
 
 use serde::Deserialize;
+use serde_json::json;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value, json};
 
-use super::tools::IntoSerialized;
-use super::{ListParams, Outcome, guarded, parse_params, reply_error, required_params, respond};
+use super::{Outcome, guarded, list_cursor, page_result, reply_error, required_params, respond};
 use crate::cache::Cached;
 use crate::context::{Context, Negotiated};
 use crate::protocol::{ErrorObject, Feature, ReadResourceResult, Request, RequestId, Resource, Revision, code};
@@ -19,8 +18,8 @@ use crate::server::ServerCore;
 /// time, so the answer is deferred when there are any).
 pub(super) fn list(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request: Request<'_>) -> Outcome {
     let id = request.id;
-    let params: ListParams = match parse_params(request.params) {
-        Ok(p) => p,
+    let cursor = match list_cursor(request.params) {
+        Ok(cursor) => cursor,
         Err(e) => return reply_error(&id, e),
     };
     let revision = negotiated.revision;
@@ -32,17 +31,10 @@ pub(super) fn list(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request
     let finish = move |core: &ServerCore, mut all: Vec<Resource>| -> String {
         all.sort_by(|a, b| a.uri.cmp(&b.uri));
         all.dedup_by(|a, b| a.uri == b.uri);
-        match page(&all, |r| &r.uri, params.cursor.as_deref(), core.config.page_size) {
+        match page(&all, |r| &r.uri, cursor.as_deref(), core.config.page_size) {
             Ok((items, next)) => {
-                let mut result = Map::new();
-                result.insert(
-                    "resources".into(),
-                    items.iter().map(|r| r.for_revision(revision)).collect::<Vec<_>>().into_serialized(),
-                );
-                if let Some(next) = next {
-                    result.insert("nextCursor".into(), Value::String(next));
-                }
-                respond(core, &id, revision, Some(core.config.cache.get(Cached::ResourceList)), &result)
+                let resources = items.iter().map(|r| r.for_revision(revision)).collect();
+                page_result(core, &id, revision, ("resources", resources), next, Cached::ResourceList)
             }
             Err(e) => crate::protocol::error_line(Some(&id), &e),
         }
@@ -72,18 +64,11 @@ pub(super) fn list_templates(
     revision: Revision,
     params: Option<&RawValue>,
 ) -> Result<String, ErrorObject> {
-    let params: ListParams = parse_params(params)?;
+    let cursor = list_cursor(params)?;
     let registry = core.registry();
-    let (items, next) = registry.templates.page(params.cursor.as_deref(), core.config.page_size)?;
-    let mut result = Map::new();
-    result.insert(
-        "resourceTemplates".into(),
-        items.iter().map(|t| t.template.for_revision(revision)).collect::<Vec<_>>().into_serialized(),
-    );
-    if let Some(next) = next {
-        result.insert("nextCursor".into(), Value::String(next));
-    }
-    Ok(respond(core, id, revision, Some(core.config.cache.get(Cached::ResourceTemplateList)), &result))
+    let (items, next) = registry.templates.page(cursor.as_deref(), core.config.page_size)?;
+    let templates = items.iter().map(|t| t.template.for_revision(revision)).collect();
+    Ok(page_result(core, id, revision, ("resourceTemplates", templates), next, Cached::ResourceTemplateList))
 }
 
 #[derive(Deserialize)]

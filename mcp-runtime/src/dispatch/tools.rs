@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::{ListParams, Outcome, guarded, parse_params, reply_error, required_params, respond};
+use super::{Outcome, guarded, list_cursor, page_result, reply_error, required_params, respond};
 use crate::cache::Cached;
 use crate::context::{Context, Negotiated};
 use crate::protocol::{CallToolResult, ErrorObject, Feature, Request, RequestId, Revision, Shape, code, shape_of};
@@ -19,26 +19,11 @@ pub(super) fn list(
     revision: Revision,
     params: Option<&RawValue>,
 ) -> Result<String, ErrorObject> {
-    let params: ListParams = parse_params(params)?;
+    let cursor = list_cursor(params)?;
     let registry = core.registry();
-    let (page, next) = registry.tools.page(params.cursor.as_deref(), core.config.page_size)?;
-    let mut result = Map::new();
-    result.insert("tools".into(), page.iter().map(|t| t.listing(revision)).collect::<Vec<_>>().into_serialized());
-    if let Some(next) = next {
-        result.insert("nextCursor".into(), Value::String(next));
-    }
-    Ok(respond(core, id, revision, Some(core.config.cache.get(Cached::ToolList)), &result))
-}
-
-/// Serializes listing entries; they are plain data and always serialize.
-pub(super) trait IntoSerialized {
-    fn into_serialized(self) -> Value;
-}
-
-impl<T: serde::Serialize> IntoSerialized for Vec<T> {
-    fn into_serialized(self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
-    }
+    let (page, next) = registry.tools.page(cursor.as_deref(), core.config.page_size)?;
+    let tools = page.iter().map(|t| t.listing(revision)).collect();
+    Ok(page_result(core, id, revision, ("tools", tools), next, Cached::ToolList))
 }
 
 #[derive(Deserialize)]

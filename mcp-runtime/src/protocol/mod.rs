@@ -26,3 +26,22 @@ pub use resources::{ReadResourceResult, Resource, ResourceTemplate};
 pub use revision::{Feature, Revision};
 pub use tools::{CallToolResult, Tool, ToolAnnotations};
 pub(crate) use tools::{is_object_schema, wrapped_output_schema};
+
+/// Leaves out the descriptive fields `revision` lacks: `title` and `_meta` (2025-06-18+),
+/// `icons` (2025-11-25+). Every listed item (tool, resource, template, prompt) has them.
+pub(crate) fn shape_descriptive_fields(
+    revision: Revision,
+    title: &mut Option<String>,
+    icons: &mut Option<Vec<Icon>>,
+    meta: &mut Option<serde_json::Map<String, serde_json::Value>>,
+) {
+    if !revision.supports(Feature::Titles) {
+        *title = None;
+    }
+    if !revision.supports(Feature::Icons) {
+        *icons = None;
+    }
+    if !revision.supports(Feature::ContentMeta) {
+        *meta = None;
+    }
+}

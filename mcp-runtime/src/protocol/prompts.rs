@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Content, Feature, Icon, Revision, Role};
+use super::{Content, Feature, Icon, Revision, Role, shape_descriptive_fields};
 
 /// One argument of a prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,15 +49,9 @@ impl Prompt {
     /// This prompt as `revision` defines it.
     pub fn for_revision(&self, revision: Revision) -> Prompt {
         let mut out = self.clone();
+        shape_descriptive_fields(revision, &mut out.title, &mut out.icons, &mut out.meta);
         if !revision.supports(Feature::Titles) {
-            out.title = None;
             out.arguments.iter_mut().for_each(|a| a.title = None);
-        }
-        if !revision.supports(Feature::Icons) {
-            out.icons = None;
-        }
-        if !revision.supports(Feature::ContentMeta) {
-            out.meta = None;
         }
         out
     }

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Annotations, Feature, Icon, ResourceContents, Revision};
+use super::{Annotations, Icon, ResourceContents, Revision, shape_descriptive_fields};
 
 /// A concrete resource as `resources/list` describes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,15 +55,7 @@ impl Resource {
     /// This resource as `revision` defines it.
     pub fn for_revision(&self, revision: Revision) -> Resource {
         let mut out = self.clone();
-        if !revision.supports(Feature::Titles) {
-            out.title = None;
-        }
-        if !revision.supports(Feature::Icons) {
-            out.icons = None;
-        }
-        if !revision.supports(Feature::ContentMeta) {
-            out.meta = None;
-        }
+        shape_descriptive_fields(revision, &mut out.title, &mut out.icons, &mut out.meta);
         Annotations::shape(&mut out.annotations, revision);
         out
     }
@@ -101,15 +93,7 @@ impl ResourceTemplate {
     /// This template as `revision` defines it.
     pub fn for_revision(&self, revision: Revision) -> ResourceTemplate {
         let mut out = self.clone();
-        if !revision.supports(Feature::Titles) {
-            out.title = None;
-        }
-        if !revision.supports(Feature::Icons) {
-            out.icons = None;
-        }
-        if !revision.supports(Feature::ContentMeta) {
-            out.meta = None;
-        }
+        shape_descriptive_fields(revision, &mut out.title, &mut out.icons, &mut out.meta);
         Annotations::shape(&mut out.annotations, revision);
         out
     }
