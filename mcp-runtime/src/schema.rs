@@ -2,7 +2,8 @@
 //!
 //! The generator inlines every non-recursive type, hoists recursive ones to root `$defs`
 //! (every `$ref` resolvable), writes no `$schema`, turns `Option<T>` properties into optional
-//! properties of type `T` (no `null` unions) and replaces bare boolean subschemas with objects.
+//! properties of type `T` (no `null` unions), replaces bare boolean subschemas with objects and
+//! leaves out the number `format`s JSON Schema does not define (`uint8`, `double`, …).
 //! What a hand-written `JsonSchema` impl returns is otherwise kept as written.
 
 use schemars::JsonSchema;
@@ -71,9 +72,20 @@ const SCHEMA_LISTS: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
 const SCHEMA_SINGLES: [&str; 8] =
     ["items", "not", "if", "then", "else", "contains", "propertyNames", "additionalItems"];
 
+/// The `format`s schemars writes for Rust's number types. JSON Schema 2020-12 defines none of
+/// them (strict validators, such as the TypeScript SDK's, warn about each); the type's range
+/// is already in `minimum`/`maximum`.
+const RUST_NUMBER_FORMATS: [&str; 14] = [
+    "int8", "int16", "int32", "int64", "int128", "int", "uint8", "uint16", "uint32", "uint64", "uint128", "uint",
+    "float", "double",
+];
+
 /// Rewrites a generated schema in place (see the module docs).
 fn normalize(schema: &mut Value) {
     let Value::Object(obj) = schema else { return };
+    if obj.get("format").and_then(Value::as_str).is_some_and(|f| RUST_NUMBER_FORMATS.contains(&f)) {
+        obj.remove("format");
+    }
     let required: Vec<String> = obj
         .get("required")
         .and_then(Value::as_array)
@@ -186,6 +198,26 @@ mod tests {
         assert!(schema.get("$defs").is_none(), "non-recursive types are inlined: {schema}");
         assert!(schema["properties"]["any"].is_object());
         assert!(schema.get("title").is_none());
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Numbers {
+        small: u8,
+        big: i64,
+        ratio: f64,
+        #[schemars(email)]
+        contact: String,
+    }
+
+    #[test]
+    fn rust_number_formats_are_left_out_and_standard_ones_kept() {
+        let schema = schema_for::<Numbers>();
+        for field in ["small", "big", "ratio"] {
+            assert!(schema["properties"][field].get("format").is_none(), "{schema}");
+        }
+        assert_eq!(schema["properties"]["small"]["maximum"], 255);
+        assert_eq!(schema["properties"]["contact"]["format"], "email");
     }
 
     #[test]
