@@ -210,7 +210,6 @@ impl Server {
             info: self.info,
             instructions: self.instructions,
             capabilities,
-            completions: registry.has_completions(),
             dynamic_lists: dynamic,
             registry: RwLock::new(Arc::new(registry)),
             events: broadcast::channel(EVENT_BACKLOG).0,
@@ -257,8 +256,6 @@ pub(crate) struct ServerCore {
     pub(crate) instructions: Option<String>,
     /// Declared once at start and never changed.
     pub(crate) capabilities: ServerCapabilities,
-    /// `completion/complete` is served (also under 2024-11-05, which has no capability for it).
-    pub(crate) completions: bool,
     pub(crate) dynamic_lists: bool,
     /// The current registry; a change swaps in a new one and requests already running keep
     /// the one they started with.

@@ -164,6 +164,8 @@ pub(crate) fn route(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, reques
     let declared = &core.capabilities;
     let (tools, resources, prompts) =
         (declared.tools.is_some(), declared.resources.is_some(), declared.prompts.is_some());
+    // Declared before shaping for a revision: 2024-11-05 had the method without a capability.
+    let completions = declared.completions.is_some();
     let id = &request.id;
     let result = match request.method.as_ref() {
         "server/discover" => return discover(core, id, revision),
@@ -174,8 +176,7 @@ pub(crate) fn route(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, reques
         "resources/read" if resources => return resources::read(core, negotiated, request),
         "prompts/list" if prompts => prompts::list(core, id, revision, request.params),
         "prompts/get" if prompts => return prompts::get(core, negotiated, request),
-        // 2024-11-05 had the method without a capability; it is served when completions exist.
-        "completion/complete" if core.completions => prompts::complete(core, id, revision, request.params),
+        "completion/complete" if completions => prompts::complete(core, id, revision, request.params),
         method => Err(ErrorObject::method_not_found(method)),
     };
     match result {
