@@ -99,28 +99,64 @@ impl UriTemplate {
         })
     }
 
-    /// The variables' values if `uri` is an expansion of this template.
+    /// The variables' values if `uri` is an expansion of this template. URIs longer than
+    /// 8 KiB match no template (matching backtracks, so its cost must stay bounded).
     pub fn match_uri(&self, uri: &str) -> Option<Vec<(String, String)>> {
+        if uri.len() > MAX_MATCHED_URI {
+            return None;
+        }
+        self.match_within(uri, MATCH_STEPS).0
+    }
+
+    /// [`match_uri`](Self::match_uri) with `budget` variable endings to try, and what is left
+    /// of it.
+    fn match_within(&self, uri: &str, mut budget: usize) -> (Option<Vec<(String, String)>>, usize) {
         let mut values = Vec::new();
-        match_parts(&self.parts, uri, &mut values).then_some(values)
+        let matched = match_parts(&self.parts, uri, &mut values, &mut budget);
+        (matched.then_some(values), budget)
     }
 }
 
-/// Matches `parts` against the whole of `uri`, backtracking over where each variable ends.
-fn match_parts(parts: &[Part], uri: &str, values: &mut Vec<(String, String)>) -> bool {
+/// The longest URI matched against templates.
+const MAX_MATCHED_URI: usize = 8 * 1024;
+
+/// How many variable endings one match may try before giving up (no match): a hostile URI
+/// against a template with several reserved variables could otherwise take cubic time.
+const MATCH_STEPS: usize = 100_000;
+
+/// Matches `parts` against the whole of `uri`, backtracking over where each variable ends:
+/// only where the literal after it starts (or at the end, for a last variable).
+fn match_parts(parts: &[Part], uri: &str, values: &mut Vec<(String, String)>, budget: &mut usize) -> bool {
     let Some((first, rest)) = parts.split_first() else { return uri.is_empty() };
     match first {
-        Part::Literal(text) => uri.strip_prefix(text.as_str()).is_some_and(|tail| match_parts(rest, tail, values)),
+        Part::Literal(text) => {
+            uri.strip_prefix(text.as_str()).is_some_and(|tail| match_parts(rest, tail, values, budget))
+        }
         Part::Variable { name, reserved } => {
             // A simple variable stops at the first character it may not hold.
             let limit = if *reserved { uri.len() } else { uri.find(|c| !is_unreserved_or_pct(c)).unwrap_or(uri.len()) };
-            for end in (1..=limit).rev().filter(|&end| uri.is_char_boundary(end)) {
+            let next_literal = match rest.first() {
+                Some(Part::Literal(text)) => Some(text.as_str()),
+                _ => None,
+            };
+            let ends = (1..=limit).rev().filter(|&end| {
+                uri.is_char_boundary(end)
+                    && match next_literal {
+                        Some(text) => uri[end..].starts_with(text),
+                        None => rest.is_empty() && end == uri.len(),
+                    }
+            });
+            for end in ends {
+                if *budget == 0 {
+                    return false;
+                }
+                *budget -= 1;
                 let Some(value) = (if *reserved { Some(uri[..end].to_owned()) } else { percent_decode(&uri[..end]) })
                 else {
                     continue;
                 };
                 values.push((name.clone(), value));
-                if match_parts(rest, &uri[end..], values) {
+                if match_parts(rest, &uri[end..], values, budget) {
                     return true;
                 }
                 values.pop();
@@ -179,6 +215,20 @@ mod tests {
         let t = UriTemplate::parse("gifts://catalog/{category}/{+rest}").unwrap();
         assert_eq!(t.variables().collect::<Vec<_>>(), ["category", "rest"]);
         assert_eq!(t.as_str(), "gifts://catalog/{category}/{+rest}");
+    }
+
+    #[test]
+    fn long_uris_match_no_template() {
+        let t = UriTemplate::parse("x://{+a}-{+b}-{+c}").unwrap();
+        assert!(t.match_uri(&format!("x://{}", "-".repeat(MAX_MATCHED_URI))).is_none());
+        let dashes = format!("x://{}", "-".repeat(2000));
+        assert!(t.match_uri(&dashes).is_some(), "dashes split into three non-empty parts");
+        // No ending can match: splits are tried until the step budget runs out, not all of
+        // the ~8000³/6 there are.
+        let hostile = UriTemplate::parse("x://{+a}-{+b}-{+c}z").unwrap();
+        let (matched, left) = hostile.match_within(&format!("x://{}", "-".repeat(8000)), MATCH_STEPS);
+        assert!(matched.is_none());
+        assert_eq!(left, 0, "the budget bounded the search");
     }
 
     #[test]
