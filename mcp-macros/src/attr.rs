@@ -240,6 +240,8 @@ pub(crate) struct ResourceArgs {
     pub(crate) priority: Slot<Lit>,
     pub(crate) list: Slot<Expr>,
     pub(crate) complete: Vec<CompleteEntry>,
+    pub(crate) ttl_ms: Slot<syn::LitInt>,
+    pub(crate) cache_scope: Slot<LitStr>,
 }
 
 /// Every key `#[mcp_resource]` accepts.
@@ -257,6 +259,8 @@ pub(crate) const RESOURCE_KEYS: &[&str] = &[
     "meta",
     "list",
     "complete",
+    "ttl_ms",
+    "cache_scope",
     "crate",
 ];
 
@@ -274,6 +278,8 @@ impl ResourceArgs {
             priority: Slot::new("priority"),
             list: Slot::new("list"),
             complete: Vec::new(),
+            ttl_ms: Slot::new("ttl_ms"),
+            cache_scope: Slot::new("cache_scope"),
         };
         let mut rest = args.clone().into_iter().peekable();
         if let Some(proc_macro2::TokenTree::Literal(lit)) = rest.peek() {
@@ -341,6 +347,22 @@ impl ResourceArgs {
                 "list" => out.list.set(cx, ATTR, path, meta.value()?.parse()?),
                 // complete(category = categories, other = |typed| vec![...])
                 "complete" => out.complete.extend(parse_complete(meta)?),
+                // ttl_ms = 5000   (how long 2026-07-28 clients may cache a read)
+                "ttl_ms" => {
+                    let lit: syn::LitInt = meta.value()?.parse().map_err(|e| {
+                        syn::Error::new(e.span(), "`ttl_ms` takes milliseconds, an integer literal: `ttl_ms = 5000`")
+                    })?;
+                    lit.base10_parse::<u64>()?;
+                    out.ttl_ms.set(cx, ATTR, path, lit);
+                }
+                // cache_scope = "private"
+                "cache_scope" => {
+                    let lit = string_value(meta, "cache_scope")?;
+                    if !matches!(lit.value().as_str(), "public" | "private") {
+                        return Err(syn::Error::new_spanned(&lit, "`cache_scope` is `\"public\"` or `\"private\"`"));
+                    }
+                    out.cache_scope.set(cx, ATTR, path, lit);
+                }
                 _ => return Err(unknown_key(path, key, ATTR, RESOURCE_KEYS)),
             }
             Ok(())

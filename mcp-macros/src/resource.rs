@@ -179,6 +179,22 @@ fn builder(args: &ResourceArgs, docs: &[syn::Expr], ident: &Ident) -> Vec<TokenS
             last_modified: ::core::option::Option::None,
         })));
     }
+    if args.ttl_ms.get().is_some() || args.cache_scope.get().is_some() {
+        let ttl = args.ttl_ms.get().map_or_else(|| quote!(60_000), |t| quote!(#t));
+        let scope = match args.cache_scope.get().map(LitStr::value).as_deref() {
+            Some("private") => quote!(__mcp::CacheScope::Private),
+            _ => quote!(__mcp::CacheScope::Public),
+        };
+        calls.push(quote!(.cache(__mcp::CachePolicy::new(::std::time::Duration::from_millis(#ttl), #scope))));
+    }
+    if args.ttl_ms.get().is_some() || args.cache_scope.get().is_some() {
+        let ttl = args.ttl_ms.get().map_or_else(|| quote!(60_000), |t| quote!(#t));
+        let scope = match args.cache_scope.get().map(LitStr::value).as_deref() {
+            Some("private") => quote!(__mcp::CacheScope::Private),
+            _ => quote!(__mcp::CacheScope::Public),
+        };
+        calls.push(quote!(.cache(__mcp::CachePolicy::new(::std::time::Duration::from_millis(#ttl), #scope))));
+    }
     for entry in &args.complete {
         let name = unraw(&entry.name);
         let completer = completer(&entry.completer);

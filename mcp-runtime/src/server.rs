@@ -147,6 +147,20 @@ impl Server {
         self
     }
 
+    /// Sets the home page sent in `serverInfo` (2025-11-25+).
+    #[must_use]
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.info.website_url = Some(url.into());
+        self
+    }
+
+    /// Adds an icon to `serverInfo` (2025-11-25+).
+    #[must_use]
+    pub fn icon(mut self, icon: crate::protocol::Icon) -> Self {
+        self.info.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
+
     /// Sets the instructions sent to the client at start (a hint for the model).
     #[must_use]
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {

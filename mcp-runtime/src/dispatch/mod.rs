@@ -14,6 +14,7 @@ use std::task::{Context as TaskContext, Poll};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
+use tracing::Instrument;
 
 use crate::cache::{CachePolicy, Cached};
 use crate::context::Negotiated;
@@ -157,9 +158,19 @@ pub(crate) fn stateless_view(request: &Request<'_>) -> Result<Arc<Negotiated>, E
     Ok(Arc::new(Negotiated { revision, client_capabilities, client_info: meta.client_info }))
 }
 
-/// Routes a request whose revision is known. Methods of a capability the server did not
-/// declare are not found.
+/// Routes a request whose revision is known, inside a `tracing` span naming its method, id and
+/// revision (work that outlives the call runs in the same span).
 pub(crate) fn route(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request: Request<'_>) -> Outcome {
+    let span =
+        tracing::debug_span!("request", method = %request.method, id = %request.id, revision = %negotiated.revision);
+    match span.in_scope(|| route_in_span(core, negotiated, request)) {
+        Outcome::Deferred(id, work) => Outcome::Deferred(id, Box::pin(work.instrument(span))),
+        done => done,
+    }
+}
+
+/// Routes a request: methods of a capability the server did not declare are not found.
+fn route_in_span(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request: Request<'_>) -> Outcome {
     let revision = negotiated.revision;
     let declared = &core.capabilities;
     let (tools, resources, prompts) =

@@ -17,6 +17,8 @@ const README: &str = "# Hello";
     audience = "user",
     audience = "assistant",
     priority = 0.5,
+    ttl_ms = 5000,
+    cache_scope = "private",
     icon = "https://example.com/icon.png",
     meta(version = 2)
 )]
