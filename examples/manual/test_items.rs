@@ -1,11 +1,12 @@
 //! Resources, templates, prompts and completions for the wire tests, with tools that drive
-//! the server's handle (resource updates, list changes). Added by `--test-items`, which also
-//! makes the lists dynamic.
+//! the server's handle: `touch` (a resource changed), `change_item` (enable, disable or remove
+//! any item) and `add_item` (add a tool, a resource or a prompt). Added by `--test-items`,
+//! which also makes the lists dynamic.
 
 use mcp_runtime::protocol::{ErrorObject, PromptMessage, Resource, ResourceContents};
 use mcp_runtime::{
     CompletionContext, ItemKind, NotFound, PromptDescriptor, PromptGet, ReadError, ResourceDescriptor, ResourceRead,
-    Server, ToolDescriptor, starting_with,
+    Server, ServerHandle, ToolDescriptor, starting_with,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -16,12 +17,67 @@ struct UriArgs {
     uri: String,
 }
 
+/// The kinds of item `change_item` acts on.
+#[derive(Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Kind {
+    Tool,
+    Resource,
+    Template,
+    Prompt,
+}
+
+impl From<Kind> for ItemKind {
+    fn from(kind: Kind) -> Self {
+        match kind {
+            Kind::Tool => ItemKind::Tool,
+            Kind::Resource => ItemKind::Resource,
+            Kind::Template => ItemKind::ResourceTemplate,
+            Kind::Prompt => ItemKind::Prompt,
+        }
+    }
+}
+
+/// What `change_item` does.
+#[derive(Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Action {
+    Enable,
+    Disable,
+    Remove,
+}
+
 #[derive(Deserialize, JsonSchema)]
-struct ToggleArgs {
-    /// The tool to enable or disable
+struct ChangeArgs {
+    /// The kind of item: `tool`, `resource`, `template` or `prompt`
+    kind: Kind,
+    /// The item: a tool's or prompt's name, a resource's URI, a template's URI template
+    key: String,
+    /// What to do with it: `enable`, `disable` or `remove`
+    action: Action,
+}
+
+/// The kinds of item `add_item` adds.
+#[derive(Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum AddedKind {
+    Tool,
+    Resource,
+    Prompt,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct AddArgs {
+    /// The kind of item: `tool`, `resource` (at `test://added/<name>`) or `prompt`
+    kind: AddedKind,
+    /// Its name
     name: String,
-    /// Whether it should be enabled
-    enabled: bool,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct TextArgs {
+    /// The text to send back
+    text: String,
 }
 
 const COLORS: [&str; 4] = ["red", "green", "blue", "black"];
@@ -38,7 +94,8 @@ fn shades(typed: &str, context: &CompletionContext) -> Vec<String> {
 
 pub(crate) fn add(server: Server) -> Server {
     let handle = server.handle();
-    let toggler = server.handle();
+    let changer = server.handle();
+    let adder = server.handle();
     server
         .dynamic_lists()
         .resource(
@@ -108,17 +165,55 @@ pub(crate) fn add(server: Server) -> Server {
             let handle = handle.clone();
             async move { handle.resource_updated(&args.uri).map(|()| "notified").map_err(|e| e.to_string()) }
         }))
-        .tool(ToolDescriptor::new("toggle_tool").description("Enables or disables a tool").handler(
-            move |args: ToggleArgs| {
-                let handle = toggler.clone();
-                async move {
-                    let result = if args.enabled {
-                        handle.enable(ItemKind::Tool, &args.name)
-                    } else {
-                        handle.disable(ItemKind::Tool, &args.name)
-                    };
-                    result.map(|()| "done").map_err(|e| e.to_string())
-                }
-            },
-        ))
+        .tool(
+            ToolDescriptor::new("change_item")
+                .description("Enables, disables or removes a tool, resource, template or prompt")
+                .handler(move |args: ChangeArgs| {
+                    let handle = changer.clone();
+                    async move {
+                        let (kind, key) = (ItemKind::from(args.kind), args.key.as_str());
+                        let changed = match args.action {
+                            Action::Enable => handle.enable(kind, key),
+                            Action::Disable => handle.disable(kind, key),
+                            Action::Remove => handle.remove(kind, key),
+                        };
+                        changed.map(|()| "done").map_err(|e| e.to_string())
+                    }
+                }),
+        )
+        .tool(
+            ToolDescriptor::new("add_item")
+                .description("Adds a tool that echoes `text`, a resource at `test://added/<name>`, or a prompt")
+                .handler(move |args: AddArgs| {
+                    let handle = adder.clone();
+                    async move { add_item(&handle, args.kind, &args.name).map(|()| "added").map_err(|e| e.to_string()) }
+                }),
+        )
+}
+
+/// Adds the item `add_item` asked for through `handle`.
+fn add_item(handle: &ServerHandle, kind: AddedKind, name: &str) -> mcp_runtime::Result<()> {
+    let text = format!("added {name}");
+    match kind {
+        AddedKind::Tool => handle.add_tool(
+            ToolDescriptor::new(name)
+                .description("Added while the server runs; sends the text back")
+                .handler(|args: TextArgs| async move { args.text }),
+        ),
+        AddedKind::Resource => handle.add_resource(
+            ResourceDescriptor::fixed(format!("test://added/{name}"), name)
+                .description("Added while the server runs")
+                .mime_type("text/plain")
+                .reader(move |_: ResourceRead| {
+                    let text = text.clone();
+                    async move { text }
+                }),
+        ),
+        AddedKind::Prompt => handle.add_prompt(
+            PromptDescriptor::new(name).description("Added while the server runs").handler(move |_: PromptGet| {
+                let text = text.clone();
+                async move { text }
+            }),
+        ),
+    }
 }

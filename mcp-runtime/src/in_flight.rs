@@ -1,29 +1,32 @@
 //! The requests a connection is running, so that `notifications/cancelled` can stop one.
 //!
 //! A cancelled request's task is aborted (its handler's future is dropped at its next
-//! `.await`) and nothing is sent for it, as the protocol asks. A cancellation that arrives
-//! before its request started (it waited for a free slot) is remembered, and the request is
-//! then dropped instead of started.
+//! `.await`) and nothing is sent for it, as the protocol asks. A request still waiting for a
+//! free slot is marked, and dropped instead of started. A cancellation for anything else (an
+//! unknown or finished request) is ignored, so a later request may reuse the id.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use tokio::task::AbortHandle;
 
 use crate::protocol::RequestId;
 
-/// How many early cancellations are remembered; older ones are forgotten.
-const EARLY_CANCELS: usize = 256;
-
 #[derive(Debug, Default)]
 pub(crate) struct InFlight {
     running: Mutex<HashMap<RequestId, AbortHandle>>,
-    early: Mutex<VecDeque<RequestId>>,
+    /// Requests waiting for a slot, and whether they were cancelled meanwhile.
+    waiting: Mutex<HashMap<RequestId, bool>>,
 }
 
 impl InFlight {
-    /// Starts `task` for request `id` (if any) unless it was cancelled already: the request is
-    /// then dropped and `false` returned.
+    /// Request `id` waits for a slot.
+    pub(crate) fn wait(&self, id: &RequestId) {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), false);
+    }
+
+    /// Starts `task` for request `id` (if any) unless it was cancelled while it waited: the
+    /// request is then dropped and `false` returned.
     pub(crate) fn start<F>(&self, id: Option<&RequestId>, task: F) -> bool
     where
         F: std::future::Future<Output = ()> + Send + 'static,
@@ -32,12 +35,8 @@ impl InFlight {
             tokio::spawn(task);
             return true;
         };
-        {
-            let mut early = self.early.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(at) = early.iter().position(|e| e == id) {
-                early.remove(at);
-                return false;
-            }
+        if self.waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(id) == Some(true) {
+            return false;
         }
         // The task removes itself when done, which needs this lock: it cannot do so before
         // it was inserted.
@@ -54,15 +53,10 @@ impl InFlight {
 
     /// `notifications/cancelled` for request `id`.
     pub(crate) fn cancel(&self, id: &RequestId) {
-        match self.running.lock().unwrap_or_else(|e| e.into_inner()).remove(id) {
-            Some(handle) => handle.abort(),
-            None => {
-                let mut early = self.early.lock().unwrap_or_else(|e| e.into_inner());
-                if early.len() == EARLY_CANCELS {
-                    early.pop_front();
-                }
-                early.push_back(id.clone());
-            }
+        if let Some(handle) = self.running.lock().unwrap_or_else(|e| e.into_inner()).remove(id) {
+            handle.abort();
+        } else if let Some(cancelled) = self.waiting.lock().unwrap_or_else(|e| e.into_inner()).get_mut(id) {
+            *cancelled = true;
         }
     }
 }

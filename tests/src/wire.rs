@@ -50,6 +50,29 @@ pub const LATEST_HANDSHAKE_REVISION: &str = "2025-11-25";
 /// The revision served without a handshake, each request carrying its own `_meta`.
 pub const STATELESS_REVISION: &str = "2026-07-28";
 
+/// Every revision: the handshake ones, oldest first, then 2026-07-28.
+pub const ALL_REVISIONS: [&str; 5] = [
+    HANDSHAKE_REVISIONS[0],
+    HANDSHAKE_REVISIONS[1],
+    HANDSHAKE_REVISIONS[2],
+    HANDSHAKE_REVISIONS[3],
+    STATELESS_REVISION,
+];
+
+/// Runs `check` once per revision of `revisions`, each in a thread named after its revision
+/// (so a failure names the revision that broke), all at once.
+pub fn for_each_revision(revisions: &[&'static str], check: impl Fn(&'static str) + Sync) {
+    std::thread::scope(|scope| {
+        for &revision in revisions {
+            let check = &check;
+            std::thread::Builder::new()
+                .name(revision.to_owned())
+                .spawn_scoped(scope, move || check(revision))
+                .expect("a thread per revision");
+        }
+    });
+}
+
 /// The `_meta` key naming a 2026-07-28 request's protocol revision.
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 /// The `_meta` key holding a 2026-07-28 request's client capabilities.

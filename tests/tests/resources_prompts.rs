@@ -1,5 +1,6 @@
-//! Resources, resource templates, prompts, completions and subscriptions on the wire, under
-//! every revision: the four handshake revisions through `initialize`, and 2026-07-28 with
+//! Resources, resource templates, prompts, completions, subscriptions and dynamic lists (items
+//! enabled, disabled, added and removed while the server runs) on the wire, under every
+//! revision: the four handshake revisions through `initialize`, and 2026-07-28 with
 //! `params._meta` on every request. The servers are `manual --test-items` (see
 //! `examples/manual/test_items.rs`) and GiftGen, over stdio. Each server run records its
 //! transcript under `<target>/transcripts/<revision>/<test>.jsonl` for
@@ -11,8 +12,8 @@ use std::time::Duration;
 use mcp_tests::example_binary;
 use mcp_tests::gift_genius::{catalog, in_category};
 use mcp_tests::wire::{
-    HANDSHAKE_REVISIONS, SERVER_INFO_KEY, STATELESS_REVISION as MODERN, StdioServer, StdioServerBuilder, raw_id,
-    result, stateless_params,
+    ALL_REVISIONS, HANDSHAKE_REVISIONS, SERVER_INFO_KEY, STATELESS_REVISION as MODERN, StdioServer, StdioServerBuilder,
+    for_each_revision, only_text, raw_id, result, stateless_params,
 };
 use serde_json::{Value, json};
 
@@ -22,10 +23,6 @@ use serde_json::{Value, json};
 
 /// The examples share the workspace's version with this package.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// Every revision: the handshake ones, then 2026-07-28.
-const ALL_REVISIONS: [&str; 5] =
-    [HANDSHAKE_REVISIONS[0], HANDSHAKE_REVISIONS[1], HANDSHAKE_REVISIONS[2], HANDSHAKE_REVISIONS[3], MODERN];
 
 /// The `_meta` key tagging every message of a `subscriptions/listen` stream.
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
@@ -46,20 +43,6 @@ fn since(revision: &str, first: &str) -> bool {
 /// 2026-07-28.
 fn not_found_code(revision: &str) -> i64 {
     if revision == MODERN { -32602 } else { -32002 }
-}
-
-/// Runs `check` once per revision of `revisions`, each in a thread named after its revision
-/// (so a failure names the revision that broke), all at once.
-fn for_each_revision(revisions: &[&'static str], check: impl Fn(&'static str) + Sync) {
-    std::thread::scope(|scope| {
-        for &revision in revisions {
-            let check = &check;
-            std::thread::Builder::new()
-                .name(revision.to_owned())
-                .spawn_scoped(scope, move || check(revision))
-                .expect("a thread per revision");
-        }
-    });
 }
 
 /// `manual --test-items <args>`, ready to configure and spawn.
@@ -325,18 +308,61 @@ impl Conn {
         self.call("touch", json!({"uri": uri}), "notified", n)
     }
 
-    /// `toggle_tool`: enables or disables the tool `name`; `n` notifications must follow.
-    fn toggle(&mut self, name: &str, enabled: bool, n: usize) -> Vec<Value> {
-        self.call("toggle_tool", json!({"name": name, "enabled": enabled}), "done", n)
+    /// `change_item {kind, key, action}`: the server changes the item; `n` notifications must
+    /// follow.
+    fn change(&mut self, kind: Kind, key: &str, action: &str, n: usize) -> Vec<Value> {
+        self.call("change_item", json!({"kind": kind.name(), "key": key, "action": action}), "done", n)
     }
 
-    /// `toggle_tool` asked for what already is: a tool error, and no list change.
-    fn toggle_refused(&mut self, name: &str, enabled: bool) {
-        let arguments = json!({"name": name, "enabled": enabled});
+    /// `add_item {kind, name}`: the server adds the item; `n` notifications must follow.
+    fn add(&mut self, kind: Kind, name: &str, n: usize) -> Vec<Value> {
+        self.call("add_item", json!({"kind": kind.name(), "name": name}), "added", n)
+    }
+
+    /// Calls the tool `name`, which must fail as a tool (`isError`) with a text holding each of
+    /// `needles`, and change nothing that is notified.
+    fn refused(&mut self, name: &str, arguments: Value, needles: &[&str]) {
         let (response, notifications) =
-            self.exchange("tools/call", Some(json!({"name": "toggle_tool", "arguments": arguments})));
-        assert_eq!(result(&response)["isError"], true, "{}: {response}", self.revision);
+            self.exchange("tools/call", Some(json!({"name": name, "arguments": arguments.clone()})));
+        let result = result(&response);
+        self.assert_era(result, false);
+        assert_eq!(result["isError"], true, "{}: {name} {arguments}: {response}", self.revision);
+        let text = only_text(result);
+        for needle in needles {
+            assert!(text.contains(needle), "{}: {name} {arguments}: `{needle}` not in {text:?}", self.revision);
+        }
         self.notifications(notifications, 0);
+    }
+
+    /// The keys (`kind.list()`'s key field) of the items `kind`'s list shows, in one page.
+    fn keys(&mut self, kind: Kind) -> Vec<String> {
+        let (method, field, key) = kind.list();
+        let list = self.ok(method, None);
+        assert!(list.get("nextCursor").is_none(), "one page: {list}");
+        let items = list[field].as_array().unwrap_or_else(|| panic!("no `{field}` in {list}"));
+        items
+            .iter()
+            .map(|item| item[key].as_str().unwrap_or_else(|| panic!("no `{key}` in {item}")).to_owned())
+            .collect()
+    }
+
+    /// Checks whether the item `key` of `kind` is listed, and (when listed) that using it gives
+    /// `text`, else that using it is answered as for an unknown item.
+    fn assert_present(&mut self, kind: Kind, key: &str, text: &str, present: bool) {
+        let rev = self.revision;
+        let keys = self.keys(kind);
+        assert_eq!(keys.iter().any(|k| k == key), present, "{rev}: {kind:?} `{key}` listed: {keys:?}");
+        let (method, params) = kind.usage(key);
+        if present {
+            let result = self.ok(method, Some(params));
+            assert_eq!(kind.text(&result), text, "{rev}: {method} of `{key}`: {result}");
+            return;
+        }
+        let error = self.fail(method, params.clone());
+        assert_eq!(error["code"], kind.unknown_code(rev), "{rev}: {method} {params}: {error}");
+        if let Some(uri) = params.get("uri") {
+            assert_eq!(&error["data"]["uri"], uri, "{rev}: {error}");
+        }
     }
 
     /// Ends a session that saw only responses (see [`StdioServer::finish`]).
@@ -620,34 +646,6 @@ fn handshake_subscriptions_notify_updates_until_unsubscribed() {
     });
 }
 
-/// Disabling and enabling a tool changes `tools/list` and `tools/call`, and sends
-/// `notifications/tools/list_changed` once `notifications/initialized` arrived.
-#[test]
-fn handshake_tool_list_changes_are_notified() {
-    let list_changed = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
-    for_each_revision(&HANDSHAKE_REVISIONS, |rev| {
-        let mut conn = Conn::spawn(items(&[]), "manual", rev, "handshake_tool_list_changes_are_notified");
-        conn.initialize();
-        conn.toggle("echo", false, 0);
-        assert_eq!(conn.tool_names(), ["add", "toggle_tool", "touch"], "{rev}");
-        conn.initialized();
-        assert_eq!(conn.toggle("echo", true, 1), std::slice::from_ref(&list_changed), "{rev}");
-        assert_eq!(conn.tool_names(), ["add", "echo", "toggle_tool", "touch"], "{rev}");
-        conn.call("echo", json!({"text": "back"}), "back", 0);
-
-        assert_eq!(conn.toggle("echo", false, 1), std::slice::from_ref(&list_changed), "{rev}");
-        conn.toggle_refused("echo", false);
-        conn.toggle_refused("no_such_tool", false);
-        assert!(!conn.tool_names().contains(&"echo".to_owned()), "{rev}");
-        let error = conn.fail("tools/call", json!({"name": "echo", "arguments": {"text": "gone"}}));
-        assert_eq!(error["code"], -32602, "{rev}: an unknown tool: {error}");
-
-        assert_eq!(conn.toggle("echo", true, 1), std::slice::from_ref(&list_changed), "{rev}");
-        conn.call("echo", json!({"text": "again"}), "again", 0);
-        conn.close();
-    });
-}
-
 // ---------------------------------------------------------------------------------------------
 // `subscriptions/listen` (2026-07-28)
 // ---------------------------------------------------------------------------------------------
@@ -711,18 +709,18 @@ fn subscriptions_listen_streams_what_was_asked_until_cancelled() {
         conn.touch(uri, 0);
     }
     let tools_changed = tagged("notifications/tools/list_changed", &tools, json!({}));
-    assert_eq!(conn.toggle("echo", false, 1), std::slice::from_ref(&tools_changed));
-    assert_eq!(conn.tool_names(), ["add", "toggle_tool", "touch"]);
+    assert_eq!(conn.change(Kind::Tool, "echo", "disable", 1), std::slice::from_ref(&tools_changed));
+    assert_eq!(conn.tool_names(), ["add", "add_item", "change_item", "touch"]);
     let error = conn.fail("tools/call", json!({"name": "echo", "arguments": {"text": "gone"}}));
     assert_eq!(error["code"], -32602, "an unknown tool: {error}");
-    assert_eq!(conn.toggle("echo", true, 1), [tools_changed]);
+    assert_eq!(conn.change(Kind::Tool, "echo", "enable", 1), [tools_changed]);
     conn.call("echo", json!({"text": "back"}), "back", 0);
 
     // Ending the first stream: nothing more for it, and the other one asked for none of this.
     conn.server.notify("notifications/cancelled", Some(json!({"requestId": tools, "reason": "done"})));
     conn.touch("test://static", 0);
-    conn.toggle("echo", false, 0);
-    conn.toggle("echo", true, 0);
+    conn.change(Kind::Tool, "echo", "disable", 0);
+    conn.change(Kind::Tool, "echo", "enable", 0);
 
     for method in ["resources/subscribe", "resources/unsubscribe"] {
         let error = conn.fail(method, json!({"uri": "test://static"}));
@@ -743,6 +741,262 @@ fn subscriptions_listen_streams_what_was_asked_until_cancelled() {
     let cancelled = tools.to_string();
     let lines = conn.server.server_lines();
     assert!(!lines.iter().any(|line| raw_id(line) == cancelled), "no response for a cancelled stream: {lines:#?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dynamic lists: `change_item` and `add_item`, every kind, every revision
+// ---------------------------------------------------------------------------------------------
+
+/// A kind of item, as `change_item` and `add_item` name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Tool,
+    Resource,
+    Template,
+    Prompt,
+}
+
+impl Kind {
+    /// Its name in `change_item` and `add_item`.
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Resource => "resource",
+            Kind::Template => "template",
+            Kind::Prompt => "prompt",
+        }
+    }
+
+    /// The list showing it: method, result field, and each entry's field holding the key.
+    fn list(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Kind::Tool => ("tools/list", "tools", "name"),
+            Kind::Resource => ("resources/list", "resources", "uri"),
+            Kind::Template => ("resources/templates/list", "resourceTemplates", "uriTemplate"),
+            Kind::Prompt => ("prompts/list", "prompts", "name"),
+        }
+    }
+
+    /// The notification a change of its list is.
+    fn list_changed(self) -> &'static str {
+        match self {
+            Kind::Tool => "notifications/tools/list_changed",
+            Kind::Resource | Kind::Template => "notifications/resources/list_changed",
+            Kind::Prompt => "notifications/prompts/list_changed",
+        }
+    }
+
+    /// The `subscriptions/listen` filter that asks for its list changes.
+    fn flag(self) -> &'static str {
+        match self {
+            Kind::Tool => "toolsListChanged",
+            Kind::Resource | Kind::Template => "resourcesListChanged",
+            Kind::Prompt => "promptsListChanged",
+        }
+    }
+
+    /// An item `manual --test-items` starts with, and what using it gives (see `usage`).
+    fn initial(self) -> (&'static str, &'static str) {
+        match self {
+            Kind::Tool => ("echo", "hi"),
+            Kind::Resource => ("test://static", "hello"),
+            Kind::Template => ("test://items/{id}", "item number 2"),
+            Kind::Prompt => ("greet", "Hi, Ann!"),
+        }
+    }
+
+    /// The key of what `add_item {kind, name}` adds, and what using it gives; templates are
+    /// not added.
+    fn added(self, name: &str) -> Option<(String, String)> {
+        match self {
+            Kind::Tool => Some((name.to_owned(), "hi".to_owned())),
+            Kind::Resource => Some((format!("test://added/{name}"), format!("added {name}"))),
+            Kind::Prompt => Some((name.to_owned(), format!("added {name}"))),
+            Kind::Template => None,
+        }
+    }
+
+    /// The request that uses the item `key`: call it, read it (a template: one of its URIs),
+    /// get it.
+    fn usage(self, key: &str) -> (&'static str, Value) {
+        match self {
+            Kind::Tool => ("tools/call", json!({"name": key, "arguments": {"text": "hi"}})),
+            Kind::Resource => ("resources/read", json!({"uri": key})),
+            Kind::Template => ("resources/read", json!({"uri": key.replace("{id}", "2")})),
+            Kind::Prompt => ("prompts/get", json!({"name": key, "arguments": {"name": "Ann"}})),
+        }
+    }
+
+    /// The text of a `usage` result.
+    fn text(self, result: &Value) -> String {
+        let text = match self {
+            Kind::Tool => &result["content"][0]["text"],
+            Kind::Resource | Kind::Template => &result["contents"][0]["text"],
+            Kind::Prompt => &result["messages"][0]["content"]["text"],
+        };
+        text.as_str().unwrap_or_else(|| panic!("no text in {result}")).to_owned()
+    }
+
+    /// The error code of `usage` for an item that does not exist (or is disabled).
+    fn unknown_code(self, revision: &str) -> i64 {
+        match self {
+            Kind::Tool | Kind::Prompt => -32602,
+            Kind::Resource | Kind::Template => not_found_code(revision),
+        }
+    }
+}
+
+/// Disabling, enabling, adding and removing an item of `kind`: each change is notified (the
+/// handshake revisions: once the client sent `notifications/initialized`; 2026-07-28: on the
+/// stream that asked for that list, tagged with its id, and on no other), the list shows it,
+/// and a disabled or removed item is answered as an unknown one. A change to what already is,
+/// and an item added under a name taken (even by a disabled item), are tool errors naming the
+/// item, notified to no one.
+fn list_changes_of(kind: Kind) {
+    for_each_revision(&ALL_REVISIONS, |rev| {
+        let test = format!("dynamic_lists_{}", kind.name());
+        let mut conn = Conn::spawn(items(&[]), "manual", rev, &test);
+        let (key, text) = kind.initial();
+        let notified = if conn.modern() {
+            // Stream ids stay clear of the requests' (1, 2, ...): an open stream's id is in use.
+            let (mine, others) = (json!(format!("{}-changes", kind.name())), json!(9000));
+            let flag = kind.flag();
+            assert_eq!(listen(&mut conn, &mine, json!({flag: true})), json!({flag: true}), "{rev}");
+            let other: serde_json::Map<String, Value> =
+                ["toolsListChanged", "resourcesListChanged", "promptsListChanged"]
+                    .into_iter()
+                    .filter(|f| *f != flag)
+                    .map(|f| (f.to_owned(), json!(true)))
+                    .collect();
+            let other = Value::Object(other);
+            assert_eq!(listen(&mut conn, &others, other.clone()), other, "{rev}");
+            tagged(kind.list_changed(), &mine, json!({}))
+        } else {
+            // Changes before `notifications/initialized` are made, but not notified.
+            conn.initialize();
+            conn.change(kind, key, "disable", 0);
+            conn.assert_present(kind, key, text, false);
+            conn.change(kind, key, "enable", 0);
+            conn.initialized();
+            json!({"jsonrpc": "2.0", "method": kind.list_changed()})
+        };
+        let notified = std::slice::from_ref(&notified);
+        let change = |conn: &mut Conn, key: &str, action: &str| {
+            assert_eq!(conn.change(kind, key, action, 1), notified, "{rev}: {action} {kind:?} `{key}`");
+        };
+        let refused = |conn: &mut Conn, key: &str, action: &str| {
+            conn.refused("change_item", json!({"kind": kind.name(), "key": key, "action": action}), &[key]);
+        };
+
+        conn.assert_present(kind, key, text, true);
+        change(&mut conn, key, "disable");
+        conn.assert_present(kind, key, text, false);
+        if kind == Kind::Template {
+            // Its items go from `resources/list` with it.
+            let resources = conn.keys(Kind::Resource);
+            assert!(!resources.iter().any(|uri| uri.starts_with("test://items/")), "{rev}: {resources:?}");
+        }
+        refused(&mut conn, key, "disable");
+        change(&mut conn, key, "enable");
+        conn.assert_present(kind, key, text, true);
+        refused(&mut conn, key, "enable");
+
+        if let Some((added, added_text)) = kind.added("extra") {
+            let taken = json!({"kind": kind.name(), "name": "extra"});
+            assert_eq!(conn.add(kind, "extra", 1), notified, "{rev}");
+            conn.assert_present(kind, &added, &added_text, true);
+            conn.refused("add_item", taken.clone(), &[&added]);
+            // A disabled item keeps its name; a removed one frees it.
+            change(&mut conn, &added, "disable");
+            conn.assert_present(kind, &added, &added_text, false);
+            conn.refused("add_item", taken.clone(), &[&added]);
+            change(&mut conn, &added, "remove");
+            conn.assert_present(kind, &added, &added_text, false);
+            assert_eq!(conn.add(kind, "extra", 1), notified, "{rev}");
+            conn.assert_present(kind, &added, &added_text, true);
+        }
+
+        change(&mut conn, key, "remove");
+        conn.assert_present(kind, key, text, false);
+        for action in ["enable", "disable", "remove"] {
+            refused(&mut conn, key, action);
+        }
+        conn.close();
+    });
+}
+
+#[test]
+fn tool_list_changes_are_notified_and_seen() {
+    list_changes_of(Kind::Tool);
+}
+
+#[test]
+fn resource_list_changes_are_notified_and_seen() {
+    list_changes_of(Kind::Resource);
+}
+
+#[test]
+fn template_list_changes_are_notified_and_seen() {
+    list_changes_of(Kind::Template);
+}
+
+#[test]
+fn prompt_list_changes_are_notified_and_seen() {
+    list_changes_of(Kind::Prompt);
+}
+
+/// Removing a disabled item of any kind removes it: it stays unlisted and unknown, and there is
+/// nothing left to enable.
+#[test]
+fn removing_a_disabled_item_removes_it() {
+    for_each_revision(&ALL_REVISIONS, |rev| {
+        let mut conn = Conn::manual(rev, "removing_a_disabled_item_removes_it", &[]);
+        let n = usize::from(!conn.modern());
+        for kind in [Kind::Tool, Kind::Resource, Kind::Template, Kind::Prompt] {
+            let (key, text) = kind.initial();
+            conn.change(kind, key, "disable", n);
+            conn.change(kind, key, "remove", n);
+            conn.assert_present(kind, key, text, false);
+            let arguments = json!({"kind": kind.name(), "key": key, "action": "enable"});
+            conn.refused("change_item", arguments, &[key]);
+        }
+        conn.close();
+    });
+}
+
+/// `change_item` and `add_item` answer what they cannot do with a tool error naming the
+/// problem: an unknown kind or action, a missing argument, an unknown item (or one of another
+/// kind), a name taken, a tool name that is not one. Nothing changes.
+#[test]
+fn change_item_and_add_item_refuse_bad_input() {
+    let cases = [
+        ("change_item", json!({"kind": "widget", "key": "echo", "action": "disable"}), &["`kind`", "widget"][..]),
+        ("change_item", json!({"kind": "tool", "key": "echo", "action": "toggle"}), &["`action`", "toggle"]),
+        ("change_item", json!({"kind": "tool", "key": "echo"}), &["`action`"]),
+        ("change_item", json!({"kind": "tool", "key": "no_such_tool", "action": "disable"}), &["`no_such_tool`"]),
+        ("change_item", json!({"kind": "prompt", "key": "echo", "action": "disable"}), &["prompt `echo`"]),
+        ("change_item", json!({"kind": "resource", "key": "test://nope", "action": "remove"}), &["`test://nope`"]),
+        // A template is named by its URI template, not by one of its URIs.
+        ("change_item", json!({"kind": "template", "key": "test://items/2", "action": "disable"}), &["test://items/2"]),
+        ("change_item", json!({"kind": "resource", "key": "test://items/{id}", "action": "disable"}), &["{id}"]),
+        ("add_item", json!({"kind": "template", "name": "x"}), &["`kind`", "template"]),
+        ("add_item", json!({"kind": "tool"}), &["`name`"]),
+        ("add_item", json!({"kind": "tool", "name": "echo"}), &["`echo`"]),
+        ("add_item", json!({"kind": "prompt", "name": "greet"}), &["`greet`"]),
+        ("add_item", json!({"kind": "tool", "name": "not a tool name"}), &["`not a tool name`"]),
+    ];
+    for_each_revision(&ALL_REVISIONS, |rev| {
+        let mut conn = Conn::manual(rev, "change_item_and_add_item_refuse_bad_input", &[]);
+        for (tool, arguments, needles) in &cases {
+            conn.refused(tool, arguments.clone(), needles);
+        }
+        assert_eq!(conn.tool_names(), ["add", "add_item", "change_item", "echo", "touch"], "{rev}");
+        for kind in [Kind::Resource, Kind::Template, Kind::Prompt] {
+            let (key, text) = kind.initial();
+            conn.assert_present(kind, key, text, true);
+        }
+        conn.finish();
+    });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -170,7 +170,12 @@ where
                     }
                     Outcome::Deferred(id, future) => match Arc::clone(&permits).try_acquire_owned() {
                         Ok(permit) if parked.is_empty() => run(session.in_flight(), (id, future), permit, tx.clone()),
-                        _ => parked.push_back((id, future)),
+                        _ => {
+                            if let Some(id) = &id {
+                                session.in_flight().wait(id);
+                            }
+                            parked.push_back((id, future));
+                        }
                     },
                 }
             }
