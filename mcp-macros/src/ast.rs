@@ -121,10 +121,9 @@ impl FnItem {
                     } else {
                         ParamKind::Argument
                     };
-                    let name = pat.ident.to_string();
                     let wire_name = match &args.rename {
                         Some(rename) => rename.value(),
-                        None => name.strip_prefix("r#").unwrap_or(&name).to_owned(),
+                        None => unraw(&pat.ident),
                     };
                     let default = args.default.is_some();
                     if let (ParamKind::Argument | ParamKind::Flatten, Type::Reference(reference)) = (&kind, &*typed.ty)
@@ -201,9 +200,18 @@ impl FnItem {
         &self.item.sig.ident
     }
 
-    pub(crate) fn is_async(&self) -> bool {
-        self.item.sig.asyncness.is_some()
+    /// The call of the function, each parameter given by `arg`, awaited when it is `async`.
+    pub(crate) fn call(&self, arg: impl Fn(&Param) -> TokenStream) -> TokenStream {
+        let ident = self.ident();
+        let args = self.params.iter().map(arg);
+        if self.item.sig.asyncness.is_some() { quote!(#ident(#(#args),*).await) } else { quote!(#ident(#(#args),*)) }
     }
+}
+
+/// An identifier as its name reads on the wire: without `r#`.
+pub(crate) fn unraw(ident: &Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").map(str::to_owned).unwrap_or(text)
 }
 
 /// What `ty` obviously is when it cannot be a struct with named fields: a primitive, a string,

@@ -4,7 +4,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::{Expr, Lit, Visibility};
 
-use crate::ast::doc_text;
+use crate::ast::{doc_text, unraw};
 use crate::attr::CommonArgs;
 
 /// The declaration type: a braced struct named like the item (it lives in the type namespace,
@@ -50,10 +50,7 @@ pub(crate) fn common_builder(common: &CommonArgs, docs: &[Expr], ident: &Ident) 
 pub(crate) fn item_name(common: &CommonArgs, ident: &Ident) -> String {
     match common.name.get() {
         Some(name) => name.value(),
-        None => {
-            let text = ident.to_string();
-            text.strip_prefix("r#").map(str::to_owned).unwrap_or(text)
-        }
+        None => unraw(ident),
     }
 }
 

@@ -63,8 +63,7 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
     let mut calls = common_builder(&args.common, &prompt.docs, ident);
     let arguments: Vec<_> = prompt.params.iter().filter(|p| matches!(p.kind, ParamKind::Argument)).collect();
     for param in &arguments {
-        let arg = param.ident.to_string();
-        let arg = arg.strip_prefix("r#").unwrap_or(&arg).to_owned();
+        let arg = &param.wire_name;
         let ty = &param.ty;
         let description = match doc_text(&param.docs) {
             Some(text) => quote!(::core::option::Option::Some(#text)),
@@ -80,11 +79,10 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
     let bindings = arguments.iter().map(|p| {
         let id = &p.ident;
         let ty = &p.ty;
-        let arg = id.to_string();
-        let arg = arg.strip_prefix("r#").unwrap_or(&arg).to_owned();
+        let arg = &p.wire_name;
         quote_spanned!(ty.span()=> let #id: #ty = __mcp::__private::ArgKind::<#ty>::new().parse_prompt(&__mcp_get, #arg)?;)
     });
-    let call_args = prompt.params.iter().map(|p| {
+    let call = prompt.call(|p| {
         let id = &p.ident;
         match p.kind {
             ParamKind::Context { by_ref: true } => quote!(__mcp_get.context()),
@@ -92,11 +90,6 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
             _ => quote!(#id),
         }
     });
-    let call = if item.sig.asyncness.is_some() {
-        quote!(#ident(#(#call_args),*).await)
-    } else {
-        quote!(#ident(#(#call_args),*))
-    };
     let returns = nameable_return(&item.sig);
     let span = return_span(&item.sig);
     let assertion = returns

@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Item, ItemConst, LitStr, Visibility};
 
-use crate::ast::{FnItem, ParamKind, RESOURCE};
+use crate::ast::{FnItem, ParamKind, RESOURCE, unraw};
 use crate::attr::{ResourceArgs, docs};
 use crate::ctxt::Ctxt;
 use crate::expand::{Declaration, common_builder, completer, item_name, nameable_return, return_span};
@@ -142,11 +142,6 @@ fn check_params(cx: &Ctxt, args: &ResourceArgs, resource: &FnItem, template: Opt
     }
 }
 
-fn unraw(ident: &Ident) -> String {
-    let text = ident.to_string();
-    text.strip_prefix("r#").map(str::to_owned).unwrap_or(text)
-}
-
 /// Builder calls for the resource keys.
 fn builder(args: &ResourceArgs, docs: &[syn::Expr], ident: &Ident) -> Vec<TokenStream> {
     let mut calls = common_builder(&args.common, docs, ident);
@@ -178,14 +173,6 @@ fn builder(args: &ResourceArgs, docs: &[syn::Expr], ident: &Ident) -> Vec<TokenS
             priority: #priority,
             last_modified: ::core::option::Option::None,
         })));
-    }
-    if args.ttl_ms.get().is_some() || args.cache_scope.get().is_some() {
-        let ttl = args.ttl_ms.get().map_or_else(|| quote!(60_000), |t| quote!(#t));
-        let scope = match args.cache_scope.get().map(LitStr::value).as_deref() {
-            Some("private") => quote!(__mcp::CacheScope::Private),
-            _ => quote!(__mcp::CacheScope::Public),
-        };
-        calls.push(quote!(.cache(__mcp::CachePolicy::new(::std::time::Duration::from_millis(#ttl), #scope))));
     }
     if args.ttl_ms.get().is_some() || args.cache_scope.get().is_some() {
         let ttl = args.ttl_ms.get().map_or_else(|| quote!(60_000), |t| quote!(#t));
@@ -232,10 +219,10 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
     let bindings = resource.params.iter().filter(|p| matches!(p.kind, ParamKind::Argument)).map(|p| {
         let id = &p.ident;
         let ty = &p.ty;
-        let var = unraw(id);
+        let var = &p.wire_name;
         quote_spanned!(ty.span()=> let #id = __mcp::__private::parse_variable::<#ty>(&__mcp_read, #var)?;)
     });
-    let call_args = resource.params.iter().map(|p| {
+    let call = resource.call(|p| {
         let id = &p.ident;
         match p.kind {
             ParamKind::Context { by_ref: true } => quote!(__mcp_read.context()),
@@ -243,11 +230,6 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
             _ => quote!(#id),
         }
     });
-    let call = if resource.item.sig.asyncness.is_some() {
-        quote!(#ident(#(#call_args),*).await)
-    } else {
-        quote!(#ident(#(#call_args),*))
-    };
     let span = return_span(&item.sig);
     let assertion = returns
         .as_ref()

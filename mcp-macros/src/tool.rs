@@ -75,7 +75,7 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
     };
 
     let (args_struct, args_ty) = arguments_struct(tool);
-    let call_args = tool.params.iter().map(|p| {
+    let call = tool.call(|p| {
         let id = &p.ident;
         match p.kind {
             ParamKind::Argument => quote!(__mcp_args.#id),
@@ -84,7 +84,6 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
             ParamKind::Context { by_ref: false } => quote!(__mcp_ctx.clone()),
         }
     });
-    let call = if tool.is_async() { quote!(#ident(#(#call_args),*).await) } else { quote!(#ident(#(#call_args),*)) };
     let span = return_span(&tool.item.sig);
     let convert = match &returns {
         Some(_) => quote!(__mcp::__private::ToolReturn(#call).into_call_result()),
