@@ -149,6 +149,13 @@ pub(crate) fn completer(expr: &Expr) -> TokenStream {
     quote!(#closure)
 }
 
+/// Wraps a descriptor expression so that a plain (not `async`) function's handler always runs
+/// as a task of its own: its body runs at the first poll, which must not happen where
+/// requests are read.
+pub(crate) fn mark_plain_fn(sig: &syn::Signature, descriptor: TokenStream) -> TokenStream {
+    if sig.asyncness.is_some() { descriptor } else { quote!(__mcp::__private::plain_fn(#descriptor)) }
+}
+
 /// The function's return type, when it can be named (`()` when none is written): `None` for
 /// a type with `impl Trait` in it, which trait assertions cannot name.
 pub(crate) fn nameable_return(sig: &syn::Signature) -> Option<TokenStream> {

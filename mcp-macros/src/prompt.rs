@@ -9,7 +9,7 @@ use syn::spanned::Spanned;
 use crate::ast::{FnItem, PROMPT, ParamKind, doc_text};
 use crate::attr::PromptArgs;
 use crate::ctxt::Ctxt;
-use crate::expand::{Declaration, common_builder, completer, item_name, nameable_return, return_span};
+use crate::expand::{Declaration, common_builder, completer, item_name, mark_plain_fn, nameable_return, return_span};
 use crate::paths::RuntimePath;
 
 /// Expands `#[mcp_prompt(args)] item`.
@@ -99,6 +99,15 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
         Some(_) => quote!(__mcp::__private::PromptReturn(#call).into_prompt_result()),
         None => quote!(__mcp::IntoPromptResult::into_prompt_result(#call)),
     };
+    let finished = mark_plain_fn(
+        &prompt.item.sig,
+        quote! {
+            __mcp::__private::with_prompt_handler(descriptor, |__mcp_get: __mcp::PromptGet| async move {
+                #(#bindings)*
+                #convert
+            })
+        },
+    );
     Declaration {
         import,
         support: quote!(#assertion),
@@ -106,10 +115,7 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
             #[allow(unused_imports)]
             use __mcp::__private::{NotPromptResult as _, RequiredArg as _};
             let descriptor = __mcp::PromptDescriptor::new(#name) #(#calls)*;
-            __mcp::__private::with_prompt_handler(descriptor, |__mcp_get: __mcp::PromptGet| async move {
-                #(#bindings)*
-                #convert
-            })
+            #finished
         },
         ..declaration(prompt)
     }

@@ -9,7 +9,7 @@ use syn::{Item, ItemConst, LitStr, Visibility};
 use crate::ast::{FnItem, ParamKind, RESOURCE, unraw};
 use crate::attr::{ResourceArgs, docs};
 use crate::ctxt::Ctxt;
-use crate::expand::{Declaration, common_builder, completer, item_name, nameable_return, return_span};
+use crate::expand::{Declaration, common_builder, completer, item_name, mark_plain_fn, nameable_return, return_span};
 use crate::paths::RuntimePath;
 use crate::uri_template::UriTemplate;
 
@@ -244,6 +244,7 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
             #convert
         })
     });
+    let finished = mark_plain_fn(&item.sig, quote!(descriptor));
     Declaration {
         import,
         support: quote!(#assertion),
@@ -253,7 +254,7 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
             let descriptor = #start #(#calls)*;
             #default_mime
             #lister
-            descriptor
+            #finished
         },
         ..declaration(quote!(#item), &item.vis, ident)
     }

@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use crate::ast::{FnItem, ParamKind, TOOL, doc_text};
 use crate::attr::ToolArgs;
 use crate::ctxt::{Ctxt, to_compile_errors};
-use crate::expand::{Declaration, common_builder, item_name, nameable_return, return_span};
+use crate::expand::{Declaration, common_builder, item_name, mark_plain_fn, nameable_return, return_span};
 use crate::paths::RuntimePath;
 
 /// Expands `#[mcp_tool(args)] item`.
@@ -105,6 +105,10 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
     };
 
     let assertions = assertions(tool);
+    let finished = mark_plain_fn(
+        &tool.item.sig,
+        quote!(__mcp::__private::with_output_schema(descriptor, #output_schema) #set_handler),
+    );
     Declaration {
         item: quote!(#item),
         vis: &item.vis,
@@ -119,7 +123,7 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
             #[allow(unused_imports)]
             use __mcp::__private::{NoReturnSchema as _, NotAToolReturn as _};
             let descriptor = __mcp::ToolDescriptor::new(#name) #(#builder)*;
-            __mcp::__private::with_output_schema(descriptor, #output_schema) #set_handler
+            #finished
         },
     }
     .render()

@@ -11,6 +11,7 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+use crate::executor::RunKind;
 use crate::prompt::{IntoPromptResult, PromptDescriptor, PromptGet};
 use crate::protocol::{CallToolResult, ErrorObject, GetPromptResult, Resource, ResourceContents};
 use crate::resource::{IntoResourceContents, ReadError, ResourceDescriptor, ResourceRead};
@@ -27,6 +28,38 @@ pub static RESOURCES: [fn() -> ResourceDescriptor];
 /// Every prompt declared with `#[mcp_prompt]`.
 #[linkme::distributed_slice]
 pub static PROMPTS: [fn() -> PromptDescriptor];
+
+/// A declaration whose handler is a plain `fn`: its body runs at the first poll, so it must
+/// always run as a task of its own, never where requests are read.
+pub trait PlainFn: Sized {
+    fn plain_fn(self) -> Self;
+}
+
+impl PlainFn for ToolDescriptor {
+    fn plain_fn(mut self) -> Self {
+        self.run_kind = RunKind::Task;
+        self
+    }
+}
+
+impl PlainFn for ResourceDescriptor {
+    fn plain_fn(mut self) -> Self {
+        self.run_kind = RunKind::Task;
+        self
+    }
+}
+
+impl PlainFn for PromptDescriptor {
+    fn plain_fn(mut self) -> Self {
+        self.run_kind = RunKind::Task;
+        self
+    }
+}
+
+/// Marks a declaration's handler as a plain `fn` (see [`PlainFn`]).
+pub fn plain_fn<D: PlainFn>(declaration: D) -> D {
+    declaration.plain_fn()
+}
 
 /// Asserts at the user's return type that it can become a tool result.
 pub const fn assert_tool_result<T: IntoToolResult>() {}

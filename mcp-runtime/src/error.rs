@@ -31,7 +31,14 @@ impl fmt::Display for ItemKind {
 }
 
 /// A failure to start or run a server.
-#[derive(Debug)]
+///
+/// Its `Debug` output is its readable message, so that `fn main() -> mcp_runtime::Result<()>`
+/// prints a sentence, not a structure.
+///
+/// ```
+/// let e = mcp_runtime::Error::Usage("unknown argument `--nope`".into());
+/// assert_eq!(format!("{e:?}"), "unknown argument `--nope`");
+/// ```
 #[non_exhaustive]
 pub enum Error {
     /// Two items of one kind have the same name (tools, prompts) or URI (resources).
@@ -71,8 +78,17 @@ pub enum Error {
     },
     /// The command line could not be understood.
     Usage(String),
+    /// The client closed the server's output (it stopped reading): the server stopped,
+    /// aborting the requests in flight.
+    OutputClosed(Option<std::io::Error>),
     /// Reading or writing the transport failed.
     Io(std::io::Error),
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
 }
 
 impl fmt::Display for Error {
@@ -95,6 +111,15 @@ impl fmt::Display for Error {
             ),
             Error::NoSuchItem { kind, name } => write!(f, "no {kind} `{name}` to change, or it already is that way"),
             Error::Usage(message) => f.write_str(message),
+            Error::OutputClosed(Some(e)) => {
+                write!(
+                    f,
+                    "the client closed the server's output ({e}); stopped serving and aborted the requests in flight"
+                )
+            }
+            Error::OutputClosed(None) => {
+                f.write_str("the client closed the server's output; stopped serving and aborted the requests in flight")
+            }
             Error::Io(e) => write!(f, "transport I/O failed: {e}"),
         }
     }
@@ -103,7 +128,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::Io(e) => Some(e),
+            Error::Io(e) | Error::OutputClosed(Some(e)) => Some(e),
             _ => None,
         }
     }

@@ -11,8 +11,8 @@ mod completion;
 mod context;
 mod dispatch;
 mod error;
+mod executor;
 mod handle;
-mod in_flight;
 mod prompt;
 pub mod protocol;
 mod registry;
@@ -92,25 +92,37 @@ impl Server {
     /// # Ok(())
     /// # }
     /// ```
+    ///
+    /// It also ends when the [shutdown signal](Self::with_graceful_shutdown) comes, and with
+    /// [`Error::OutputClosed`] when the output closes (in-flight work is then aborted).
     pub async fn serve<R, W>(self, reader: R, writer: W) -> Result<()>
     where
         R: tokio::io::AsyncRead + Unpin + Send,
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
-        let core = self.build()?;
-        transport::lines::serve(core, reader, writer).await?;
-        Ok(())
+        let (core, shutdown) = self.start()?;
+        transport::lines::serve(core, reader, writer, shutdown).await
     }
 
-    /// Serves one client on standard input and output until standard input closes. Standard
-    /// output carries protocol messages only; log with `tracing` to standard error.
+    /// Serves one client on standard input and output until standard input closes (or the
+    /// [shutdown signal](Self::with_graceful_shutdown) comes), then answers what is in flight.
+    /// Standard output carries protocol messages only; log with `tracing` to standard error.
+    /// If the client closes standard output, in-flight work is aborted and this returns
+    /// [`Error::OutputClosed`] at once.
+    ///
+    /// Standard input and output are read and written by two threads of their own rather than
+    /// through tokio's blocking pool.
     #[cfg(feature = "stdio")]
     pub async fn serve_stdio(self) -> Result<()> {
-        self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+        let (core, shutdown) = self.start()?;
+        transport::stdio::serve(core, shutdown).await
     }
 
     /// Runs the server from a plain `fn main`, on a multi-threaded runtime of its own, as the
-    /// command line says (see [`run_from_args`](Self::run_from_args)).
+    /// command line says (see [`run_from_args`](Self::run_from_args)). SIGINT and SIGTERM stop
+    /// it gracefully (unless [`with_graceful_shutdown`](Self::with_graceful_shutdown) gave
+    /// another signal): reading stops, requests in flight get the
+    /// [drain timeout](Self::drain_timeout) to answer, and it returns `Ok`.
     ///
     /// ```no_run
     /// fn main() -> mcp_runtime::Result<()> {
@@ -119,7 +131,12 @@ impl Server {
     /// ```
     #[cfg(feature = "stdio")]
     pub fn run(self) -> Result<()> {
-        tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(self.run_from_args())
+        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+        runtime.block_on(async {
+            let server =
+                if self.has_shutdown_signal() { self } else { self.with_graceful_shutdown(termination_signal()) };
+            server.run_from_args().await
+        })
     }
 
     /// Serves as the program's command line says: `--list` prints what the server declares
@@ -138,5 +155,31 @@ impl Server {
                 Err(Error::Usage(format!("unknown argument `{other}`; use `--list`, or no argument to serve on stdio")))
             }
         }
+    }
+}
+
+/// SIGINT or SIGTERM (Ctrl-C elsewhere). Once caught, the signal no longer ends the process by
+/// itself: the server exits on its own after draining.
+#[cfg(feature = "stdio")]
+async fn termination_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut terminate = match signal(SignalKind::terminate()) {
+            Ok(terminate) => terminate,
+            Err(e) => {
+                tracing::warn!(error = %e, "SIGTERM cannot be caught; only SIGINT stops the server gracefully");
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = terminate.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }

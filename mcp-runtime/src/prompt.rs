@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::completion::{CompletionHandler, IntoCompleter};
 use crate::context::Context;
+use crate::executor::RunKind;
 use crate::protocol::{ErrorObject, GetPromptResult, Icon, Prompt, PromptArgument, PromptMessage};
 use crate::tool::BoxFuture;
 
@@ -129,6 +130,7 @@ pub struct PromptDescriptor {
     pub(crate) handler: Option<PromptHandler>,
     pub(crate) completions: Vec<(String, CompletionHandler)>,
     pub(crate) defined_at: Cow<'static, str>,
+    pub(crate) run_kind: RunKind,
 }
 
 impl fmt::Debug for PromptDescriptor {
@@ -155,6 +157,7 @@ impl PromptDescriptor {
             handler: None,
             completions: Vec::new(),
             defined_at: Cow::Borrowed("the server builder"),
+            run_kind: RunKind::Async,
         }
     }
 

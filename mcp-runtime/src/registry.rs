@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::cache::CachePolicy;
 use crate::completion::CompletionHandler;
 use crate::error::{Error, ItemKind};
+use crate::executor::RunKind;
 use crate::prompt::{PromptDescriptor, PromptHandler};
 use crate::protocol::{
     ErrorObject, Feature, Prompt, Resource, ResourceTemplate, Revision, Tool, is_object_schema,
@@ -27,6 +28,7 @@ pub(crate) struct ToolEntry {
     pub(crate) wrap_output: bool,
     /// Client capabilities a call needs (`elicitation`, `sampling`, ...).
     pub(crate) required_client_capabilities: Vec<String>,
+    pub(crate) run_kind: RunKind,
 }
 
 impl ToolEntry {
@@ -55,6 +57,7 @@ pub(crate) struct ResourceEntry {
     pub(crate) reader: ReadHandler,
     pub(crate) subscribe: bool,
     pub(crate) cache: Option<CachePolicy>,
+    pub(crate) run_kind: RunKind,
 }
 
 /// A registered resource template.
@@ -67,6 +70,7 @@ pub(crate) struct TemplateEntry {
     pub(crate) subscribe: bool,
     pub(crate) cache: Option<CachePolicy>,
     pub(crate) completions: BTreeMap<String, CompletionHandler>,
+    pub(crate) run_kind: RunKind,
 }
 
 /// A registered prompt.
@@ -76,6 +80,7 @@ pub(crate) struct PromptEntry {
     pub(crate) name: Arc<str>,
     pub(crate) handler: PromptHandler,
     pub(crate) completions: BTreeMap<String, CompletionHandler>,
+    pub(crate) run_kind: RunKind,
 }
 
 /// Items of one kind, sorted by key.
@@ -183,6 +188,7 @@ impl Registry {
                     handler,
                     wrap_output,
                     required_client_capabilities: d.required_client_capabilities,
+                    run_kind: d.run_kind,
                 };
                 Ok((entry, d.defined_at.into_owned()))
             })
@@ -198,10 +204,13 @@ impl Registry {
             };
             let reader = d.reader.ok_or(Error::MissingHandler { kind, name })?;
             let defined_at = d.defined_at.into_owned();
+            let run_kind = d.run_kind;
             match d.address {
                 Address::Fixed(resource) => {
-                    fixed
-                        .push((ResourceEntry { resource, reader, subscribe: d.subscribe, cache: d.cache }, defined_at));
+                    fixed.push((
+                        ResourceEntry { resource, reader, subscribe: d.subscribe, cache: d.cache, run_kind },
+                        defined_at,
+                    ));
                 }
                 Address::Template { template, parsed } => templates.push((
                     TemplateEntry {
@@ -212,6 +221,7 @@ impl Registry {
                         subscribe: d.subscribe,
                         cache: d.cache,
                         completions: d.completions.into_iter().collect(),
+                        run_kind,
                     },
                     defined_at,
                 )),
@@ -229,6 +239,7 @@ impl Registry {
                     prompt: d.prompt,
                     handler,
                     completions: d.completions.into_iter().collect(),
+                    run_kind: d.run_kind,
                 };
                 Ok((entry, d.defined_at.into_owned()))
             })

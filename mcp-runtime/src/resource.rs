@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use crate::cache::CachePolicy;
 use crate::completion::{CompletionHandler, IntoCompleter};
 use crate::context::Context;
+use crate::executor::RunKind;
 use crate::protocol::{Annotations, ErrorObject, Icon, Resource, ResourceContents, ResourceTemplate};
 use crate::tool::{BoxFuture, Json};
 use crate::uri_template::{UriTemplate, UriTemplateError};
@@ -228,6 +229,7 @@ pub struct ResourceDescriptor {
     pub(crate) cache: Option<CachePolicy>,
     pub(crate) completions: Vec<(String, CompletionHandler)>,
     pub(crate) defined_at: Cow<'static, str>,
+    pub(crate) run_kind: RunKind,
 }
 
 impl fmt::Debug for ResourceDescriptor {
@@ -250,6 +252,7 @@ impl ResourceDescriptor {
             cache: None,
             completions: Vec::new(),
             defined_at: Cow::Borrowed("the server builder"),
+            run_kind: RunKind::Async,
         }
     }
 

@@ -5,17 +5,20 @@ use std::sync::Arc;
 use crate::__private;
 use crate::cache::{CachePolicies, CachePolicy, Cached};
 use crate::error::Result;
+use std::future::Future;
 use std::sync::RwLock;
+use std::time::Duration;
 
 use serde_json::Map;
 use tokio::sync::broadcast;
 
+use crate::dispatch::Routes;
 use crate::handle::{Event, ServerHandle};
 use crate::prompt::PromptDescriptor;
 use crate::protocol::{Implementation, ListChangedCapability, ResourcesCapability, Revision, ServerCapabilities};
 use crate::registry::Registry;
 use crate::resource::ResourceDescriptor;
-use crate::tool::ToolDescriptor;
+use crate::tool::{BoxFuture, ToolDescriptor};
 
 /// Limits and sizes a server works with.
 #[derive(Debug, Clone)]
@@ -28,11 +31,19 @@ pub(crate) struct Config {
     pub(crate) max_message_size: usize,
     /// How long 2026-07-28 clients may cache each list.
     pub(crate) cache: CachePolicies,
+    /// How long requests in flight may take to finish once the shutdown signal came.
+    pub(crate) drain_timeout: Duration,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { page_size: 100, max_in_flight: 64, max_message_size: 4 * 1024 * 1024, cache: CachePolicies::default() }
+        Config {
+            page_size: 100,
+            max_in_flight: 64,
+            max_message_size: 4 * 1024 * 1024,
+            cache: CachePolicies::default(),
+            drain_timeout: Duration::from_secs(5),
+        }
     }
 }
 
@@ -63,6 +74,16 @@ pub struct Server {
     dynamic_lists: bool,
     handle: ServerHandle,
     config: Config,
+    shutdown: Option<ShutdownSignal>,
+}
+
+/// The future that tells a serving server to stop.
+pub(crate) struct ShutdownSignal(pub(crate) BoxFuture<'static, ()>);
+
+impl std::fmt::Debug for ShutdownSignal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ShutdownSignal")
+    }
 }
 
 impl Server {
@@ -84,6 +105,7 @@ impl Server {
             dynamic_lists: false,
             handle: ServerHandle::new(),
             config: Config::default(),
+            shutdown: None,
         }
     }
 
@@ -199,6 +221,62 @@ impl Server {
         self
     }
 
+    /// Stops serving when `signal` completes, as axum's graceful shutdown does: reading
+    /// stops, requests in flight get the [drain timeout](Self::drain_timeout) to finish and
+    /// answer, the rest are aborted, and serving returns `Ok`. The library installs no signal
+    /// handler of its own; [`run`](Self::run) stops on SIGINT and SIGTERM unless a signal was
+    /// given here.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_runtime::Server;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> mcp_runtime::Result<()> {
+    /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    /// let server = Server::builder("demo", "1.0.0")
+    ///     .drain_timeout(Duration::from_secs(2))
+    ///     .with_graceful_shutdown(async move { let _ = stopped.await; });
+    /// let (_client, server_side) = tokio::io::duplex(4096);
+    /// let (input, output) = tokio::io::split(server_side);
+    /// let serving = tokio::spawn(server.serve(input, output));
+    /// stop.send(()).unwrap();
+    /// serving.await.unwrap()?; // stopped although the client never closed its side
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_graceful_shutdown(mut self, signal: impl Future<Output = ()> + Send + 'static) -> Self {
+        self.shutdown = Some(ShutdownSignal(Box::pin(signal)));
+        self
+    }
+
+    /// Sets how long requests in flight may take to finish after the shutdown signal
+    /// (default 5 s); those still running then are aborted without an answer.
+    #[must_use]
+    pub fn drain_timeout(mut self, timeout: Duration) -> Self {
+        self.config.drain_timeout = timeout;
+        self
+    }
+
+    /// Whether a shutdown signal was given.
+    pub(crate) fn has_shutdown_signal(&self) -> bool {
+        self.shutdown.is_some()
+    }
+
+    /// Builds the core and takes the shutdown signal (one that never comes when none was
+    /// given).
+    pub(crate) fn start(mut self) -> Result<(Arc<ServerCore>, impl Future<Output = ()> + Send)> {
+        let signal = self.shutdown.take();
+        let core = self.build()?;
+        Ok((core, async move {
+            match signal {
+                Some(ShutdownSignal(signal)) => signal.await,
+                None => std::future::pending().await,
+            }
+        }))
+    }
+
     /// Builds the immutable core: the registry, the derived capabilities. Fails on duplicate
     /// or invalid names and tools without handlers.
     pub(crate) fn build(mut self) -> Result<Arc<ServerCore>> {
@@ -221,6 +299,7 @@ impl Server {
             ..ServerCapabilities::default()
         };
         let core = Arc::new(ServerCore {
+            routes: Routes::for_capabilities(&capabilities),
             info: self.info,
             instructions: self.instructions,
             capabilities,
@@ -266,6 +345,8 @@ const EVENT_BACKLOG: usize = 1024;
 /// A built server, shared by every connection.
 #[derive(Debug)]
 pub(crate) struct ServerCore {
+    /// The methods this server answers.
+    pub(crate) routes: Routes,
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
     /// Declared once at start and never changed.

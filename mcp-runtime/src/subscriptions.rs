@@ -19,6 +19,10 @@ use crate::server::ServerCore;
 
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
+/// Open `subscriptions/listen` streams a connection may have. Streams live long, so they
+/// count against this limit rather than the in-flight bound of requests.
+pub(crate) const MAX_LISTEN_STREAMS: usize = 32;
+
 /// What a `subscriptions/listen` stream asks for (and, acknowledged, what it gets).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -85,9 +89,14 @@ impl Subscriptions {
 
     /// `subscriptions/listen`: opens a stream and returns its acknowledgement, which honours
     /// only what the server can send.
-    pub(crate) fn listen(&mut self, core: &ServerCore, id: &RequestId, params: &str) -> Result<String, ErrorObject> {
+    pub(crate) fn listen(&mut self, core: &ServerCore, id: &RequestId, params: &str) -> Result<Vec<u8>, ErrorObject> {
         let params: ListenParams = serde_json::from_str(params)
             .map_err(|e| ErrorObject::invalid_params(format!("Invalid `subscriptions/listen` params: {e}")))?;
+        if self.listens.len() >= MAX_LISTEN_STREAMS {
+            return Err(ErrorObject::invalid_request(format!(
+                "Invalid request: a connection may have {MAX_LISTEN_STREAMS} open streams; cancel one first"
+            )));
+        }
         if self.listens.iter().any(|l| &l.id == id) {
             return Err(ErrorObject::invalid_request(format!(
                 "Invalid request: the id {id} is in use by another stream"
@@ -121,7 +130,7 @@ impl Subscriptions {
 
     /// The notifications `event` becomes on this connection. `handshake_ready`: the client
     /// completed the handshake (legacy notifications may flow).
-    pub(crate) fn on_event(&self, core: &ServerCore, event: &Event, handshake_ready: bool) -> Vec<String> {
+    pub(crate) fn on_event(&self, core: &ServerCore, event: &Event, handshake_ready: bool) -> Vec<Vec<u8>> {
         let mut lines = Vec::new();
         match event {
             Event::ListChanged(kind) => {
@@ -133,7 +142,7 @@ impl Subscriptions {
                     }
                 };
                 if handshake_ready && core.dynamic_lists {
-                    lines.push(notification_line(method, None));
+                    lines.push(notification_line(method, None::<&Value>));
                 }
                 for listen in self.listens.iter().filter(|l| wanted(&l.filter)) {
                     lines.push(notification_line(method, Some(&json!({ "_meta": { SUBSCRIPTION_ID: listen.id } }))));
@@ -154,7 +163,7 @@ impl Subscriptions {
     }
 
     /// The final responses of the open streams, when the server ends them.
-    pub(crate) fn close(&mut self, core: &ServerCore) -> Vec<String> {
+    pub(crate) fn close(&mut self, core: &ServerCore) -> Vec<Vec<u8>> {
         self.listens
             .drain(..)
             .map(|listen| {

@@ -13,6 +13,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::context::Context;
+use crate::executor::RunKind;
 use crate::protocol::{CallToolResult, Content, Icon, Tool, ToolAnnotations};
 use crate::schema;
 
@@ -87,6 +88,7 @@ pub struct ToolDescriptor {
     /// The input schema was set explicitly and is not replaced by the handler's.
     input_schema_set: bool,
     pub(crate) required_client_capabilities: Vec<String>,
+    pub(crate) run_kind: RunKind,
 }
 
 impl fmt::Debug for ToolDescriptor {
@@ -117,6 +119,7 @@ impl ToolDescriptor {
             defined_at: Cow::Borrowed("the server builder"),
             input_schema_set: false,
             required_client_capabilities: Vec::new(),
+            run_kind: RunKind::Async,
         }
     }
 

@@ -4,28 +4,23 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{Outcome, guarded, list_cursor, page_result, reply_error, required_params, respond};
+use super::{Call, Page, list_cursor, page_result};
 use crate::cache::Cached;
 use crate::completion::CompletionContext;
-use crate::context::{Context, Negotiated};
+use crate::executor::{Start, Started};
 use crate::prompt::PromptGet;
-use crate::protocol::{Completion, ErrorObject, Request, RequestId, Revision, error_line};
-use crate::server::ServerCore;
+use crate::protocol::{Completion, ErrorObject, excerpt};
 
-pub(super) fn list(
-    core: &ServerCore,
-    id: &RequestId,
-    revision: Revision,
-    params: Option<&RawValue>,
-) -> Result<String, ErrorObject> {
-    let cursor = list_cursor(params)?;
-    let registry = core.registry();
-    let (items, next) = registry.prompts.page(cursor.as_deref(), core.config.page_size)?;
-    let prompts = items.iter().map(|p| p.prompt.for_revision(revision)).collect();
-    Ok(page_result(core, id, revision, ("prompts", prompts), next, Cached::PromptList))
+pub(super) fn list(call: &Call<'_>) -> Vec<u8> {
+    let listed = list_cursor(call).and_then(|cursor| {
+        let registry = call.core.registry();
+        let (items, next) = registry.prompts.page(cursor.as_deref(), call.core.config.page_size)?;
+        let prompts: Vec<_> = items.iter().map(|p| p.prompt.for_revision(call.revision())).collect();
+        Ok(page_result(call, Page { field: "prompts", items: &prompts, next }, Cached::PromptList))
+    });
+    listed.unwrap_or_else(|e| call.error(&e))
 }
 
 #[derive(Deserialize)]
@@ -35,16 +30,16 @@ struct GetParams {
     arguments: BTreeMap<String, String>,
 }
 
-pub(super) fn get(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request: Request<'_>) -> Outcome {
-    let id = request.id;
-    let revision = negotiated.revision;
-    let params: GetParams = match required_params(request.params, "prompts/get") {
+pub(super) fn get(call: &Call<'_>, start: Start<'_>) -> Started {
+    let revision = call.revision();
+    let params: GetParams = match call.params("prompts/get") {
         Ok(p) => p,
-        Err(e) => return reply_error(&id, e),
+        Err(e) => return start.reply(call.error(&e)),
     };
-    let registry = core.registry();
+    let registry = call.core.registry();
     let Some(entry) = registry.prompts.get(&params.name) else {
-        return reply_error(&id, ErrorObject::invalid_params(format!("Unknown prompt `{}`", params.name)));
+        let error = ErrorObject::invalid_params(format!("Unknown prompt `{}`", excerpt(&params.name)));
+        return start.reply(call.error(&error));
     };
     let missing: Vec<&str> = entry
         .prompt
@@ -55,34 +50,23 @@ pub(super) fn get(core: &Arc<ServerCore>, negotiated: &Arc<Negotiated>, request:
         .collect();
     if !missing.is_empty() {
         let list = missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
-        return reply_error(
-            &id,
-            ErrorObject::invalid_params(format!("Prompt `{}` is missing the required arguments {list}", entry.name)),
-        );
+        let error =
+            ErrorObject::invalid_params(format!("Prompt `{}` is missing the required arguments {list}", entry.name));
+        return start.reply(call.error(&error));
     }
-    let get = PromptGet {
-        name: Arc::clone(&entry.name),
-        arguments: params.arguments,
-        context: Context::new(Arc::clone(negotiated), id.clone()),
-    };
-    let handler = Arc::clone(&entry.handler);
-    let name = Arc::clone(&entry.name);
-    let core = Arc::clone(core);
-    Outcome::Deferred(
-        Some(id.clone()),
-        Box::pin(async move {
-            let outcome = guarded(|| handler(get)).await.unwrap_or_else(|panic| {
-                tracing::error!(prompt = %name, panic, "prompt panicked");
-                Err(ErrorObject::internal(format!(
-                    "Prompt `{name}` failed unexpectedly; the server logged the details"
-                )))
-            });
-            Some(match outcome {
-                Ok(result) => respond(&core, &id, revision, None, &result.for_revision(revision)),
-                Err(e) => error_line(Some(&id), &e),
-            })
-        }),
-    )
+    let get = PromptGet { name: Arc::clone(&entry.name), arguments: params.arguments, context: call.context() };
+    let work = (entry.handler)(get);
+    let (name, responder) = (Arc::clone(&entry.name), call.responder());
+    start.run(entry.run_kind, work, move |outcome| {
+        let outcome = outcome.unwrap_or_else(|panic| {
+            tracing::error!(prompt = %name, panic, "prompt panicked");
+            Err(ErrorObject::internal(format!("Prompt `{name}` failed unexpectedly; the server logged the details")))
+        });
+        match outcome {
+            Ok(result) => responder.respond(None, result.for_revision(revision)),
+            Err(e) => responder.error(&e),
+        }
+    })
 }
 
 #[derive(Deserialize)]
@@ -115,34 +99,43 @@ struct CompleteParams {
     context: Option<CompleteContext>,
 }
 
-pub(super) fn complete(
-    core: &ServerCore,
-    id: &RequestId,
-    revision: Revision,
-    params: Option<&RawValue>,
-) -> Result<String, ErrorObject> {
-    let params: CompleteParams = required_params(params, "completion/complete")?;
-    let registry = core.registry();
+pub(super) fn complete(call: &Call<'_>) -> Vec<u8> {
+    match completion(call) {
+        Ok(values) => {
+            let mut result = Map::new();
+            let completion = Completion::from_values(values);
+            result.insert("completion".into(), serde_json::to_value(completion).unwrap_or(Value::Null));
+            call.respond(None, result)
+        }
+        Err(e) => call.error(&e),
+    }
+}
+
+/// The values a completer offers (it runs here, inline: completers are plain functions).
+fn completion(call: &Call<'_>) -> Result<Vec<String>, ErrorObject> {
+    let params: CompleteParams = call.params("completion/complete")?;
+    let registry = call.core.registry();
     let argument = params.argument.name.as_str();
     let (completions, known) = match &params.reference {
         Reference::Prompt { name } => {
             let prompt = registry
                 .prompts
                 .get(name)
-                .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt `{name}`")))?;
+                .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt `{}`", excerpt(name))))?;
             (&prompt.completions, prompt.prompt.arguments.iter().any(|a| a.name == argument))
         }
         Reference::Resource { uri } => {
             let template = registry
                 .templates
                 .get(uri)
-                .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown resource template `{uri}`")))?;
+                .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown resource template `{}`", excerpt(uri))))?;
             (&template.completions, template.parsed.variables().any(|v| v == argument))
         }
     };
     if !known {
         return Err(ErrorObject::invalid_params(format!(
-            "`{argument}` is not an argument of the referenced prompt or template"
+            "`{}` is not an argument of the referenced prompt or template",
+            excerpt(argument)
         )));
     }
     let context = CompletionContext {
@@ -150,12 +143,13 @@ pub(super) fn complete(
         value: params.argument.value,
         arguments: params.context.unwrap_or_default().arguments,
     };
-    let values = match completions.get(&context.argument) {
-        Some(completer) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| completer(&context)))
-            .map_err(|_| ErrorObject::internal("Internal error: the completer failed unexpectedly"))?,
-        None => Vec::new(),
-    };
-    let mut result = Map::new();
-    result.insert("completion".into(), serde_json::to_value(Completion::from_values(values)).unwrap_or(Value::Null));
-    Ok(respond(core, id, revision, None, &result))
+    match completions.get(&context.argument) {
+        Some(completer) => {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| completer(&context))).map_err(|panic| {
+                tracing::error!(panic = crate::executor::panic_message(panic), "a completer panicked");
+                ErrorObject::internal("Internal error: the completer failed unexpectedly")
+            })
+        }
+        None => Ok(Vec::new()),
+    }
 }

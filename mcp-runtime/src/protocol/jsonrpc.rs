@@ -109,7 +109,15 @@ impl ErrorObject {
 
     /// -32601: unknown method.
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(code::METHOD_NOT_FOUND, format!("Method not found: `{method}`"))
+        Self::new(code::METHOD_NOT_FOUND, format!("Method not found: `{}`", excerpt(method)))
+    }
+
+    /// -32601: a method of other revisions than the one in use.
+    pub(crate) fn method_not_found_in(method: &str, revision: super::Revision) -> Self {
+        Self::new(
+            code::METHOD_NOT_FOUND,
+            format!("Method not found: `{}` does not exist in protocol revision {revision}", excerpt(method)),
+        )
     }
 
     /// -32602: invalid parameters.
@@ -138,11 +146,14 @@ pub(crate) enum Incoming<'a> {
     Request(Request<'a>),
     /// A notification: never answered.
     Notification(Notification<'a>),
-    /// A response to a request the server sent.
+    /// A response to a request the server sent (or something shaped like one): never
+    /// answered, whatever it contains, so that two peers cannot answer each other forever.
     Response {
-        /// The id of the server's request.
-        id: RequestId,
+        /// The id it names, when it names a valid one.
+        id: Option<RequestId>,
     },
+    /// A notification too malformed to act on: never answered either, only logged.
+    BadNotification(&'static str),
     /// Not a valid message: answered with this error (and this id, when one could be read).
     Invalid(Option<RequestId>, ErrorObject),
 }
@@ -162,22 +173,22 @@ pub(crate) struct Notification<'a> {
     pub(crate) params: Option<&'a RawValue>,
 }
 
-/// The members of a JSON-RPC object, each kept raw so that one bad member does not hide the id.
+/// The members of a JSON-RPC object, each kept raw so that one bad member does not hide the
+/// id. Every member is `Some` whenever it is present, `null` included: `"id": null` makes an
+/// invalid request (not a notification) and `"result": null` a response.
 #[derive(Deserialize)]
 struct Envelope<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "present")]
     jsonrpc: Option<&'a RawValue>,
-    /// `Some` whenever the member is present, `null` included: `"id": null` makes an invalid
-    /// request, not a notification.
     #[serde(borrow, default, deserialize_with = "present")]
     id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "present")]
     method: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "present")]
     params: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "present")]
     result: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "present")]
     error: Option<&'a RawValue>,
 }
 
@@ -196,11 +207,17 @@ pub(crate) enum Shape {
 
 /// Tells an object from an array from anything else without parsing the message.
 pub(crate) fn shape_of(text: &str) -> Shape {
-    match text.trim_start().as_bytes().first() {
+    match text.trim_start_matches(is_json_whitespace).as_bytes().first() {
         Some(b'{') => Shape::Object,
         Some(b'[') => Shape::Array,
         _ => Shape::Other,
     }
+}
+
+/// The four characters JSON allows between tokens (RFC 8259 §2); no other character, not
+/// even a Unicode space, may stand alone on a line.
+pub(crate) fn is_json_whitespace(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
 }
 
 /// Parses a raw id: a string or an integer; anything else is not an id.
@@ -210,6 +227,31 @@ fn parse_id(raw: &RawValue) -> Option<RequestId> {
         Value::Number(n) if n.is_i64() || n.is_u64() => Some(RequestId::Number(n)),
         _ => None,
     }
+}
+
+/// Whether a raw `jsonrpc` member is the string "2.0", compared after decoding (so
+/// `"2\u002e0"` counts).
+fn is_version_2(raw: Option<&RawValue>) -> bool {
+    match raw.map(RawValue::get) {
+        Some("\"2.0\"") => true,
+        Some(text) => serde_json::from_str::<Cow<'_, str>>(text).is_ok_and(|v| v == "2.0"),
+        None => false,
+    }
+}
+
+/// What a request or notification's members say, checked: its method and params.
+fn method_and_params<'a>(env: &Envelope<'a>) -> Result<(Cow<'a, str>, Option<&'a RawValue>), &'static str> {
+    if !is_version_2(env.jsonrpc) {
+        return Err("Invalid request: `jsonrpc` must be the string \"2.0\"");
+    }
+    let method = env.method.and_then(|m| serde_json::from_str::<Cow<'_, str>>(m.get()).ok());
+    let Some(method) = method else { return Err("Invalid request: `method` must be a string") };
+    if let Some(params) = env.params
+        && shape_of(params.get()) != Shape::Object
+    {
+        return Err("Invalid request: `params` must be an object");
+    }
+    Ok((method, env.params))
 }
 
 /// Classifies one JSON object message (the caller has checked [`shape_of`] or handles the
@@ -229,97 +271,140 @@ pub(crate) fn classify(text: &str) -> Incoming<'_> {
             return Incoming::Invalid(None, ErrorObject::invalid_request(message));
         }
     };
-    let id = env.id.map(|raw| (raw, parse_id(raw)));
-    let readable_id = id.as_ref().and_then(|(_, id)| id.clone());
-    if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
+    // What a message is follows from which members it has; only then is it checked. A
+    // notification or a response is never answered, however malformed.
+    if env.method.is_none() && (env.result.is_some() || env.error.is_some()) {
+        return Incoming::Response { id: env.id.and_then(parse_id) };
+    }
+    if env.method.is_some() && env.id.is_none() {
+        return match method_and_params(&env) {
+            Ok((method, params)) => Incoming::Notification(Notification { method, params }),
+            Err(reason) => Incoming::BadNotification(reason),
+        };
+    }
+    let id = env.id.and_then(parse_id);
+    if env.method.is_none() {
         return Incoming::Invalid(
-            readable_id,
-            ErrorObject::invalid_request("Invalid request: `jsonrpc` must be the string \"2.0\""),
+            id,
+            ErrorObject::invalid_request("Invalid request: a request needs a `method` and an `id`"),
         );
     }
-    if let Some(method) = env.method {
-        let Ok(method) = serde_json::from_str::<Cow<'_, str>>(method.get()) else {
-            return Incoming::Invalid(
-                readable_id,
-                ErrorObject::invalid_request("Invalid request: `method` must be a string"),
-            );
-        };
-        if let Some(params) = env.params
-            && shape_of(params.get()) != Shape::Object
-        {
-            return Incoming::Invalid(
-                readable_id,
-                ErrorObject::invalid_request("Invalid request: `params` must be an object"),
-            );
-        }
-        return match id {
-            None => Incoming::Notification(Notification { method, params: env.params }),
-            Some((_, Some(id))) => Incoming::Request(Request { id, method, params: env.params }),
-            Some((_, None)) => Incoming::Invalid(
-                None,
-                ErrorObject::invalid_request("Invalid request: `id` must be a string or an integer"),
-            ),
-        };
-    }
-    if (env.result.is_some() || env.error.is_some())
-        && let Some(id) = readable_id
-    {
-        return Incoming::Response { id };
-    }
-    Incoming::Invalid(
-        readable_id,
-        ErrorObject::invalid_request("Invalid request: a request needs a `method` and an `id`"),
-    )
-}
-
-/// Writes a success response line (without the trailing newline); `result` is JSON text.
-pub(crate) fn success_line(id: &RequestId, result: &str) -> String {
-    let mut out = String::with_capacity(result.len() + 40);
-    out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
-    push_id(&mut out, Some(id));
-    out.push_str(",\"result\":");
-    out.push_str(result);
-    out.push('}');
-    out
-}
-
-/// Writes an error response line (without the trailing newline); `id: null` when unknown.
-pub(crate) fn error_line(id: Option<&RequestId>, error: &ErrorObject) -> String {
-    let mut out = String::with_capacity(96 + error.message.len());
-    out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
-    push_id(&mut out, id);
-    out.push_str(",\"error\":");
-    // An ErrorObject is strings, numbers and a Value: serializing it cannot fail.
-    out.push_str(
-        &serde_json::to_string(error).unwrap_or_else(|_| "{\"code\":-32603,\"message\":\"Internal error\"}".to_owned()),
-    );
-    out.push('}');
-    out
-}
-
-/// Writes a notification line (without the trailing newline).
-pub(crate) fn notification_line(method: &str, params: Option<&Value>) -> String {
-    let mut message = serde_json::Map::new();
-    message.insert("jsonrpc".into(), Value::from("2.0"));
-    message.insert("method".into(), Value::from(method));
-    if let Some(params) = params {
-        message.insert("params".into(), params.clone());
-    }
-    Value::Object(message).to_string()
-}
-
-fn push_id(out: &mut String, id: Option<&RequestId>) {
+    let (method, params) = match method_and_params(&env) {
+        Ok(found) => found,
+        Err(reason) => return Incoming::Invalid(id, ErrorObject::invalid_request(reason)),
+    };
     match id {
-        Some(RequestId::Number(n)) => out.push_str(&n.to_string()),
-        Some(RequestId::String(s)) => out.push_str(&Value::from(s.as_str()).to_string()),
-        None => out.push_str("null"),
+        Some(id) => Incoming::Request(Request { id, method, params }),
+        None => Incoming::Invalid(
+            None,
+            ErrorObject::invalid_request("Invalid request: `id` must be a string or an integer"),
+        ),
     }
 }
 
-/// Serializes a result into a raw JSON value.
-pub(crate) fn to_raw<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, ErrorObject> {
-    serde_json::value::to_raw_value(value)
-        .map_err(|e| ErrorObject::internal(format!("Internal error: the result could not be serialized: {e}")))
+/// How much of a client's own text an error message quotes.
+const EXCERPT_CHARS: usize = 64;
+
+/// A client-supplied string as an error message quotes it: whole when short, else its first
+/// characters and `…`, so that a 100 KB URI does not come back in a 100 KB error.
+pub(crate) fn excerpt(text: &str) -> Cow<'_, str> {
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        None => Cow::Borrowed(text),
+        Some((end, _)) => Cow::Owned(format!("{}…", &text[..end])),
+    }
+}
+
+/// The longest error message sent: messages that embed a parser's report of client input
+/// (which may quote a whole string value) are cut here.
+const MAX_ERROR_MESSAGE: usize = 512;
+
+/// Writes the start of a response, up to and including the member name of its payload.
+fn open_response(out: &mut Vec<u8>, id: Option<&RequestId>, member: &str) {
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    match id {
+        // A RequestId is a string or a number: writing it into a Vec cannot fail.
+        Some(id) => {
+            let _ = serde_json::to_writer(&mut *out, id);
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+    out.push(b',');
+    out.push(b'"');
+    out.extend_from_slice(member.as_bytes());
+    out.extend_from_slice(b"\":");
+}
+
+/// A success response line whose result is written by `write_result` straight into the
+/// line's bytes (serialized once, never copied); `Err` from it makes the line an internal
+/// error instead.
+pub(crate) fn response_line(
+    id: &RequestId,
+    capacity: usize,
+    write_result: impl FnOnce(&mut Vec<u8>) -> Result<(), serde_json::Error>,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(capacity + 48);
+    open_response(&mut out, Some(id), "result");
+    match write_result(&mut out) {
+        Ok(()) => {
+            out.extend_from_slice(b"}\n");
+            out
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "a result could not be serialized");
+            error_line(Some(id), &ErrorObject::internal("Internal error: the result could not be serialized"))
+        }
+    }
+}
+
+/// A success response line for a result that is already JSON text.
+pub(crate) fn success_line(id: &RequestId, result: &str) -> Vec<u8> {
+    response_line(id, result.len(), |out| {
+        out.extend_from_slice(result.as_bytes());
+        Ok(())
+    })
+}
+
+/// An error response line; `id: null` when unknown. Long messages are cut (see
+/// [`MAX_ERROR_MESSAGE`]).
+pub(crate) fn error_line(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
+    let mut out = Vec::with_capacity(96 + error.message.len().min(MAX_ERROR_MESSAGE));
+    open_response(&mut out, id, "error");
+    let cut;
+    let error = if error.message.len() > MAX_ERROR_MESSAGE {
+        let mut end = MAX_ERROR_MESSAGE;
+        while !error.message.is_char_boundary(end) {
+            end -= 1;
+        }
+        cut = ErrorObject { message: format!("{}…", &error.message[..end]), ..error.clone() };
+        &cut
+    } else {
+        error
+    };
+    // An ErrorObject is strings, numbers and a Value: serializing it cannot fail.
+    if serde_json::to_writer(&mut out, error).is_err() {
+        out.extend_from_slice(b"{\"code\":-32603,\"message\":\"Internal error\"}");
+    }
+    out.extend_from_slice(b"}\n");
+    out
+}
+
+/// A notification line.
+pub(crate) fn notification_line<P: Serialize + ?Sized>(method: &str, params: Option<&P>) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Message<'a, P: ?Sized> {
+        jsonrpc: &'static str,
+        method: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        params: Option<&'a P>,
+    }
+    let mut out = Vec::with_capacity(64);
+    // Our notifications' params are maps of strings and values: this cannot fail.
+    if let Err(e) = serde_json::to_writer(&mut out, &Message { jsonrpc: "2.0", method, params }) {
+        tracing::error!(error = %e, method, "a notification could not be serialized");
+        return Vec::new();
+    }
+    out.push(b'\n');
+    out
 }
 
 #[cfg(test)]
@@ -365,18 +450,65 @@ mod tests {
             invalid_code(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#),
             (Some(1.into()), code::INVALID_REQUEST)
         );
+        assert_eq!(invalid_code(r#"{"jsonrpc":"2.0"}"#), (None, code::INVALID_REQUEST));
+    }
+
+    #[test]
+    fn responses_and_notifications_are_never_invalid() {
+        for text in [
+            r#"{"jsonrpc":"2.0","id":97,"result":null}"#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}"#,
+            r#"{"id":1,"result":{}}"#,
+        ] {
+            assert!(matches!(classify(text), Incoming::Response { .. }), "{text}");
+        }
+        for text in [
+            r#"{"jsonrpc":"2.0","method":"notifications/x","params":[1]}"#,
+            r#"{"jsonrpc":"1.0","method":"notifications/x"}"#,
+            r#"{"jsonrpc":"2.0","method":7}"#,
+        ] {
+            assert!(matches!(classify(text), Incoming::BadNotification(_)), "{text}");
+        }
+    }
+
+    #[test]
+    fn members_are_compared_after_decoding() {
+        let Incoming::Request(r) = classify(r#"{"jsonrpc":"2\u002e0","id":1,"method":"pi\u006eg"}"#) else {
+            panic!("an escaped \"2.0\" is \"2.0\"")
+        };
+        assert_eq!(r.method, "ping");
+    }
+
+    #[test]
+    fn only_json_whitespace_is_whitespace() {
+        assert!("  \t\r".chars().all(is_json_whitespace));
+        for c in ['\u{a0}', '\u{b}', '\u{c}'] {
+            assert!(!is_json_whitespace(c));
+        }
+    }
+
+    #[test]
+    fn errors_quote_a_short_prefix_of_client_text() {
+        let long = "é".repeat(10_000);
+        let quoted = excerpt(&long);
+        assert_eq!(quoted.chars().count(), EXCERPT_CHARS + 1);
+        assert_eq!(excerpt("short"), "short");
+        let line = error_line(None, &ErrorObject::invalid_params(long));
+        assert!(line.len() < MAX_ERROR_MESSAGE + 128, "{}", line.len());
+        let v: Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(v["error"]["code"], -32602);
     }
 
     #[test]
     fn ids_are_echoed_exactly() {
         let big = r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#;
         let Incoming::Request(r) = classify(big) else { panic!() };
-        assert_eq!(success_line(&r.id, "{}"), r#"{"jsonrpc":"2.0","id":18446744073709551615,"result":{}}"#);
+        assert_eq!(success_line(&r.id, "{}"), b"{\"jsonrpc\":\"2.0\",\"id\":18446744073709551615,\"result\":{}}\n");
         let esc = r#"{"jsonrpc":"2.0","id":"a\"b\u00e9","method":"ping"}"#;
         let Incoming::Request(r) = classify(esc) else { panic!() };
         assert_eq!(r.id, RequestId::String("a\"bé".into()));
         let line = error_line(Some(&r.id), &ErrorObject::internal("x"));
-        let v: Value = serde_json::from_str(&line).unwrap();
+        let v: Value = serde_json::from_slice(&line).unwrap();
         assert_eq!(v["id"], "a\"bé");
     }
 }

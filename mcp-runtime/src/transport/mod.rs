@@ -1,9 +1,12 @@
-//! Transports: how messages reach a [`Session`](crate::session::Session) and how responses
-//! leave it.
+//! Transports: how messages reach a connection's [`Session`](crate::session::Session) and how
+//! responses leave it.
 //!
-//! - [`lines`]: newline-delimited JSON over any byte stream (stdio, pipes, in-memory duplex
-//!   streams for tests), with the in-flight bound and the message-size limit.
-//! - stdio: [`Server::serve_stdio`](crate::Server::serve_stdio), `lines` over the process's
-//!   standard input and output.
+//! - [`connection`]: the loop every transport runs, over its input and an output queue.
+//! - [`lines`]: newline-delimited JSON over any async byte stream (pipes, sockets, in-memory
+//!   duplex streams for tests).
+//! - [`stdio`]: the process's standard input and output, on threads of their own.
 
+pub(crate) mod connection;
 pub(crate) mod lines;
+#[cfg(feature = "stdio")]
+pub(crate) mod stdio;

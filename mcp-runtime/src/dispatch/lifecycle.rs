@@ -1,0 +1,140 @@
+//! The methods that change a connection's state or describe the server: `initialize`,
+//! `ping`, `server/discover`, the subscriptions of both eras, and the notifications a client
+//! sends.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::{Call, Empty};
+use crate::cache::Cached;
+use crate::context::Negotiated;
+use crate::protocol::{ErrorObject, Feature, InitializeParams, InitializeResult, RequestId, Revision};
+use crate::session::{Era, Session};
+
+pub(super) fn initialize(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
+    if matches!(session.era, Era::Handshake { .. }) {
+        return call.error(&ErrorObject::invalid_request(
+            "Invalid request: `initialize` was already received on this connection",
+        ));
+    }
+    let params: InitializeParams = match call.params {
+        Some(raw) => match serde_json::from_str(raw.get()) {
+            Ok(params) => params,
+            Err(e) => return call.error(&ErrorObject::invalid_params(format!("Invalid `initialize` params: {e}"))),
+        },
+        None => {
+            return call.error(&ErrorObject::invalid_params(
+                "`initialize` needs params with `protocolVersion`, `capabilities` and `clientInfo`",
+            ));
+        }
+    };
+    let revision = Revision::parse(&params.protocol_version)
+        .filter(|r| r.supports(Feature::Handshake))
+        .unwrap_or(Revision::LATEST_HANDSHAKE);
+    tracing::debug!(
+        requested = %crate::protocol::excerpt(&params.protocol_version),
+        negotiated = %revision,
+        client = ?params.client_info.as_ref().map(|c| &c.name),
+        "initialize"
+    );
+    let core = call.core;
+    let result = InitializeResult {
+        protocol_version: revision.as_str(),
+        capabilities: core.capabilities.for_revision(revision),
+        server_info: core.info.for_revision(revision),
+        instructions: core.instructions.clone(),
+    };
+    session.era = Era::Handshake {
+        negotiated: Arc::new(Negotiated {
+            revision,
+            client_capabilities: params.capabilities,
+            client_info: params.client_info,
+        }),
+        client_ready: false,
+    };
+    super::respond(core, call.id, revision, None, result)
+}
+
+pub(super) fn ping(call: &Call<'_>) -> Vec<u8> {
+    call.respond(None, Empty {})
+}
+
+/// The `server/discover` result: a 2026-07-28 result, whichever era asks.
+pub(super) fn discover(call: &Call<'_>) -> Vec<u8> {
+    let core = call.core;
+    let revision = Revision::LATEST;
+    let mut result = Map::new();
+    result
+        .insert("supportedVersions".into(), Value::from(Revision::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>()));
+    result.insert(
+        "capabilities".into(),
+        serde_json::to_value(core.capabilities.for_revision(revision)).unwrap_or(Value::Null),
+    );
+    if let Some(instructions) = &core.instructions {
+        result.insert("instructions".into(), Value::from(instructions.as_str()));
+    }
+    super::respond(core, call.id, revision, Some(core.config.cache.get(Cached::Discover)), result)
+}
+
+#[derive(Deserialize)]
+struct UriParams {
+    uri: String,
+}
+
+/// `resources/subscribe` (handshake revisions).
+pub(super) fn subscribe(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
+    let result = call
+        .params::<UriParams>("resources/subscribe")
+        .and_then(|params| session.subscriptions.subscribe(call.core, &params.uri));
+    match result {
+        Ok(()) => call.respond(None, Empty {}),
+        Err(e) => call.error(&e),
+    }
+}
+
+/// `resources/unsubscribe` (handshake revisions): always succeeds for a valid request.
+pub(super) fn unsubscribe(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
+    match call.params::<UriParams>("resources/unsubscribe") {
+        Ok(params) => {
+            session.subscriptions.unsubscribe(&params.uri);
+            call.respond(None, Empty {})
+        }
+        Err(e) => call.error(&e),
+    }
+}
+
+/// `subscriptions/listen` (2026-07-28): opens a stream; its acknowledgement goes out now and
+/// its result when the stream ends.
+pub(super) fn listen(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
+    let params = call.params.map_or("{}", RawValue::get);
+    match session.subscriptions.listen(call.core, call.id, params) {
+        Ok(ack) => ack,
+        Err(e) => call.error(&e),
+    }
+}
+
+/// `notifications/initialized`: server-initiated traffic may flow.
+pub(super) fn initialized(session: &mut Session, _params: Option<&RawValue>) {
+    if let Era::Handshake { client_ready, .. } = &mut session.era {
+        *client_ready = true;
+    }
+}
+
+/// `notifications/cancelled`: ends a listen stream, or the request with that id.
+pub(super) fn cancelled(session: &mut Session, params: Option<&RawValue>) {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Cancelled {
+        request_id: RequestId,
+    }
+    let Some(Ok(cancelled)) = params.map(|p| serde_json::from_str::<Cancelled>(p.get())) else {
+        tracing::debug!("a cancellation without a readable `requestId` was ignored");
+        return;
+    };
+    if !session.subscriptions.cancel(&cancelled.request_id) && !session.executor.cancel(&cancelled.request_id) {
+        tracing::trace!(id = %cancelled.request_id, "cancellation of no running request ignored");
+    }
+}

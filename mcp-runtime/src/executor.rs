@@ -1,0 +1,382 @@
+//! One connection's executor: where every request's work runs, whatever the transport.
+//!
+//! It owns the in-flight bound, the look-ahead of requests waiting for a slot, cancellation,
+//! panic isolation and the drain at shutdown:
+//!
+//! - A request that runs user code takes a slot (a semaphore permit) before it starts and
+//!   holds it until its response is in the output queue (a batch member: in its batch's
+//!   buffer). A client that stops reading fills the queue, the slots stay taken, the
+//!   look-ahead fills and the transport stops reading: memory stays bounded.
+//! - An async handler is polled once where the request was read; ready, it answers with no
+//!   task hand-off. Still pending, or a plain `fn` handler, it runs as a task of its own (so a
+//!   slow one cannot stall `ping` or cancellations). The request's future is the handler's one
+//!   box; nothing here boxes it again.
+//! - The map from request ids to running tasks belongs to the reading loop: no lock, and an
+//!   entry exists before the task can finish.
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll, Waker};
+
+use serde_json::value::RawValue;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::task::AbortHandle;
+use tracing::Instrument;
+
+use crate::context::Negotiated;
+use crate::dispatch::{Call, WorkFn};
+use crate::protocol::RequestId;
+use crate::server::ServerCore;
+
+/// Requests that may wait for a free slot while reading goes on (so notifications, cancels
+/// and `ping` keep flowing); once this many wait, the transport stops reading.
+pub(crate) const LOOK_AHEAD: usize = 16;
+
+/// How a handler's work may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum RunKind {
+    /// An async handler: polled once where it was read, a task of its own only if it waits.
+    #[default]
+    Async,
+    /// A plain `fn` handler (its body runs at the first poll): always a task of its own.
+    Task,
+}
+
+/// Where a request's response goes.
+#[derive(Debug, Clone)]
+pub(crate) enum Output {
+    /// The connection's output queue.
+    Connection,
+    /// A batch's buffer, which sends the batch's answer once every member has delivered.
+    Batch(mpsc::UnboundedSender<Vec<u8>>),
+}
+
+/// A response line ready on the reading loop, with the slot it holds until it is queued.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub(crate) line: Vec<u8>,
+    _slot: Option<OwnedSemaphorePermit>,
+}
+
+impl Reply {
+    /// A response that held no slot (lifecycle and inline methods, errors).
+    pub(crate) fn now(line: Vec<u8>) -> Self {
+        Reply { line, _slot: None }
+    }
+}
+
+/// What starting a request produced: a response for the loop to queue, or nothing (it runs,
+/// waits for a slot, or went to a batch's buffer).
+#[derive(Debug)]
+#[must_use]
+pub(crate) struct Started(pub(crate) Option<Reply>);
+
+/// A request that runs user code, as the session hands it over.
+pub(crate) struct Job<'a> {
+    pub(crate) negotiated: Arc<Negotiated>,
+    pub(crate) id: RequestId,
+    pub(crate) method: &'static str,
+    pub(crate) params: Option<&'a RawValue>,
+    pub(crate) work: WorkFn,
+    pub(crate) output: Output,
+}
+
+/// A request waiting for a slot: what it needs to start later, owned.
+struct Parked {
+    negotiated: Arc<Negotiated>,
+    id: RequestId,
+    method: &'static str,
+    params: Option<Box<RawValue>>,
+    work: WorkFn,
+    output: Output,
+}
+
+/// Keeps the drain waiting while it lives (one per task and per open batch).
+#[derive(Debug, Clone)]
+pub(crate) struct DrainGuard(#[allow(dead_code)] mpsc::Sender<()>);
+
+/// A connection's executor (see the module documentation).
+pub(crate) struct Executor {
+    core: Arc<ServerCore>,
+    out: mpsc::Sender<Vec<u8>>,
+    slots: Arc<Semaphore>,
+    parked: VecDeque<Parked>,
+    running: HashMap<RequestId, AbortHandle>,
+    /// Cloned into every task; dropped when draining so that `drain_rx` ends with the last one.
+    drain_tx: Option<mpsc::Sender<()>>,
+    drain_rx: mpsc::Receiver<()>,
+}
+
+impl std::fmt::Debug for Executor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executor")
+            .field("free_slots", &self.slots.available_permits())
+            .field("parked", &self.parked.len())
+            .field("running", &self.running.len())
+            .finish()
+    }
+}
+
+impl Executor {
+    /// An executor writing responses to `out`, running at most the server's `max_in_flight`
+    /// requests at once.
+    pub(crate) fn new(core: Arc<ServerCore>, out: mpsc::Sender<Vec<u8>>) -> Self {
+        let slots = Arc::new(Semaphore::new(core.config.max_in_flight));
+        let (drain_tx, drain_rx) = mpsc::channel(1);
+        Executor {
+            core,
+            out,
+            slots,
+            parked: VecDeque::new(),
+            running: HashMap::new(),
+            drain_tx: Some(drain_tx),
+            drain_rx,
+        }
+    }
+
+    /// The connection's output queue.
+    pub(crate) fn output(&self) -> &mpsc::Sender<Vec<u8>> {
+        &self.out
+    }
+
+    /// A guard that keeps the drain waiting (for work outside this executor's tasks, such as
+    /// a batch's buffer); `None` once draining started.
+    pub(crate) fn drain_guard(&self) -> Option<DrainGuard> {
+        self.drain_tx.clone().map(DrainGuard)
+    }
+
+    /// Whether the transport may read another message: the look-ahead has room.
+    pub(crate) fn can_read(&self) -> bool {
+        self.parked.len() < LOOK_AHEAD
+    }
+
+    /// Whether requests wait for a slot.
+    pub(crate) fn has_parked(&self) -> bool {
+        !self.parked.is_empty()
+    }
+
+    /// Waits for a free slot (for the first parked request).
+    pub(crate) async fn next_slot(&self) -> Option<OwnedSemaphorePermit> {
+        Arc::clone(&self.slots).acquire_owned().await.ok()
+    }
+
+    /// Starts a request now if a slot is free and none waits before it; otherwise parks it.
+    pub(crate) fn submit(&mut self, job: Job<'_>) -> Started {
+        if self.parked.is_empty()
+            && let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned()
+        {
+            let Job { negotiated, id, method, params, work, output } = job;
+            return self.start(&negotiated, id, method, params, work, output, slot);
+        }
+        let Job { negotiated, id, method, params, work, output } = job;
+        self.parked.push_back(Parked { negotiated, id, method, params: params.map(ToOwned::to_owned), work, output });
+        Started(None)
+    }
+
+    /// Starts the first parked request with `slot`.
+    pub(crate) fn resume(&mut self, slot: OwnedSemaphorePermit) -> Started {
+        let Some(Parked { negotiated, id, method, params, work, output }) = self.parked.pop_front() else {
+            return Started(None);
+        };
+        self.start(&negotiated, id, method, params.as_deref(), work, output, slot)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn start(
+        &mut self,
+        negotiated: &Arc<Negotiated>,
+        id: RequestId,
+        method: &'static str,
+        params: Option<&RawValue>,
+        work: WorkFn,
+        output: Output,
+        slot: OwnedSemaphorePermit,
+    ) -> Started {
+        let span = tracing::debug_span!("request", method, id = %id, revision = %negotiated.revision);
+        let core = Arc::clone(&self.core);
+        let call = Call { core: &core, negotiated, id: &id, params };
+        let start = Start { executor: self, id: id.clone(), slot, output, span };
+        work(&call, start)
+    }
+
+    /// `notifications/cancelled`: a running request's task is aborted (nothing is sent for
+    /// it); a waiting one is dropped. `false`: no such request (finished, or never seen).
+    pub(crate) fn cancel(&mut self, id: &RequestId) -> bool {
+        if let Some(at) = self.parked.iter().position(|p| &p.id == id) {
+            self.parked.remove(at);
+            return true;
+        }
+        match self.running.remove(id) {
+            Some(task) if !task.is_finished() => {
+                task.abort();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Ends every request at once, running or waiting: the output is gone, or the drain
+    /// deadline passed.
+    pub(crate) fn abort_all(&mut self) {
+        self.parked.clear();
+        for (_, task) in self.running.drain() {
+            task.abort();
+        }
+    }
+
+    /// Waits until every started request has delivered its response (call once no request
+    /// waits for a slot: nothing may start after this).
+    pub(crate) async fn drained(&mut self) {
+        self.drain_tx = None;
+        while self.drain_rx.recv().await.is_some() {}
+    }
+
+    /// Forgets finished tasks once the map holds twice the bound (lazily, so that finishing
+    /// needs no access to the map).
+    fn remember(&mut self, id: RequestId, task: AbortHandle) {
+        if self.running.len() >= 2 * self.core.config.max_in_flight {
+            self.running.retain(|_, task| !task.is_finished());
+        }
+        self.running.insert(id, task);
+    }
+}
+
+/// The right to run one request, given to its handler with a slot already taken.
+pub(crate) struct Start<'a> {
+    executor: &'a mut Executor,
+    id: RequestId,
+    slot: OwnedSemaphorePermit,
+    output: Output,
+    span: tracing::Span,
+}
+
+impl Start<'_> {
+    /// Answers at once (an error found before any user code ran, or a ready result).
+    pub(crate) fn reply(self, line: Vec<u8>) -> Started {
+        deliver_now(self.output, line, self.slot)
+    }
+
+    /// Runs `work`, then `finish` turns its output, or the message of its panic, into the
+    /// response line.
+    ///
+    /// An async handler's work is polled once here, inside the request's span and
+    /// `catch_unwind`; if it is ready, the response goes out with no task hand-off. Otherwise
+    /// (and always for [`RunKind::Task`]) it runs as a task that holds the slot until the
+    /// response is queued.
+    pub(crate) fn run<F, T, Fin>(self, kind: RunKind, mut work: F, finish: Fin) -> Started
+    where
+        F: Future<Output = T> + Send + Unpin + 'static,
+        T: Send + 'static,
+        Fin: FnOnce(Result<T, String>) -> Vec<u8> + Send + 'static,
+    {
+        let Start { executor, id, slot, output, span } = self;
+        if kind == RunKind::Async {
+            let first = {
+                let _entered = span.enter();
+                let mut cx = TaskContext::from_waker(Waker::noop());
+                std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(&mut work).poll(&mut cx)))
+            };
+            match first {
+                Ok(Poll::Ready(value)) => return deliver_now(output, finish(Ok(value)), slot),
+                Err(panic) => return deliver_now(output, finish(Err(panic_message(panic))), slot),
+                // A correct future registers the task's waker at its next poll.
+                Ok(Poll::Pending) => {}
+            }
+        }
+        let out = executor.out.clone();
+        let guard = executor.drain_guard();
+        let task = tokio::spawn(
+            async move {
+                let _guard = guard;
+                let outcome = CatchUnwind(work).await.map_err(panic_message);
+                let line = finish(outcome);
+                deliver(&out, output, line).await;
+                drop(slot);
+            }
+            .instrument(span),
+        );
+        executor.remember(id, task.abort_handle());
+        Started(None)
+    }
+}
+
+/// A response ready on the reading loop: the connection's goes back to the loop (with its
+/// slot, until it is queued), a batch member's into its batch's buffer.
+fn deliver_now(output: Output, line: Vec<u8>, slot: OwnedSemaphorePermit) -> Started {
+    match output {
+        Output::Connection => Started(Some(Reply { line, _slot: Some(slot) })),
+        Output::Batch(batch) => {
+            let _ = batch.send(line);
+            Started(None)
+        }
+    }
+}
+
+/// Queues a response from a task; waits while the queue is full (the client is not reading).
+async fn deliver(out: &mpsc::Sender<Vec<u8>>, output: Output, line: Vec<u8>) {
+    match output {
+        // The queue is closed only when the output is gone: nothing is left to tell.
+        Output::Connection => {
+            let _ = out.send(line).await;
+        }
+        Output::Batch(batch) => {
+            let _ = batch.send(line);
+        }
+    }
+}
+
+/// A panic's message, for the log and the error response.
+pub(crate) fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".to_owned())
+}
+
+/// Polls a future inside `catch_unwind`, so one failing handler answers its own request and
+/// harms nothing else.
+struct CatchUnwind<F>(F);
+
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Box<dyn std::any::Any + Send>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let future = &mut self.0;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(future).poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
+            Err(panic) => Poll::Ready(Err(panic)),
+        }
+    }
+}
+
+/// Collects a batch's responses and sends them as one array once every member delivered
+/// (members that were cancelled deliver nothing); nothing at all when none answered.
+pub(crate) fn collect_batch(out: mpsc::Sender<Vec<u8>>, guard: Option<DrainGuard>) -> mpsc::UnboundedSender<Vec<u8>> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    tokio::spawn(async move {
+        let _guard = guard;
+        let mut array = Vec::new();
+        while let Some(mut line) = rx.recv().await {
+            array.push(if array.is_empty() { b'[' } else { b',' });
+            if line.last() == Some(&b'\n') {
+                line.pop();
+            }
+            array.extend_from_slice(&line);
+        }
+        if !array.is_empty() {
+            array.extend_from_slice(b"]\n");
+            let _ = out.send(array).await;
+        }
+    });
+    tx
+}
+
+/// Runs a future, turning a panic inside it into `Err` with the panic's message.
+pub(crate) async fn guarded<F: Future + Unpin>(work: F) -> Result<F::Output, String> {
+    CatchUnwind(work).await.map_err(panic_message)
+}

@@ -1,0 +1,176 @@
+//! One connection's loop, whatever carries its messages: read, hand each message to the
+//! [`Session`], queue what comes back, and end cleanly.
+//!
+//! The loop reads only while the executor's look-ahead has room, so a client that stops
+//! reading its output (the queue fills, slots stay taken, requests park) stops being read:
+//! memory stays bounded. Responses, notifications, cancellations and `ping` read before the
+//! look-ahead fills are always handled.
+//!
+//! It ends in one of three ways:
+//! - the input ends: no new work; every started request finishes and is answered;
+//! - the shutdown signal: the same, within the drain deadline; what is still running then is
+//!   aborted;
+//! - the output is gone: every request is aborted at once, nothing more is read.
+
+use std::future::Future;
+use std::io;
+use std::sync::Arc;
+
+use tokio::sync::{broadcast, mpsc};
+use tokio::time::Instant;
+
+use crate::executor::Reply;
+use crate::protocol::{ErrorObject, error_line, is_json_whitespace};
+use crate::server::ServerCore;
+use crate::session::Session;
+
+/// Response lines queued for the writer before tasks (and the loop) wait for it.
+pub(crate) const OUTGOING_CAPACITY: usize = 256;
+
+/// One framed message from the input.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Frame {
+    /// A complete message (without its line terminator).
+    Message(Vec<u8>),
+    /// A message over the size limit was skipped without being buffered.
+    TooLarge,
+    /// The input ended.
+    End,
+}
+
+/// Where a connection's messages come from. `next` must be cancel-safe: the loop drops its
+/// future whenever another branch is ready.
+pub(crate) trait Input {
+    fn next(&mut self) -> impl Future<Output = io::Result<Frame>> + Send;
+}
+
+/// How a connection ended.
+#[derive(Debug)]
+pub(crate) enum Ending {
+    /// The input ended, or the shutdown signal came: everything started was answered (or,
+    /// past the drain deadline, aborted).
+    Finished,
+    /// The output closed (the client stopped reading): all work was aborted.
+    OutputClosed,
+    /// Reading the input failed.
+    ReadFailed(io::Error),
+}
+
+/// Runs one connection until it ends (see the module documentation).
+pub(crate) async fn run<I: Input>(
+    core: Arc<ServerCore>,
+    mut input: I,
+    out: mpsc::Sender<Vec<u8>>,
+    shutdown: impl Future<Output = ()>,
+) -> Ending {
+    let max_message_size = core.config.max_message_size;
+    let drain_timeout = core.config.drain_timeout;
+    let mut events = core.events.subscribe();
+    let mut session = Session::new(core, out.clone());
+    let mut shutdown = std::pin::pin!(shutdown);
+    let mut reading = true;
+    let mut deadline: Option<Instant> = None;
+    let mut read_error = None;
+
+    while reading || session.executor.has_parked() {
+        let reply = tokio::select! {
+            biased;
+            () = out.closed() => {
+                session.executor.abort_all();
+                return Ending::OutputClosed;
+            }
+            () = &mut shutdown, if deadline.is_none() => {
+                tracing::info!(timeout = ?drain_timeout, "shutting down: finishing the requests in flight");
+                reading = false;
+                deadline = Some(Instant::now() + drain_timeout);
+                None
+            }
+            () = sleep_until(deadline), if deadline.is_some() => break,
+            slot = session.executor.next_slot(), if session.executor.has_parked() => {
+                slot.and_then(|slot| session.executor.resume(slot).0)
+            }
+            event = events.recv(), if reading => {
+                match event {
+                    Ok(event) => {
+                        for line in session.on_event(&event) {
+                            if out.send(line).await.is_err() {
+                                break;
+                            }
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::warn!(missed, "a slow connection missed list and resource change events");
+                    }
+                    // The server core, and with it the sender, outlives every connection.
+                    Err(broadcast::error::RecvError::Closed) => {}
+                }
+                None
+            }
+            frame = input.next(), if reading && session.executor.can_read() => match frame {
+                Ok(Frame::Message(bytes)) => on_bytes(&mut session, &bytes),
+                Ok(Frame::TooLarge) => Some(Reply::now(error_line(
+                    None,
+                    &ErrorObject::invalid_request(format!(
+                        "Invalid request: the message exceeds the {max_message_size}-byte limit"
+                    )),
+                ))),
+                Ok(Frame::End) => {
+                    reading = false;
+                    None
+                }
+                Err(e) => {
+                    reading = false;
+                    read_error = Some(e);
+                    None
+                }
+            },
+        };
+        // The reply keeps its slot until the queue holds it.
+        if let Some(reply) = reply
+            && out.send(reply.line).await.is_err()
+        {
+            session.executor.abort_all();
+            return Ending::OutputClosed;
+        }
+    }
+
+    // Nothing new starts now; wait for what runs, until the deadline if there is one.
+    let drained = tokio::select! {
+        () = session.executor.drained() => true,
+        () = sleep_until(deadline), if deadline.is_some() => false,
+        () = out.closed() => {
+            session.executor.abort_all();
+            return Ending::OutputClosed;
+        }
+    };
+    if !drained {
+        tracing::warn!("the drain deadline passed: aborting the requests still running");
+        session.executor.abort_all();
+    }
+    for line in session.close() {
+        if out.send(line).await.is_err() {
+            break;
+        }
+    }
+    match read_error {
+        Some(e) => Ending::ReadFailed(e),
+        None => Ending::Finished,
+    }
+}
+
+/// Handles one message's bytes: JSON whitespace alone is skipped, anything else that is not
+/// UTF-8 is a parse error.
+fn on_bytes(session: &mut Session, bytes: &[u8]) -> Option<Reply> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) if text.chars().all(is_json_whitespace) => None,
+        Ok(text) => session.on_message(text),
+        Err(e) => Some(Reply::now(error_line(None, &ErrorObject::parse_error(e)))),
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
