@@ -25,7 +25,7 @@ use crate::server::ServerCore;
 use crate::session::Session;
 
 /// Response lines queued for the writer before tasks (and the loop) wait for it.
-pub(crate) const OUTGOING_CAPACITY: usize = 256;
+pub(crate) const OUTGOING_CAPACITY: usize = 64;
 
 /// One framed message from the input.
 #[derive(Debug, PartialEq, Eq)]
@@ -42,7 +42,16 @@ pub(crate) enum Frame {
 /// future whenever another branch is ready.
 pub(crate) trait Input {
     fn next(&mut self) -> impl Future<Output = io::Result<Frame>> + Send;
+
+    /// Whether `next` has a message without waiting (so replies may wait to go out together).
+    fn has_ready(&self) -> bool {
+        false
+    }
 }
+
+/// Replies gathered while more input is ready: they go to the writer together, in one queue
+/// item, once the input would wait or this many bytes are gathered.
+const COALESCE_BYTES: usize = 64 * 1024;
 
 /// How a connection ended.
 #[derive(Debug)]
@@ -71,6 +80,9 @@ pub(crate) async fn run<I: Input>(
     let mut reading = true;
     let mut deadline: Option<Instant> = None;
     let mut read_error = None;
+    // Replies waiting to go out together, and the slots they hold until then.
+    let mut gathered: Vec<u8> = Vec::new();
+    let mut gathered_slots: Vec<Reply> = Vec::new();
 
     while reading || session.executor.has_parked() {
         let reply = tokio::select! {
@@ -125,14 +137,32 @@ pub(crate) async fn run<I: Input>(
                 }
             },
         };
-        // The reply keeps its slot until the queue holds it.
-        if let Some(reply) = reply
-            && out.send(reply.line).await.is_err()
-        {
-            session.executor.abort_all();
-            return Ending::OutputClosed;
+        // A reply keeps its slot until the queue holds it.
+        if let Some(mut reply) = reply {
+            gathered.append(&mut reply.line);
+            gathered_slots.push(reply);
+        }
+        // Gather only while the next turn surely reads another message: a parked request may
+        // be waiting for the very slots these replies hold.
+        let keep_gathering = reading
+            && input.has_ready()
+            && session.executor.can_read()
+            && !session.executor.has_parked()
+            && gathered.len() < COALESCE_BYTES;
+        if !gathered.is_empty() && !keep_gathering {
+            if out.send(std::mem::take(&mut gathered)).await.is_err() {
+                session.executor.abort_all();
+                return Ending::OutputClosed;
+            }
+            gathered_slots.clear();
         }
     }
+
+    if !gathered.is_empty() && out.send(gathered).await.is_err() {
+        session.executor.abort_all();
+        return Ending::OutputClosed;
+    }
+    drop(gathered_slots);
 
     // Nothing new starts now; wait for what runs, until the deadline if there is one.
     let drained = tokio::select! {

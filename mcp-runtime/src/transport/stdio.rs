@@ -16,16 +16,35 @@ use super::connection::{self, Frame, Input, OUTGOING_CAPACITY};
 use super::lines::{Splitter, WRITE_BATCH, finish};
 use crate::server::ServerCore;
 
-/// Messages read ahead of the connection loop.
-const READ_AHEAD: usize = 16;
+/// Batches of messages read ahead of the connection loop.
+const READ_AHEAD: usize = 4;
+/// Messages in one batch at most.
+const BATCH_FRAMES: usize = 64;
+
+/// One batch from the reader thread: every message its buffer held, then possibly the end
+/// of input or a read error.
+type Batch = Vec<io::Result<Frame>>;
 
 /// Messages from the reader thread.
-struct ThreadInput(mpsc::Receiver<io::Result<Frame>>);
+struct ThreadInput {
+    batches: mpsc::Receiver<Batch>,
+    current: std::vec::IntoIter<io::Result<Frame>>,
+}
 
 impl Input for ThreadInput {
     async fn next(&mut self) -> io::Result<Frame> {
-        // The thread is gone only after it sent the end or an error.
-        self.0.recv().await.unwrap_or(Ok(Frame::End))
+        loop {
+            if let Some(frame) = self.current.next() {
+                return frame;
+            }
+            // The thread is gone only after it sent the end or an error.
+            let Some(batch) = self.batches.recv().await else { return Ok(Frame::End) };
+            self.current = batch.into_iter();
+        }
+    }
+
+    fn has_ready(&self) -> bool {
+        self.current.len() > 0 || !self.batches.is_empty()
     }
 }
 
@@ -39,14 +58,18 @@ pub(crate) async fn serve(core: Arc<ServerCore>, shutdown: impl Future<Output = 
     std::thread::Builder::new().name("mcp-stdout".into()).spawn(move || {
         let _ = done_tx.send(write_stdout(out_rx));
     })?;
-    let ending = connection::run(core, ThreadInput(in_rx), out_tx, shutdown).await;
+    let input = ThreadInput { batches: in_rx, current: Vec::new().into_iter() };
+    let ending = connection::run(core, input, out_tx, shutdown).await;
     let written = done_rx.await.unwrap_or_else(|_| Err(io::Error::other("the standard output thread failed")));
     finish(ending, written)
 }
 
-fn read_stdin(max: usize, tx: &mpsc::Sender<io::Result<Frame>>) {
-    let mut input = io::stdin().lock();
+/// Reads standard input, handing over at once every message one read brought (one channel
+/// operation per read, not per message).
+fn read_stdin(max: usize, tx: &mpsc::Sender<Batch>) {
+    let mut input = io::BufReader::with_capacity(64 * 1024, io::stdin().lock());
     let mut splitter = Splitter::new(max);
+    let mut batch = Vec::new();
     loop {
         let frame = match input.fill_buf() {
             Ok([]) => Ok(splitter.end()),
@@ -62,9 +85,14 @@ fn read_stdin(max: usize, tx: &mpsc::Sender<io::Result<Frame>>) {
             Err(e) => Err(e),
         };
         let last = matches!(frame, Ok(Frame::End) | Err(_));
-        // The loop is gone: nobody wants more input.
-        if tx.blocking_send(frame).is_err() || last {
-            return;
+        batch.push(frame);
+        // Hand over before a read that may block, and at the end.
+        let more_buffered = input.buffer().contains(&b'\n');
+        if last || !more_buffered || batch.len() >= BATCH_FRAMES {
+            // The loop is gone: nobody wants more input.
+            if tx.blocking_send(std::mem::take(&mut batch)).is_err() || last {
+                return;
+            }
         }
     }
 }
@@ -72,13 +100,13 @@ fn read_stdin(max: usize, tx: &mpsc::Sender<io::Result<Frame>>) {
 /// Writes queued lines until the queue closes; on a write error (the reader of standard
 /// output is gone) it drops the queue at once, which the connection sees.
 fn write_stdout(mut rx: mpsc::Receiver<Vec<u8>>) -> io::Result<()> {
-    let mut output = io::stdout().lock();
-    while let Some(mut batch) = rx.blocking_recv() {
-        while batch.len() < WRITE_BATCH {
-            let Ok(line) = rx.try_recv() else { break };
-            batch.extend_from_slice(&line);
+    // Standard output is line-buffered; this buffer turns what is ready into one write.
+    let mut output = io::BufWriter::with_capacity(WRITE_BATCH, io::stdout().lock());
+    while let Some(lines) = rx.blocking_recv() {
+        output.write_all(&lines)?;
+        while let Ok(lines) = rx.try_recv() {
+            output.write_all(&lines)?;
         }
-        output.write_all(&batch)?;
         output.flush()?;
     }
     Ok(())
