@@ -2,10 +2,13 @@
 //!
 //! `cargo run --release --example manual` serves it. Flags: `--list` prints what it offers;
 //! `--test-tools` adds the tools the wire tests use; `--test-items` adds resources,
-//! templates, prompts and completions, with tools that drive subscriptions and list changes; `--page-size N`, `--max-in-flight N` and
-//! `--max-message-size BYTES` set the server's limits; `--private-tool-list-ms N` lets
-//! 2026-07-28 clients cache the tool list privately for N ms.
+//! templates, prompts and completions, with tools that drive subscriptions and list changes;
+//! `--faulty-items` adds items whose user code panics; `--decorated` adds titles, icons and
+//! `_meta` everywhere; `--page-size N`, `--max-in-flight N`, `--max-message-size BYTES` and
+//! `--drain-timeout-ms N` set the server's limits; `--private-tool-list-ms N` lets 2026-07-28
+//! clients cache the tool list privately for N ms. SIGINT and SIGTERM stop it gracefully.
 
+mod edge_items;
 mod test_items;
 mod test_tools;
 
@@ -61,6 +64,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             "--test-tools" => test_tools::add(server),
             "--test-items" => test_items::add(server),
+            "--faulty-items" => edge_items::add_faulty(server),
+            "--decorated" => edge_items::add_decorated(server),
+            "--drain-timeout-ms" => server.drain_timeout(Duration::from_millis(number()? as u64)),
             "--page-size" => server.page_size(number()?),
             "--max-in-flight" => server.max_in_flight(number()?),
             "--max-message-size" => server.max_message_size(number()?),
@@ -71,6 +77,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             other => return Err(format!("unknown flag {other}").into()),
         };
     }
-    server.serve_stdio().await?;
+    server.with_graceful_shutdown(mcp_runtime::termination_signal()).serve_stdio().await?;
     Ok(())
 }

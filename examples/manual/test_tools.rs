@@ -1,6 +1,7 @@
-//! Tools the wire tests need beyond `echo` and `add`: a slow one, a panicking one, one per
-//! content kind, structured output of both shapes.
+//! Tools the wire tests need beyond `echo` and `add`: a slow one, one that measures how many
+//! calls run at once, a panicking one, one per content kind, structured output of both shapes.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_runtime::protocol::{Annotations, ResourceContents, Role};
@@ -26,8 +27,23 @@ struct Point {
 /// A 1×1 transparent PNG.
 const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 
+/// Calls of `gauge` running now, and the most seen at once.
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+static MOST: AtomicUsize = AtomicUsize::new(0);
+
 pub(crate) fn add(server: Server) -> Server {
     server
+        .tool(
+            ToolDescriptor::new("gauge")
+                .description("Sleeps, then says how many calls of it ran at once at most so far")
+                .handler(|a: SleepArgs| async move {
+                    let now = RUNNING.fetch_add(1, Ordering::SeqCst) + 1;
+                    MOST.fetch_max(now, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(a.ms)).await;
+                    RUNNING.fetch_sub(1, Ordering::SeqCst);
+                    format!("at most {} at once", MOST.load(Ordering::SeqCst))
+                }),
+        )
         .tool(ToolDescriptor::new("sleep").description("Sleeps, then says how long").handler(
             |a: SleepArgs| async move {
                 tokio::time::sleep(Duration::from_millis(a.ms)).await;

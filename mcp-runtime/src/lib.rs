@@ -158,10 +158,22 @@ impl Server {
     }
 }
 
-/// SIGINT or SIGTERM (Ctrl-C elsewhere). Once caught, the signal no longer ends the process by
-/// itself: the server exits on its own after draining.
+/// Completes on SIGINT or SIGTERM (Ctrl-C elsewhere): the signal [`Server::run`] stops on, for
+/// servers started another way.
+///
+/// Once it is awaited, those signals no longer end the process by themselves: the server
+/// exits on its own after draining.
+///
+/// ```no_run
+/// # async fn serve() -> mcp_runtime::Result<()> {
+/// mcp_runtime::Server::new("demo", "1.0.0")
+///     .with_graceful_shutdown(mcp_runtime::termination_signal())
+///     .serve_stdio()
+///     .await
+/// # }
+/// ```
 #[cfg(feature = "stdio")]
-async fn termination_signal() {
+pub async fn termination_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};

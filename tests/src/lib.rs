@@ -10,8 +10,8 @@ use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
 /// Every tool `manual --test-tools` offers, in name order.
-pub const MANUAL_TEST_TOOLS: [&str; 9] =
-    ["add", "content_kinds", "echo", "fail", "needs_elicitation", "numbers", "panic", "point", "sleep"];
+pub const MANUAL_TEST_TOOLS: [&str; 10] =
+    ["add", "content_kinds", "echo", "fail", "gauge", "needs_elicitation", "numbers", "panic", "point", "sleep"];
 
 /// The workspace's root directory.
 pub fn workspace_root() -> &'static Path {

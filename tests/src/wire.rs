@@ -429,6 +429,20 @@ impl StdioServer {
         }
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends a signal to the server (`"TERM"`, `"INT"`) with `kill`.
+    pub fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .args([format!("-{name}"), self.child.id().to_string()])
+            .status()
+            .unwrap_or_else(|e| panic!("cannot run kill: {e}"));
+        assert!(status.success(), "kill -{name} failed");
+    }
+
     /// Closes the server's standard input: the end of the session on stdio.
     pub fn close_stdin(&mut self) {
         self.stdin = None;

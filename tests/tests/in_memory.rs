@@ -1,7 +1,10 @@
 //! A server driven in-process over `tokio::io::duplex`, as a user's own tests would: the
-//! caching keys of `#[mcp_resource]` reach 2026-07-28 read results.
+//! caching keys of `#[mcp_resource]` reach 2026-07-28 read results; a plain `fn` handler never
+//! runs where requests are read; the shutdown signal drains.
 
-use mcp_runtime::{Server, mcp_resource};
+use std::time::Duration;
+
+use mcp_runtime::{Server, mcp_prompt, mcp_resource, mcp_tool};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -54,4 +57,96 @@ async fn resource_caching_keys_reach_read_results() {
     assert_eq!(responses[0]["result"]["contents"][0]["text"], "remember");
     assert_eq!(responses[1]["result"]["ttlMs"], 60000, "{}", responses[1]);
     assert_eq!(responses[1]["result"]["cacheScope"], "public", "{}", responses[1]);
+}
+
+/// Blocks its thread for `ms` milliseconds: a plain `fn` doing slow work.
+#[mcp_tool]
+fn block(ms: u64) -> String {
+    std::thread::sleep(Duration::from_millis(ms));
+    format!("blocked {ms} ms")
+}
+
+/// A plain `fn` resource that blocks.
+#[mcp_resource("memo://slow")]
+fn slow() -> &'static str {
+    std::thread::sleep(Duration::from_millis(400));
+    "slow"
+}
+
+/// A plain `fn` prompt that blocks.
+#[mcp_prompt]
+fn slow_prompt() -> String {
+    std::thread::sleep(Duration::from_millis(400));
+    "slow".into()
+}
+
+fn handshake() -> [Value; 2] {
+    [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
+}
+
+/// Each slow request is written, then a `ping`: the ping is answered first, so the plain
+/// `fn` ran off the reading loop. Two workers: one for the loop, one the blocked task takes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_fn_handlers_never_run_on_the_reading_loop() {
+    let server = Server::builder("plain", "1").tool(block {}).resource(slow {}).prompt(slow_prompt {});
+    let (client, server_side) = tokio::io::duplex(64 * 1024);
+    let (server_in, server_out) = tokio::io::split(server_side);
+    let serving = tokio::spawn(server.serve(server_in, server_out));
+    let (client_in, mut client_out) = tokio::io::split(client);
+    let mut lines = BufReader::new(client_in).lines();
+    for message in handshake() {
+        client_out.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    }
+    lines.next_line().await.unwrap().unwrap();
+    let slow_requests = [
+        json!({"method": "tools/call", "params": {"name": "block", "arguments": {"ms": 400}}}),
+        json!({"method": "resources/read", "params": {"uri": "memo://slow"}}),
+        json!({"method": "prompts/get", "params": {"name": "slow_prompt"}}),
+    ];
+    for (n, slow) in slow_requests.into_iter().enumerate() {
+        let id = 10 * (n + 1);
+        let mut request = slow.clone();
+        request["jsonrpc"] = json!("2.0");
+        request["id"] = json!(id);
+        let ping = json!({"jsonrpc": "2.0", "id": id + 1, "method": "ping"});
+        client_out.write_all(format!("{request}\n{ping}\n").as_bytes()).await.unwrap();
+        let first: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+        let second: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+        assert_eq!((first["id"].clone(), second["id"].clone()), (json!(id + 1), json!(id)), "{slow}: {first} {second}");
+        assert!(second.get("result").is_some(), "{second}");
+    }
+    client_out.shutdown().await.unwrap();
+    serving.await.unwrap().unwrap();
+}
+
+/// The shutdown signal stops reading, lets the request in flight answer, and ends serving
+/// with `Ok` while the client's side is still open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_shutdown_signal_drains_and_returns_ok() {
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = Server::builder("plain", "1").tool(block {}).with_graceful_shutdown(async move {
+        let _ = stopped.await;
+    });
+    let (client, server_side) = tokio::io::duplex(64 * 1024);
+    let (server_in, server_out) = tokio::io::split(server_side);
+    let serving = tokio::spawn(server.serve(server_in, server_out));
+    let (client_in, mut client_out) = tokio::io::split(client);
+    let mut lines = BufReader::new(client_in).lines();
+    for message in handshake() {
+        client_out.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    }
+    lines.next_line().await.unwrap().unwrap();
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "block", "arguments": {"ms": 300}}});
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    client_out.write_all(format!("{call}\n{ping}\n").as_bytes()).await.unwrap();
+    assert!(lines.next_line().await.unwrap().unwrap().contains("\"id\":2"), "the call was read");
+    stop.send(()).unwrap();
+    let answer: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(answer["result"]["content"][0]["text"], "blocked 300 ms");
+    tokio::time::timeout(Duration::from_secs(2), serving).await.expect("serving ended").unwrap().unwrap();
+    assert_eq!(lines.next_line().await.unwrap(), None, "nothing after the drain");
 }
