@@ -36,6 +36,8 @@ fn duplicate_names_fail_at_start_naming_both_definitions() {
     assert_ne!(locations[0], locations[1]);
     let message = error.to_string();
     assert!(message.contains(first) && message.contains(second), "{message}");
+    // What `fn main() -> mcp_runtime::Result<()>` prints is the same sentence.
+    assert_eq!(format!("{error:?}"), message);
     // The functions themselves stay ordinary functions.
     assert_eq!((first::lookup(), second::find()), ("first", "second"));
 }

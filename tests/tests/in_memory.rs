@@ -80,12 +80,24 @@ fn slow_prompt() -> String {
     "slow".into()
 }
 
-fn handshake() -> [Value; 2] {
-    [
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    ]
+type Serving = tokio::task::JoinHandle<mcp_runtime::Result<()>>;
+type Lines = tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>;
+type ClientOut = tokio::io::WriteHalf<tokio::io::DuplexStream>;
+
+/// Serves `server` on an in-memory connection with the handshake (2025-11-25) done: the
+/// serving task, the lines the server writes, and the client's writing side.
+async fn initialized(server: Server) -> (Serving, Lines, ClientOut) {
+    let (client, server_side) = tokio::io::duplex(64 * 1024);
+    let (server_in, server_out) = tokio::io::split(server_side);
+    let serving = tokio::spawn(server.serve(server_in, server_out));
+    let (client_in, mut client_out) = tokio::io::split(client);
+    let mut lines = BufReader::new(client_in).lines();
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    client_out.write_all(format!("{initialize}\n{initialized}\n").as_bytes()).await.unwrap();
+    lines.next_line().await.unwrap().unwrap();
+    (serving, lines, client_out)
 }
 
 /// Each slow request is written, then a `ping`: the ping is answered first, so the plain
@@ -93,15 +105,7 @@ fn handshake() -> [Value; 2] {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plain_fn_handlers_never_run_on_the_reading_loop() {
     let server = Server::builder("plain", "1").tool(block {}).resource(slow {}).prompt(slow_prompt {});
-    let (client, server_side) = tokio::io::duplex(64 * 1024);
-    let (server_in, server_out) = tokio::io::split(server_side);
-    let serving = tokio::spawn(server.serve(server_in, server_out));
-    let (client_in, mut client_out) = tokio::io::split(client);
-    let mut lines = BufReader::new(client_in).lines();
-    for message in handshake() {
-        client_out.write_all(format!("{message}\n").as_bytes()).await.unwrap();
-    }
-    lines.next_line().await.unwrap().unwrap();
+    let (serving, mut lines, mut client_out) = initialized(server).await;
     let slow_requests = [
         json!({"method": "tools/call", "params": {"name": "block", "arguments": {"ms": 400}}}),
         json!({"method": "resources/read", "params": {"uri": "memo://slow"}}),
@@ -131,15 +135,7 @@ async fn the_shutdown_signal_drains_and_returns_ok() {
     let server = Server::builder("plain", "1").tool(block {}).with_graceful_shutdown(async move {
         let _ = stopped.await;
     });
-    let (client, server_side) = tokio::io::duplex(64 * 1024);
-    let (server_in, server_out) = tokio::io::split(server_side);
-    let serving = tokio::spawn(server.serve(server_in, server_out));
-    let (client_in, mut client_out) = tokio::io::split(client);
-    let mut lines = BufReader::new(client_in).lines();
-    for message in handshake() {
-        client_out.write_all(format!("{message}\n").as_bytes()).await.unwrap();
-    }
-    lines.next_line().await.unwrap().unwrap();
+    let (serving, mut lines, mut client_out) = initialized(server).await;
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "block", "arguments": {"ms": 300}}});
     let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
     client_out.write_all(format!("{call}\n{ping}\n").as_bytes()).await.unwrap();
