@@ -71,6 +71,15 @@ pub(crate) struct CommonArgs {
     pub(crate) icons: Vec<LitStr>,
     pub(crate) meta: Vec<MetaEntry>,
     pub(crate) krate: Slot<syn::Path>,
+    /// The function's future need not be `Send`: it runs on the server's local thread.
+    pub(crate) local: Slot<LitBool>,
+}
+
+impl CommonArgs {
+    /// Whether `local` was given (and not `local = false`).
+    pub(crate) fn is_local(&self) -> bool {
+        self.local.get().is_some_and(LitBool::value)
+    }
 }
 
 impl CommonArgs {
@@ -82,6 +91,7 @@ impl CommonArgs {
             icons: Vec::new(),
             meta: Vec::new(),
             krate: Slot::new("crate"),
+            local: Slot::new("local"),
         }
     }
 
@@ -104,6 +114,8 @@ impl CommonArgs {
                     syn::parenthesized!(content in meta.input);
                     self.meta.extend(Punctuated::<MetaEntry, Token![,]>::parse_terminated(&content)?);
                 }
+                // local | local = true
+                "local" => self.local.set(cx, attr, path, flag_value(meta, "local")?),
                 // crate = "my_renamed_runtime"
                 "crate" => {
                     let lit = string_value(meta, "crate")?;
@@ -191,6 +203,7 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "meta",
     "input_schema",
     "output_schema",
+    "local",
     "crate",
 ];
 
@@ -261,6 +274,7 @@ pub(crate) const RESOURCE_KEYS: &[&str] = &[
     "complete",
     "ttl_ms",
     "cache_scope",
+    "local",
     "crate",
 ];
 
@@ -378,7 +392,7 @@ pub(crate) struct PromptArgs {
 }
 
 /// Every key `#[mcp_prompt]` accepts.
-pub(crate) const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "meta", "complete", "crate"];
+pub(crate) const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "meta", "complete", "local", "crate"];
 
 impl PromptArgs {
     /// Parses the attribute's arguments, recording every problem in `cx`.

@@ -99,10 +99,12 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
         Some(_) => quote!(__mcp::__private::PromptReturn(#call).into_prompt_result()),
         None => quote!(__mcp::IntoPromptResult::into_prompt_result(#call)),
     };
+    let set_handler =
+        if args.common.is_local() { quote!(with_local_prompt_handler) } else { quote!(with_prompt_handler) };
     let finished = mark_plain_fn(
         &prompt.item.sig,
         quote! {
-            __mcp::__private::with_prompt_handler(descriptor, |__mcp_get: __mcp::PromptGet| async move {
+            __mcp::__private::#set_handler(descriptor, |__mcp_get: __mcp::PromptGet| async move {
                 #(#bindings)*
                 #convert
             })

@@ -47,6 +47,9 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             for entry in &args.complete {
                 cx.error_spanned_by(&entry.name, "a `const` resource has no variables to complete");
             }
+            if let Some(local) = args.common.local.get() {
+                cx.error_spanned_by(local, "a `const` resource runs no code, so it cannot be `local`; remove `local`");
+            }
             match cx.check() {
                 Ok(()) => render_const(&mut args, &item),
                 Err(errors) => fallback(&args, &item.vis, &item.ident, quote!(#item), errors),
@@ -238,8 +241,9 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
         Some(_) => quote!(__mcp::__private::ResourceReturn(#call).into_read_result(&__mcp_read)),
         None => quote!(__mcp::IntoResourceContents::into_contents(#call, __mcp_read.uri(), __mcp_read.mime_type())),
     };
+    let set_reader = if args.common.is_local() { quote!(local_reader) } else { quote!(reader) };
     calls.push(quote! {
-        .reader(|__mcp_read: __mcp::ResourceRead| async move {
+        .#set_reader(|__mcp_read: __mcp::ResourceRead| async move {
             #(#bindings)*
             #convert
         })

@@ -97,8 +97,13 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
     };
     // The handler is set at the function's name: when the function's future is not `Send`,
     // that is where the compiler says so.
+    let set_method = if args.common.is_local() {
+        quote::format_ident!("local_handler_with_context", span = ident.span())
+    } else {
+        quote::format_ident!("handler_with_context", span = ident.span())
+    };
     let set_handler = quote_spanned! {ident.span()=>
-        .handler_with_context(|__mcp_args: #args_ty, __mcp_ctx: __mcp::Context| async move {
+        .#set_method(|__mcp_args: #args_ty, __mcp_ctx: __mcp::Context| async move {
             let _ = &__mcp_ctx;
             #convert
         })

@@ -199,3 +199,12 @@ where
 {
     descriptor.raw_handler(f)
 }
+
+/// Like `with_prompt_handler`, for a `local` prompt (its future need not be `Send`).
+pub fn with_local_prompt_handler<F, Fut>(descriptor: PromptDescriptor, f: F) -> PromptDescriptor
+where
+    F: Fn(PromptGet) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<GetPromptResult, ErrorObject>> + 'static,
+{
+    descriptor.local_raw_handler(f)
+}

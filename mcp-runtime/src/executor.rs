@@ -22,12 +22,14 @@ use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll, Waker};
 
 use serde_json::value::RawValue;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio::task::AbortHandle;
 use tracing::Instrument;
 
 use crate::context::Negotiated;
 use crate::dispatch::{Call, WorkFn};
+use crate::handler::HandlerFn;
+use crate::local::LocalJob;
 use crate::protocol::RequestId;
 use crate::server::ServerCore;
 
@@ -259,6 +261,61 @@ impl Start<'_> {
         deliver_now(self.output, line, self.slot)
     }
 
+    /// Calls `handler` with `input` where it belongs: a `Send` handler through
+    /// [`run`](Self::run), a local one on the server's local thread. `finish` turns its
+    /// output, or the message of its panic, into the response line.
+    pub(crate) fn call<I, O, Fin>(self, handler: &HandlerFn<I, O>, kind: RunKind, input: I, finish: Fin) -> Started
+    where
+        I: Send + 'static,
+        O: Send + 'static,
+        Fin: FnOnce(Result<O, String>) -> Vec<u8> + Send + 'static,
+    {
+        match handler {
+            HandlerFn::Send(handler) => match std::panic::catch_unwind(AssertUnwindSafe(|| handler(input))) {
+                Ok(work) => self.run(kind, work, finish),
+                Err(panic) => self.reply(finish(Err(panic_message(panic)))),
+            },
+            HandlerFn::Local(handler) => {
+                let handler = Arc::clone(handler);
+                self.run_local(move || handler(input), finish)
+            }
+        }
+    }
+
+    /// Runs the future `make` builds on the server's local thread (it need not be `Send`);
+    /// a task here holds the slot and waits for its output. Cancelling the request drops the
+    /// local future too.
+    fn run_local<M, F, T, Fin>(self, make: M, finish: Fin) -> Started
+    where
+        M: FnOnce() -> F + Send + 'static,
+        F: Future<Output = T> + Unpin + 'static,
+        T: Send + 'static,
+        Fin: FnOnce(Result<T, String>) -> Vec<u8> + Send + 'static,
+    {
+        let (tx, rx) = oneshot::channel::<Result<T, String>>();
+        let job: LocalJob = Box::new(move || {
+            Box::pin(async move {
+                let mut tx = tx;
+                let outcome = match std::panic::catch_unwind(AssertUnwindSafe(make)) {
+                    Ok(work) => tokio::select! {
+                        outcome = guarded(work) => outcome,
+                        // The request was cancelled, or the connection ended.
+                        () = tx.closed() => return,
+                    },
+                    Err(panic) => Err(panic_message(panic)),
+                };
+                let _ = tx.send(outcome);
+            })
+        });
+        if !self.executor.core.local.spawn(job) {
+            tracing::error!("a local handler could not run: its thread is not available");
+        }
+        let answer = async move {
+            rx.await.unwrap_or_else(|_| Err("the thread of local handlers stopped before answering".to_owned()))
+        };
+        self.spawn(answer, move |outcome| finish(outcome.and_then(|inner| inner)))
+    }
+
     /// Runs `work`, then `finish` turns its output, or the message of its panic, into the
     /// response line.
     ///
@@ -286,12 +343,24 @@ impl Start<'_> {
                 Ok(Poll::Pending) => {}
             }
         }
+        Start { executor, id, slot, output, span }.spawn(work, finish)
+    }
+
+    /// Runs `work` as a task of its own that holds the slot until the response is queued.
+    fn spawn<F, T, Fin>(self, work: F, finish: Fin) -> Started
+    where
+        F: Future<Output = T> + Send + 'static,
+        T: Send + 'static,
+        Fin: FnOnce(Result<T, String>) -> Vec<u8> + Send + 'static,
+    {
+        let Start { executor, id, slot, output, span } = self;
         let out = executor.out.clone();
         let guard = executor.drain_guard();
         let task = tokio::spawn(
             async move {
                 let _guard = guard;
-                let outcome = CatchUnwind(work).await.map_err(panic_message);
+                let work = std::pin::pin!(work);
+                let outcome = guarded(work).await;
                 let line = finish(outcome);
                 deliver(&out, output, line).await;
                 drop(slot);

@@ -13,6 +13,8 @@ mod dispatch;
 mod error;
 mod executor;
 mod handle;
+mod handler;
+mod local;
 mod prompt;
 pub mod protocol;
 mod registry;

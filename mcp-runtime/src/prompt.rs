@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 use crate::completion::{CompletionHandler, IntoCompleter};
 use crate::context::Context;
 use crate::executor::RunKind;
+use crate::handler::HandlerFn;
 use crate::protocol::{ErrorObject, GetPromptResult, Icon, Prompt, PromptArgument, PromptMessage};
-use crate::tool::BoxFuture;
 
 /// One `prompts/get`: the arguments given and the context.
 #[derive(Debug)]
@@ -108,8 +108,7 @@ impl<T: IntoPromptResult, E: fmt::Display> IntoPromptResult for Result<T, E> {
     }
 }
 
-pub(crate) type PromptHandler =
-    Arc<dyn Fn(PromptGet) -> BoxFuture<'static, Result<GetPromptResult, ErrorObject>> + Send + Sync>;
+pub(crate) type PromptHandler = HandlerFn<PromptGet, Result<GetPromptResult, ErrorObject>>;
 
 /// A prompt: what `prompts/list` shows of it, and the handler `prompts/get` runs.
 ///
@@ -231,11 +230,17 @@ impl PromptDescriptor {
         F: Fn(PromptGet) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<GetPromptResult, ErrorObject>> + Send + 'static,
     {
-        let f = Arc::new(f);
-        self.handler = Some(Arc::new(move |get: PromptGet| {
-            let f = Arc::clone(&f);
-            Box::pin(async move { f(get).await })
-        }));
+        self.handler = Some(HandlerFn::sendable(f));
+        self
+    }
+
+    /// Like `raw_handler`, for a function whose future is not `Send` (`#[mcp_prompt(local)]`).
+    pub(crate) fn local_raw_handler<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(PromptGet) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<GetPromptResult, ErrorObject>> + 'static,
+    {
+        self.handler = Some(HandlerFn::local(f));
         self
     }
 
@@ -249,9 +254,26 @@ impl PromptDescriptor {
         Fut::Output: IntoPromptResult,
     {
         let f = Arc::new(f);
-        self.handler = Some(Arc::new(move |get: PromptGet| {
+        self.handler = Some(HandlerFn::sendable(move |get: PromptGet| {
             let f = Arc::clone(&f);
-            Box::pin(async move { f(get).await.into_prompt_result() })
+            async move { f(get).await.into_prompt_result() }
+        }));
+        self
+    }
+
+    /// Like [`handler`](Self::handler), for a function whose future is not `Send`: it runs on
+    /// the server's one thread for local handlers.
+    #[must_use]
+    pub fn local_handler<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(PromptGet) -> Fut + Send + Sync + 'static,
+        Fut: Future + 'static,
+        Fut::Output: IntoPromptResult,
+    {
+        let f = Arc::new(f);
+        self.handler = Some(HandlerFn::local(move |get: PromptGet| {
+            let f = Arc::clone(&f);
+            async move { f(get).await.into_prompt_result() }
         }));
         self
     }

@@ -13,6 +13,7 @@ use crate::cache::CachePolicy;
 use crate::completion::{CompletionHandler, IntoCompleter};
 use crate::context::Context;
 use crate::executor::RunKind;
+use crate::handler::HandlerFn;
 use crate::protocol::{Annotations, ErrorObject, Icon, Resource, ResourceContents, ResourceTemplate};
 use crate::tool::{BoxFuture, Json};
 use crate::uri_template::{UriTemplate, UriTemplateError};
@@ -192,8 +193,7 @@ impl<T: IntoResourceContents, E: Into<ReadError>> IntoResourceContents for Resul
     }
 }
 
-pub(crate) type ReadHandler =
-    Arc<dyn Fn(ResourceRead) -> BoxFuture<'static, Result<Vec<ResourceContents>, ReadError>> + Send + Sync>;
+pub(crate) type ReadHandler = HandlerFn<ResourceRead, Result<Vec<ResourceContents>, ReadError>>;
 pub(crate) type ListHandler = Arc<dyn Fn(Context) -> BoxFuture<'static, Vec<Resource>> + Send + Sync>;
 
 /// Where a resource lives: one URI, or every URI a template matches.
@@ -404,21 +404,47 @@ impl ResourceDescriptor {
         Fut: Future + Send + 'static,
         Fut::Output: IntoResourceContents,
     {
-        if self.declared_mime_type().is_none()
-            && let Some(mime) = <Fut::Output as IntoResourceContents>::default_mime_type()
-        {
-            self = self.mime_type(mime);
-        }
+        self = self.with_default_mime::<Fut::Output>();
         let f = Arc::new(f);
-        self.reader = Some(Arc::new(move |read: ResourceRead| {
+        self.reader = Some(HandlerFn::sendable(move |read: ResourceRead| {
             let f = Arc::clone(&f);
-            Box::pin(async move {
+            async move {
                 let uri = read.uri.clone();
                 let mime = read.mime_type.clone();
                 f(read).await.into_contents(&uri, mime.as_deref())
-            })
+            }
         }));
         self
+    }
+
+    /// Like [`reader`](Self::reader), for a function whose future is not `Send`: it runs on
+    /// the server's one thread for local handlers. What `#[mcp_resource(.., local)]` uses.
+    #[must_use]
+    pub fn local_reader<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(ResourceRead) -> Fut + Send + Sync + 'static,
+        Fut: Future + 'static,
+        Fut::Output: IntoResourceContents,
+    {
+        self = self.with_default_mime::<Fut::Output>();
+        let f = Arc::new(f);
+        self.reader = Some(HandlerFn::local(move |read: ResourceRead| {
+            let f = Arc::clone(&f);
+            async move {
+                let uri = read.uri.clone();
+                let mime = read.mime_type.clone();
+                f(read).await.into_contents(&uri, mime.as_deref())
+            }
+        }));
+        self
+    }
+
+    /// Declares `R`'s default MIME type when none was set.
+    fn with_default_mime<R: IntoResourceContents>(self) -> Self {
+        match R::default_mime_type() {
+            Some(mime) if self.declared_mime_type().is_none() => self.mime_type(mime),
+            _ => self,
+        }
     }
 
     /// For a template: a function naming its concrete resources, which `resources/list`

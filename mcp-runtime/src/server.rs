@@ -14,6 +14,7 @@ use tokio::sync::broadcast;
 
 use crate::dispatch::Routes;
 use crate::handle::{Event, ServerHandle};
+use crate::local::LocalThread;
 use crate::prompt::PromptDescriptor;
 use crate::protocol::{Implementation, ListChangedCapability, ResourcesCapability, Revision, ServerCapabilities};
 use crate::registry::Registry;
@@ -299,6 +300,7 @@ impl Server {
             ..ServerCapabilities::default()
         };
         let core = Arc::new(ServerCore {
+            local: LocalThread::default(),
             routes: Routes::for_capabilities(&capabilities),
             info: self.info,
             instructions: self.instructions,
@@ -345,6 +347,8 @@ const EVENT_BACKLOG: usize = 1024;
 /// A built server, shared by every connection.
 #[derive(Debug)]
 pub(crate) struct ServerCore {
+    /// Where `local` handlers run.
+    pub(crate) local: LocalThread,
     /// The methods this server answers.
     pub(crate) routes: Routes,
     pub(crate) info: Implementation,

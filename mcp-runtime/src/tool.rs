@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::context::Context;
 use crate::executor::RunKind;
+use crate::handler::HandlerFn;
 use crate::protocol::{CallToolResult, Content, Icon, Tool, ToolAnnotations};
 use crate::schema;
 
@@ -21,7 +22,7 @@ use crate::schema;
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The type-erased handler every tool is stored as.
-pub(crate) type ToolHandler = Arc<dyn Fn(ToolCall) -> BoxFuture<'static, CallToolResult> + Send + Sync>;
+pub(crate) type ToolHandler = HandlerFn<ToolCall, CallToolResult>;
 
 /// One call of a tool: its raw arguments and the request's context.
 #[derive(Debug)]
@@ -250,23 +251,74 @@ impl ToolDescriptor {
         Fut: Future + Send + 'static,
         Fut::Output: IntoToolResult,
     {
-        if !self.input_schema_set {
-            self.tool.input_schema = schema::input_schema_for::<A>();
-        }
-        if self.tool.output_schema.is_none() {
-            self.tool.output_schema = <Fut::Output as IntoToolResult>::output_schema();
-        }
+        self.set_schemas::<A, Fut::Output>();
         let f = Arc::new(f);
-        self.handler = Some(Arc::new(move |call: ToolCall| {
+        self.handler = Some(HandlerFn::sendable(move |call: ToolCall| {
             let f = Arc::clone(&f);
-            Box::pin(async move {
+            async move {
                 match call.arguments::<A>() {
                     Ok(args) => f(args, call.context).await.into_tool_result(),
                     Err(error) => error,
                 }
-            })
+            }
         }));
         self
+    }
+
+    /// Like [`handler_with_context`](Self::handler_with_context), for a function whose future
+    /// is not `Send` (it holds an `Rc` or a `RefCell` guard across `.await`): it runs on the
+    /// server's one thread for local handlers, whatever the transport. What `#[mcp_tool(local)]`
+    /// uses.
+    ///
+    /// ```
+    /// use std::cell::RefCell;
+    /// use std::rc::Rc;
+    /// use mcp_runtime::{Context, ToolDescriptor};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Args { times: u32 }
+    ///
+    /// let count = ToolDescriptor::new("count").local_handler_with_context(|args: Args, _ctx: Context| async move {
+    ///     let total = Rc::new(RefCell::new(0));
+    ///     for _ in 0..args.times {
+    ///         *total.borrow_mut() += 1;
+    ///         tokio::task::yield_now().await; // `total` (an `Rc`) lives across this await
+    ///     }
+    ///     let total = *total.borrow();
+    ///     total.to_string()
+    /// });
+    /// assert_eq!(count.name(), "count");
+    /// ```
+    #[must_use]
+    pub fn local_handler_with_context<A, F, Fut>(mut self, f: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future + 'static,
+        Fut::Output: IntoToolResult,
+    {
+        self.set_schemas::<A, Fut::Output>();
+        let f = Arc::new(f);
+        self.handler = Some(HandlerFn::local(move |call: ToolCall| {
+            let f = Arc::clone(&f);
+            async move {
+                match call.arguments::<A>() {
+                    Ok(args) => f(args, call.context).await.into_tool_result(),
+                    Err(error) => error,
+                }
+            }
+        }));
+        self
+    }
+
+    /// Takes the input schema from `A` and the output schema from `R`, unless set before.
+    fn set_schemas<A: JsonSchema, R: IntoToolResult>(&mut self) {
+        if !self.input_schema_set {
+            self.tool.input_schema = schema::input_schema_for::<A>();
+        }
+        if self.tool.output_schema.is_none() {
+            self.tool.output_schema = R::output_schema();
+        }
     }
 
     /// Sets a handler that takes the raw [`ToolCall`] and produces the result itself.
@@ -275,7 +327,7 @@ impl ToolDescriptor {
     where
         F: Fn(ToolCall) -> BoxFuture<'static, CallToolResult> + Send + Sync + 'static,
     {
-        self.handler = Some(Arc::new(f));
+        self.handler = Some(HandlerFn::Send(Arc::new(f)));
         self
     }
 }

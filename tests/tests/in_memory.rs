@@ -146,3 +146,76 @@ async fn the_shutdown_signal_drains_and_returns_ok() {
     tokio::time::timeout(Duration::from_secs(2), serving).await.expect("serving ended").unwrap().unwrap();
     assert_eq!(lines.next_line().await.unwrap(), None, "nothing after the drain");
 }
+
+/// The thread a handler runs on.
+fn thread_name() -> String {
+    std::thread::current().name().unwrap_or("unnamed").to_owned()
+}
+
+/// Holds an `Rc` and a `RefCell` across `.await`: its future is not `Send`.
+#[mcp_tool(local)]
+async fn tally(times: u32) -> String {
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(0));
+    for _ in 0..times {
+        *seen.borrow_mut() += 1;
+        tokio::task::yield_now().await;
+    }
+    let total = *seen.borrow();
+    format!("{total} on {}", thread_name())
+}
+
+/// Waits long, holding an `Rc`; cancelled in the test.
+#[mcp_tool(local)]
+async fn linger() -> String {
+    let held = std::rc::Rc::new(());
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    format!("{} references", std::rc::Rc::strong_count(&held))
+}
+
+/// A local resource.
+#[mcp_resource("memo://local", local)]
+async fn local_note() -> String {
+    let note = std::rc::Rc::new(thread_name());
+    tokio::task::yield_now().await;
+    note.to_string()
+}
+
+/// A local prompt.
+#[mcp_prompt(local)]
+async fn local_prompt() -> String {
+    let name = std::rc::Rc::new(thread_name());
+    tokio::task::yield_now().await;
+    format!("from {name}")
+}
+
+/// `local` handlers whose futures are not `Send` run on the server's `mcp-local` thread, and
+/// a cancellation reaches them there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn local_handlers_run_on_the_local_thread() {
+    let server =
+        Server::builder("local", "1").tool(tally {}).tool(linger {}).resource(local_note {}).prompt(local_prompt {});
+    let (serving, mut lines, mut client_out) = initialized(server).await;
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "linger", "arguments": {}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "tally", "arguments": {"times": 3}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "memo://local"}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "prompts/get", "params": {"name": "local_prompt"}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "ping"}),
+    ];
+    for request in &requests {
+        client_out.write_all(format!("{request}\n").as_bytes()).await.unwrap();
+    }
+    let mut answers = std::collections::BTreeMap::new();
+    for _ in 0..4 {
+        let answer: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+        answers.insert(answer["id"].as_i64().unwrap(), answer);
+    }
+    assert_eq!(answers.keys().copied().collect::<Vec<_>>(), [2, 3, 4, 5], "the cancelled call is not answered");
+    assert_eq!(answers[&2]["result"]["content"][0]["text"], "3 on mcp-local", "{}", answers[&2]);
+    assert_eq!(answers[&3]["result"]["contents"][0]["text"], "mcp-local", "{}", answers[&3]);
+    assert_eq!(answers[&4]["result"]["messages"][0]["content"]["text"], "from mcp-local", "{}", answers[&4]);
+    client_out.shutdown().await.unwrap();
+    // The cancelled call no longer runs: the drain does not wait 30 s for it.
+    tokio::time::timeout(Duration::from_secs(5), serving).await.expect("serving ended").unwrap().unwrap();
+}

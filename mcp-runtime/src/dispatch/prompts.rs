@@ -55,9 +55,8 @@ pub(super) fn get(call: &Call<'_>, start: Start<'_>) -> Started {
         return start.reply(call.error(&error));
     }
     let get = PromptGet { name: Arc::clone(&entry.name), arguments: params.arguments, context: call.context() };
-    let work = (entry.handler)(get);
     let (name, responder) = (Arc::clone(&entry.name), call.responder());
-    start.run(entry.run_kind, work, move |outcome| {
+    start.call(&entry.handler, entry.run_kind, get, move |outcome| {
         let outcome = outcome.unwrap_or_else(|panic| {
             tracing::error!(prompt = %name, panic, "prompt panicked");
             Err(ErrorObject::internal(format!("Prompt `{name}` failed unexpectedly; the server logged the details")))

@@ -91,17 +91,16 @@ pub(super) fn read(call: &Call<'_>, start: Start<'_>) -> Started {
     };
     let registry = call.core.registry();
     let (reader, variables, mime, cache, run_kind) = if let Some(entry) = registry.resources.get(&params.uri) {
-        (Arc::clone(&entry.reader), Vec::new(), entry.resource.mime_type.clone(), entry.cache, entry.run_kind)
+        (entry.reader.clone(), Vec::new(), entry.resource.mime_type.clone(), entry.cache, entry.run_kind)
     } else if let Some((entry, variables)) = registry.match_template(&params.uri) {
-        (Arc::clone(&entry.reader), variables, entry.template.mime_type.clone(), entry.cache, entry.run_kind)
+        (entry.reader.clone(), variables, entry.template.mime_type.clone(), entry.cache, entry.run_kind)
     } else {
         return start.reply(call.error(&not_found(revision, &params.uri)));
     };
     let uri = params.uri.clone();
     let read = ResourceRead { uri: params.uri, variables, mime_type: mime.map(Arc::from), context: call.context() };
-    let work = reader(read);
     let responder = call.responder();
-    start.run(run_kind, work, move |outcome| {
+    start.call(&reader, run_kind, read, move |outcome| {
         let outcome = outcome.unwrap_or_else(|panic| {
             tracing::error!(uri = %excerpt(&uri), panic, "resource reader panicked");
             Err(ReadError::Error(ErrorObject::internal("Internal error: reading the resource failed unexpectedly")))

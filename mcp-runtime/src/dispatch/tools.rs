@@ -68,9 +68,8 @@ pub(super) fn call(call: &Call<'_>, start: Start<'_>) -> Started {
         None => None,
     };
     let tool_call = ToolCall { name: Arc::clone(&entry.name), arguments, context: call.context() };
-    let work = (entry.handler)(tool_call);
     let (name, wrap_output, responder) = (Arc::clone(&entry.name), entry.wrap_output, call.responder());
-    start.run(entry.run_kind, work, move |outcome| {
+    start.call(&entry.handler, entry.run_kind, tool_call, move |outcome| {
         let result = outcome.unwrap_or_else(|panic| {
             tracing::error!(tool = %name, panic, "tool panicked");
             CallToolResult::error(format!("Tool `{name}` failed unexpectedly; the server logged the details"))

@@ -86,8 +86,17 @@ fn r#type(r#in: String) -> Result<String, std::io::Error> {
     Ok(r#in)
 }
 
+/// A local tool: its future holds an `Rc` across `.await`.
+#[mcp_tool(local, read_only)]
+async fn local_tool(n: u32) -> String {
+    let held = std::rc::Rc::new(n);
+    std::future::ready(()).await;
+    held.to_string()
+}
+
 fn main() {
     assert_eq!(sync_tool("x".into()), "x");
+    let _ = local_tool;
     assert_eq!(r#type("y".into()).unwrap(), "y");
     nothing();
     let _ = (async_tool(1, None), flattened, with_context, blocks);
