@@ -15,6 +15,8 @@ pub(crate) enum ParamKind {
     Flatten,
     /// The request context, by value or by reference.
     Context { by_ref: bool },
+    /// `State<T>`: a registered application state.
+    State,
 }
 
 /// One parameter.
@@ -118,6 +120,8 @@ impl FnItem {
                         ParamKind::Flatten
                     } else if let Some(by_ref) = context_type(&typed.ty) {
                         ParamKind::Context { by_ref }
+                    } else if is_state_type(&typed.ty) {
+                        ParamKind::State
                     } else {
                         ParamKind::Argument
                     };
@@ -200,6 +204,27 @@ impl FnItem {
         &self.item.sig.ident
     }
 
+    /// The `State<T>` parameters.
+    pub(crate) fn states(&self) -> impl Iterator<Item = &Param> {
+        self.params.iter().filter(|p| matches!(p.kind, ParamKind::State))
+    }
+
+    /// Statements reading each `State<T>` parameter from the context `ctx` into a local named
+    /// like the parameter; `on_missing` turns the `MissingState` error `__mcp_missing` into
+    /// what the handler returns.
+    pub(crate) fn state_bindings(&self, ctx: &TokenStream, on_missing: &TokenStream) -> TokenStream {
+        let bindings = self.states().map(|p| {
+            let (id, ty) = (&p.ident, &p.ty);
+            quote! {
+                let #id = match __mcp::__private::state_param::<#ty>(#ctx) {
+                    ::core::result::Result::Ok(state) => state,
+                    ::core::result::Result::Err(__mcp_missing) => return #on_missing,
+                };
+            }
+        });
+        quote!(#(#bindings)*)
+    }
+
     /// The call of the function, each parameter given by `arg`, awaited when it is `async`.
     pub(crate) fn call(&self, arg: impl Fn(&Param) -> TokenStream) -> TokenStream {
         let ident = self.ident();
@@ -245,6 +270,13 @@ fn context_type(ty: &Type) -> Option<bool> {
     let Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?;
     (last.ident == "Context" && last.arguments.is_empty()).then_some(by_ref)
+}
+
+/// Whether `ty` is `State<T>` (any path ending in `State` with one type argument).
+fn is_state_type(ty: &Type) -> bool {
+    let Type::Path(path) = ty else { return false };
+    let Some(last) = path.path.segments.last() else { return false };
+    last.ident == "State" && matches!(&last.arguments, syn::PathArguments::AngleBracketed(args) if args.args.len() == 1)
 }
 
 /// The doc lines as one `concat!`-able list: one leading space stripped from each literal

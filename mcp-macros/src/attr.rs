@@ -73,6 +73,8 @@ pub(crate) struct CommonArgs {
     pub(crate) krate: Slot<syn::Path>,
     /// The function's future need not be `Send`: it runs on the server's local thread.
     pub(crate) local: Slot<LitBool>,
+    /// The handler's time limit, in milliseconds (`timeout = "30s"`).
+    pub(crate) timeout: Slot<(LitStr, u64)>,
 }
 
 impl CommonArgs {
@@ -92,6 +94,7 @@ impl CommonArgs {
             meta: Vec::new(),
             krate: Slot::new("crate"),
             local: Slot::new("local"),
+            timeout: Slot::new("timeout"),
         }
     }
 
@@ -116,6 +119,17 @@ impl CommonArgs {
                 }
                 // local | local = true
                 "local" => self.local.set(cx, attr, path, flag_value(meta, "local")?),
+                // timeout = "30s" | "500ms" | "2m" | "1h"
+                "timeout" => {
+                    let lit = string_value(meta, "timeout")?;
+                    let millis = parse_duration_ms(&lit.value()).ok_or_else(|| {
+                        syn::Error::new_spanned(
+                            &lit,
+                            "`timeout` takes a duration above zero such as \"30s\", \"500ms\", \"2m\" or \"1h\"",
+                        )
+                    })?;
+                    self.timeout.set(cx, attr, path, (lit, millis));
+                }
                 // crate = "my_renamed_runtime"
                 "crate" => {
                     let lit = string_value(meta, "crate")?;
@@ -203,6 +217,7 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "meta",
     "input_schema",
     "output_schema",
+    "timeout",
     "local",
     "crate",
 ];
@@ -274,6 +289,7 @@ pub(crate) const RESOURCE_KEYS: &[&str] = &[
     "complete",
     "ttl_ms",
     "cache_scope",
+    "timeout",
     "local",
     "crate",
 ];
@@ -392,7 +408,8 @@ pub(crate) struct PromptArgs {
 }
 
 /// Every key `#[mcp_prompt]` accepts.
-pub(crate) const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "meta", "complete", "local", "crate"];
+pub(crate) const PROMPT_KEYS: &[&str] =
+    &["name", "title", "description", "icon", "meta", "complete", "timeout", "local", "crate"];
 
 impl PromptArgs {
     /// Parses the attribute's arguments, recording every problem in `cx`.
@@ -412,6 +429,23 @@ impl PromptArgs {
         });
         out
     }
+}
+
+/// Milliseconds of a duration written `<number><unit>` (`ms`, `s`, `m`, `h`; the number may
+/// have a fraction): `None` when malformed or zero.
+fn parse_duration_ms(text: &str) -> Option<u64> {
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let factor = match unit {
+        "ms" => 1.0,
+        "s" => 1_000.0,
+        "m" => 60_000.0,
+        "h" => 3_600_000.0,
+        _ => return None,
+    };
+    let millis = (number * factor).round();
+    (1.0..1e15).contains(&millis).then_some(millis as u64)
 }
 
 /// Reads `= "string"`.
@@ -562,5 +596,22 @@ fn doc_expr(attr: &syn::Attribute) -> Option<Expr> {
     match &attr.meta {
         syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => Some(nv.value.clone()),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration_ms;
+
+    #[test]
+    fn durations_are_read_with_their_unit() {
+        assert_eq!(parse_duration_ms("30s"), Some(30_000));
+        assert_eq!(parse_duration_ms("500ms"), Some(500));
+        assert_eq!(parse_duration_ms("1.5s"), Some(1_500));
+        assert_eq!(parse_duration_ms("2m"), Some(120_000));
+        assert_eq!(parse_duration_ms("1h"), Some(3_600_000));
+        for bad in ["30", "s", "0s", "3 s", "3sec", "-1s", ""] {
+            assert_eq!(parse_duration_ms(bad), None, "{bad}");
+        }
     }
 }

@@ -4,7 +4,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::{Expr, Lit, Visibility};
 
-use crate::ast::{doc_text, unraw};
+use crate::ast::{FnItem, doc_text, unraw};
 use crate::attr::CommonArgs;
 
 /// The declaration type: a braced struct named like the item (it lives in the type namespace,
@@ -149,11 +149,23 @@ pub(crate) fn completer(expr: &Expr) -> TokenStream {
     quote!(#closure)
 }
 
-/// Wraps a descriptor expression so that a plain (not `async`) function's handler always runs
-/// as a task of its own: its body runs at the first poll, which must not happen where
-/// requests are read.
-pub(crate) fn mark_plain_fn(sig: &syn::Signature, descriptor: TokenStream) -> TokenStream {
-    if sig.asyncness.is_some() { descriptor } else { quote!(__mcp::__private::plain_fn(#descriptor)) }
+/// Finishes a function's descriptor expression with what the runtime must know of the
+/// handler: a plain (not `async`) function always runs as a task of its own (its body runs at
+/// the first poll, which must not happen where requests are read); its time limit; the module
+/// it is written in (for the client log layer); the states it takes (checked at start-up).
+pub(crate) fn finish_handler(common: &CommonArgs, function: &FnItem, descriptor: TokenStream) -> TokenStream {
+    let mut out = quote!(__mcp::__private::defined_in(#descriptor, ::core::module_path!()));
+    if function.item.sig.asyncness.is_none() {
+        out = quote!(__mcp::__private::plain_fn(#out));
+    }
+    if let Some((_, millis)) = common.timeout.get() {
+        out = quote!(__mcp::__private::with_timeout(#out, #millis));
+    }
+    for state in function.states() {
+        let ty = &state.ty;
+        out = quote!(__mcp::__private::requires_state::<#ty, _>(#out));
+    }
+    out
 }
 
 /// The function's return type, when it can be named (`()` when none is written): `None` for

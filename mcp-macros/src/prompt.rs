@@ -9,7 +9,7 @@ use syn::spanned::Spanned;
 use crate::ast::{FnItem, PROMPT, ParamKind, doc_text};
 use crate::attr::PromptArgs;
 use crate::ctxt::Ctxt;
-use crate::expand::{Declaration, common_builder, completer, item_name, mark_plain_fn, nameable_return, return_span};
+use crate::expand::{Declaration, common_builder, completer, finish_handler, item_name, nameable_return, return_span};
 use crate::paths::RuntimePath;
 
 /// Expands `#[mcp_prompt(args)] item`.
@@ -101,11 +101,17 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
     };
     let set_handler =
         if args.common.is_local() { quote!(with_local_prompt_handler) } else { quote!(with_prompt_handler) };
-    let finished = mark_plain_fn(
-        &prompt.item.sig,
+    let states = prompt.state_bindings(
+        &quote!(__mcp_get.context()),
+        &quote!(::core::result::Result::Err(::core::convert::From::from(__mcp_missing))),
+    );
+    let finished = finish_handler(
+        &args.common,
+        prompt,
         quote! {
             __mcp::__private::#set_handler(descriptor, |__mcp_get: __mcp::PromptGet| async move {
                 #(#bindings)*
+                #states
                 #convert
             })
         },

@@ -9,7 +9,7 @@ use syn::{Item, ItemConst, LitStr, Visibility};
 use crate::ast::{FnItem, ParamKind, RESOURCE, unraw};
 use crate::attr::{ResourceArgs, docs};
 use crate::ctxt::Ctxt;
-use crate::expand::{Declaration, common_builder, completer, item_name, mark_plain_fn, nameable_return, return_span};
+use crate::expand::{Declaration, common_builder, completer, finish_handler, item_name, nameable_return, return_span};
 use crate::paths::RuntimePath;
 use crate::uri_template::UriTemplate;
 
@@ -49,6 +49,12 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             }
             if let Some(local) = args.common.local.get() {
                 cx.error_spanned_by(local, "a `const` resource runs no code, so it cannot be `local`; remove `local`");
+            }
+            if let Some((timeout, _)) = args.common.timeout.get() {
+                cx.error_spanned_by(
+                    timeout,
+                    "a `const` resource runs no code, so it has no time limit; remove `timeout`",
+                );
             }
             match cx.check() {
                 Ok(()) => render_const(&mut args, &item),
@@ -242,13 +248,18 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
         None => quote!(__mcp::IntoResourceContents::into_contents(#call, __mcp_read.uri(), __mcp_read.mime_type())),
     };
     let set_reader = if args.common.is_local() { quote!(local_reader) } else { quote!(reader) };
+    let states = resource.state_bindings(
+        &quote!(__mcp_read.context()),
+        &quote!(::core::result::Result::Err(::core::convert::From::from(__mcp_missing))),
+    );
     calls.push(quote! {
         .#set_reader(|__mcp_read: __mcp::ResourceRead| async move {
             #(#bindings)*
+            #states
             #convert
         })
     });
-    let finished = mark_plain_fn(&item.sig, quote!(descriptor));
+    let finished = finish_handler(&args.common, resource, quote!(descriptor));
     Declaration {
         import,
         support: quote!(#assertion),

@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use crate::ast::{FnItem, ParamKind, TOOL, doc_text};
 use crate::attr::ToolArgs;
 use crate::ctxt::{Ctxt, to_compile_errors};
-use crate::expand::{Declaration, common_builder, item_name, mark_plain_fn, nameable_return, return_span};
+use crate::expand::{Declaration, common_builder, finish_handler, item_name, nameable_return, return_span};
 use crate::paths::RuntimePath;
 
 /// Expands `#[mcp_tool(args)] item`.
@@ -82,8 +82,10 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
             ParamKind::Flatten => quote!(__mcp_args),
             ParamKind::Context { by_ref: true } => quote!(&__mcp_ctx),
             ParamKind::Context { by_ref: false } => quote!(__mcp_ctx.clone()),
+            ParamKind::State => quote!(#id),
         }
     });
+    let states = tool.state_bindings(&quote!(&__mcp_ctx), &quote!(::core::convert::From::from(__mcp_missing)));
     let span = return_span(&tool.item.sig);
     let convert = match &returns {
         Some(_) => quote!(__mcp::__private::ToolReturn(#call).into_call_result()),
@@ -105,13 +107,15 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
     let set_handler = quote_spanned! {ident.span()=>
         .#set_method(|__mcp_args: #args_ty, __mcp_ctx: __mcp::Context| async move {
             let _ = &__mcp_ctx;
+            #states
             #convert
         })
     };
 
     let assertions = assertions(tool);
-    let finished = mark_plain_fn(
-        &tool.item.sig,
+    let finished = finish_handler(
+        &args.common,
+        tool,
         quote!(__mcp::__private::with_output_schema(descriptor, #output_schema) #set_handler),
     );
     Declaration {

@@ -11,10 +11,15 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::executor::HandlerSpec;
+pub use crate::state::RequiredState;
+
+use crate::context::Context;
 use crate::executor::RunKind;
 use crate::prompt::{IntoPromptResult, PromptDescriptor, PromptGet};
 use crate::protocol::{CallToolResult, ErrorObject, GetPromptResult, Resource, ResourceContents};
 use crate::resource::{IntoResourceContents, ReadError, ResourceDescriptor, ResourceRead};
+use crate::state::State;
 use crate::tool::{IntoToolResult, ToolDescriptor};
 
 /// Every tool declared with `#[mcp_tool]` in the program, gathered at link time.
@@ -29,36 +34,99 @@ pub static RESOURCES: [fn() -> ResourceDescriptor];
 #[linkme::distributed_slice]
 pub static PROMPTS: [fn() -> PromptDescriptor];
 
-/// A declaration whose handler is a plain `fn`: its body runs at the first poll, so it must
+/// What the macros set on any declaration, whatever its kind.
+pub trait DeclarationParts: Sized {
+    #[doc(hidden)]
+    fn parts(&mut self) -> (&mut HandlerSpec, &mut Option<&'static str>, &mut Vec<RequiredState>);
+}
+
+macro_rules! declaration_parts {
+    ($($descriptor:ty),*) => {$(
+        impl DeclarationParts for $descriptor {
+            fn parts(&mut self) -> (&mut HandlerSpec, &mut Option<&'static str>, &mut Vec<RequiredState>) {
+                (&mut self.spec, &mut self.origin, &mut self.required_states)
+            }
+        }
+    )*};
+}
+declaration_parts!(ToolDescriptor, ResourceDescriptor, PromptDescriptor);
+
+/// Marks a declaration's handler as a plain `fn`: its body runs at the first poll, so it must
 /// always run as a task of its own, never where requests are read.
-pub trait PlainFn: Sized {
-    fn plain_fn(self) -> Self;
+pub fn plain_fn<D: DeclarationParts>(mut declaration: D) -> D {
+    declaration.parts().0.kind = RunKind::Task;
+    declaration
 }
 
-impl PlainFn for ToolDescriptor {
-    fn plain_fn(mut self) -> Self {
-        self.run_kind = RunKind::Task;
-        self
+/// Sets a declaration's time limit (`timeout = "30s"`).
+pub fn with_timeout<D: DeclarationParts>(mut declaration: D, millis: u64) -> D {
+    declaration.parts().0.timeout = Some(std::time::Duration::from_millis(millis));
+    declaration
+}
+
+/// Records the module the declaration is written in (`module_path!()`): the client log
+/// layer forwards that crate's events.
+pub fn defined_in<D: DeclarationParts>(mut declaration: D, module: &'static str) -> D {
+    *declaration.parts().1 = Some(module);
+    declaration
+}
+
+/// Records that the handler takes `S` (a `State<T>` parameter), checked at start-up.
+pub fn requires_state<S: StateParam, D: DeclarationParts>(mut declaration: D) -> D {
+    declaration.parts().2.push(S::required());
+    declaration
+}
+
+/// A parameter type the handler reads from the registered states.
+pub trait StateParam: Sized {
+    #[doc(hidden)]
+    fn required() -> RequiredState;
+    #[doc(hidden)]
+    fn from_context(context: &Context) -> Option<Self>;
+}
+
+impl<T: Send + Sync + 'static> StateParam for State<T> {
+    fn required() -> RequiredState {
+        RequiredState::of::<T>()
+    }
+
+    fn from_context(context: &Context) -> Option<Self> {
+        context.state::<T>()
     }
 }
 
-impl PlainFn for ResourceDescriptor {
-    fn plain_fn(mut self) -> Self {
-        self.run_kind = RunKind::Task;
-        self
+/// A `State<T>` parameter's value. The server checked at start-up that every handler's
+/// states are registered; a handler added later without its state fails its call.
+pub fn state_param<S: StateParam>(context: &Context) -> Result<S, MissingState> {
+    S::from_context(context).ok_or_else(|| MissingState(S::required().type_name))
+}
+
+/// A handler's state was not registered (possible only for handlers added while serving).
+#[derive(Debug)]
+pub struct MissingState(&'static str);
+
+impl MissingState {
+    fn message(&self) -> String {
+        format!("the server has no state of type `{}`: register it with `.state(...)`", self.0)
     }
 }
 
-impl PlainFn for PromptDescriptor {
-    fn plain_fn(mut self) -> Self {
-        self.run_kind = RunKind::Task;
-        self
+impl From<MissingState> for CallToolResult {
+    fn from(missing: MissingState) -> Self {
+        CallToolResult::error(missing.message())
     }
 }
 
-/// Marks a declaration's handler as a plain `fn` (see [`PlainFn`]).
-pub fn plain_fn<D: PlainFn>(declaration: D) -> D {
-    declaration.plain_fn()
+impl From<MissingState> for ReadError {
+    fn from(missing: MissingState) -> Self {
+        ReadError::Error(ErrorObject::internal(missing.message()))
+    }
+}
+
+impl From<MissingState> for ErrorObject {
+    fn from(missing: MissingState) -> Self {
+        ErrorObject::internal(missing.message())
+    }
 }
 
 /// Asserts at the user's return type that it can become a tool result.

@@ -1,10 +1,17 @@
-//! What a handler knows about the request it serves.
+//! What a handler knows about the request it serves, and how it talks back: application
+//! state, progress, log messages to the client, and cancellation.
 
-use std::sync::Arc;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
+use serde::Serialize;
 use serde_json::{Map, Value};
+use tokio::sync::{Notify, mpsc};
 
-use crate::protocol::{Implementation, RequestId, Revision};
+use crate::protocol::{Feature, Implementation, LogLevel, LogMessage, RequestId, Revision, notification_line};
+use crate::state::{State, States};
 
 /// What was agreed with the client, whatever the era: through `initialize` (handshake
 /// revisions) or from the request's own `_meta` (2026-07-28). Handlers see this one view.
@@ -18,15 +25,30 @@ pub struct Negotiated {
     pub client_info: Option<Implementation>,
 }
 
-/// The context of one request, available to tools that take a `Context` parameter.
+/// The context of one request: a tool, resource or prompt takes it as a `Context` (or
+/// `&Context`) parameter, which is not an argument and never appears in a schema.
 ///
 /// Cloning is cheap.
 ///
 /// ```
-/// use mcp_runtime::Context;
-/// fn describe(ctx: &Context) -> String {
-///     format!("served under {}", ctx.revision())
+/// use mcp_runtime::prelude::*;
+///
+/// /// Counts to `n`, telling the client how far it got.
+/// #[mcp_tool]
+/// async fn count(ctx: Context, n: u32) -> String {
+///     for i in 1..=n {
+///         ctx.progress(f64::from(i), Some(f64::from(n)), None).await;
+///         if ctx.is_cancelled() {
+///             return format!("stopped at {i}");
+///         }
+///     }
+///     format!("counted to {n} under {}", ctx.revision())
 /// }
+///
+/// // A context tied to no client, for calling a handler in a unit test:
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// assert_eq!(count(Context::detached(), 2).await, "counted to 2 under 2026-07-28");
+/// # });
 /// ```
 #[derive(Debug, Clone)]
 pub struct Context {
@@ -37,11 +59,153 @@ pub struct Context {
 struct RequestInfo {
     negotiated: Arc<Negotiated>,
     request_id: RequestId,
+    states: Arc<States>,
+    cancel: CancelToken,
+    /// `None` for a context tied to no client.
+    link: Option<ClientLink>,
+    /// The last progress sent (each must be greater).
+    last_progress: Mutex<Option<f64>>,
+    /// The response is on its way: nothing more may be sent for this request.
+    finished: AtomicBool,
+}
+
+/// How a request's handler reaches its client: notifications on the connection, sent before
+/// the request's response.
+#[derive(Debug)]
+pub(crate) struct ClientLink {
+    pub(crate) out: mpsc::Sender<Vec<u8>>,
+    /// The request's `_meta.progressToken`.
+    pub(crate) progress_token: Option<Value>,
+    pub(crate) log: LogThreshold,
+    pub(crate) limiter: Arc<LogLimiter>,
+    /// The module path of the handler's definition: the log layer forwards its crate's events.
+    pub(crate) origin: Option<&'static str>,
+}
+
+/// Which log messages a request may send its client.
+#[derive(Debug, Clone)]
+pub(crate) enum LogThreshold {
+    /// None (logging not enabled, or a 2026-07-28 request without a log level).
+    Off,
+    /// At or above this level (a 2026-07-28 request's `_meta` log level).
+    Fixed(LogLevel),
+    /// At or above the connection's level, which `logging/setLevel` changes (handshake).
+    Connection(Arc<AtomicU8>),
+}
+
+impl LogThreshold {
+    fn allows(&self, level: LogLevel) -> bool {
+        match self {
+            LogThreshold::Off => false,
+            LogThreshold::Fixed(min) => level >= *min,
+            LogThreshold::Connection(min) => {
+                LogLevel::from_index(min.load(Ordering::Relaxed)).is_some_and(|min| level >= min)
+            }
+        }
+    }
+}
+
+/// Log messages a connection may send per second (and at once, after a quiet spell); the
+/// rest are dropped, and the next message that goes out says how many were.
+pub const LOG_MESSAGES_PER_SECOND: u32 = 100;
+
+/// A connection's budget of log messages (a token bucket).
+#[derive(Debug)]
+pub(crate) struct LogLimiter {
+    state: Mutex<LimiterState>,
+}
+
+#[derive(Debug)]
+struct LimiterState {
+    tokens: f64,
+    refilled: Instant,
+    dropped: u64,
+}
+
+impl Default for LogLimiter {
+    fn default() -> Self {
+        let state = LimiterState { tokens: f64::from(LOG_MESSAGES_PER_SECOND), refilled: Instant::now(), dropped: 0 };
+        LogLimiter { state: Mutex::new(state) }
+    }
+}
+
+impl LogLimiter {
+    /// Takes one message's budget: `Some(dropped before)` when it may go, `None` when not.
+    fn take(&self) -> Option<u64> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        let rate = f64::from(LOG_MESSAGES_PER_SECOND);
+        let elapsed = now.duration_since(state.refilled).as_secs_f64();
+        state.tokens = (state.tokens + elapsed * rate).min(rate);
+        state.refilled = now;
+        if state.tokens >= 1.0 {
+            state.tokens -= 1.0;
+            Some(std::mem::take(&mut state.dropped))
+        } else {
+            state.dropped += 1;
+            None
+        }
+    }
+}
+
+/// What the runtime builds a request's context from.
+pub(crate) struct RequestParts {
+    pub(crate) negotiated: Arc<Negotiated>,
+    pub(crate) request_id: RequestId,
+    pub(crate) states: Arc<States>,
+    pub(crate) cancel: CancelToken,
+    pub(crate) link: Option<ClientLink>,
 }
 
 impl Context {
-    pub(crate) fn new(negotiated: Arc<Negotiated>, request_id: RequestId) -> Self {
-        Context { inner: Arc::new(RequestInfo { negotiated, request_id }) }
+    pub(crate) fn for_request(parts: RequestParts) -> Self {
+        let RequestParts { negotiated, request_id, states, cancel, link } = parts;
+        Context {
+            inner: Arc::new(RequestInfo {
+                negotiated,
+                request_id,
+                states,
+                cancel,
+                link,
+                last_progress: Mutex::new(None),
+                finished: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// A context tied to no client, for calling a handler directly (in a unit test): the
+    /// latest revision, no client capabilities, no states (add them with
+    /// [`with_state`](Self::with_state)); progress and log messages go nowhere.
+    pub fn detached() -> Self {
+        let negotiated = Negotiated { revision: Revision::LATEST, client_capabilities: Map::new(), client_info: None };
+        Context::for_request(RequestParts {
+            negotiated: Arc::new(negotiated),
+            request_id: RequestId::from(0),
+            states: Arc::default(),
+            cancel: CancelToken::default(),
+            link: None,
+        })
+    }
+
+    /// This context with `value` registered as a state (replacing one of the same type).
+    ///
+    /// ```
+    /// use mcp_runtime::Context;
+    /// let ctx = Context::detached().with_state(42_u32);
+    /// assert_eq!(*ctx.state::<u32>().unwrap(), 42);
+    /// ```
+    #[must_use]
+    pub fn with_state<T: Send + Sync + 'static>(self, value: T) -> Self {
+        let mut states = (*self.inner.states).clone();
+        states.insert(value);
+        let info = &self.inner;
+        Context::for_request(RequestParts {
+            negotiated: Arc::clone(&info.negotiated),
+            request_id: info.request_id.clone(),
+            states: Arc::new(states),
+            cancel: info.cancel.clone(),
+            link: None,
+        })
     }
 
     /// The protocol revision this request is served under.
@@ -67,5 +231,163 @@ impl Context {
     /// Whether the client declared the capability `name` (e.g. `"elicitation"`).
     pub fn client_supports(&self, name: &str) -> bool {
         self.inner.negotiated.client_capabilities.contains_key(name)
+    }
+
+    /// The registered state of type `T` (see [`State`]); `None` when none was registered.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
+        self.inner.states.get::<T>()
+    }
+
+    /// Whether the request was cancelled (by the client, by its time limit, or by a shutdown
+    /// whose drain deadline passed): for blocking work to check now and then.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// Completes when the request is cancelled (see [`is_cancelled`](Self::is_cancelled)).
+    /// An async handler is also simply dropped at its next `.await` then; this is for work it
+    /// handed elsewhere.
+    pub fn cancelled(&self) -> impl Future<Output = ()> + Send + 'static {
+        let token = self.inner.cancel.clone();
+        async move { token.cancelled().await }
+    }
+
+    /// A token that follows this request's cancellation, to hand to blocking work
+    /// (`spawn_blocking`) or another task.
+    pub fn cancel_token(&self) -> CancelToken {
+        self.inner.cancel.clone()
+    }
+
+    /// Reports progress: `notifications/progress` for this request, sent only when the
+    /// request carried a `progressToken`, only when `progress` is greater than the last one
+    /// sent, and never once the response is on its way. `message` reaches clients of
+    /// 2025-03-26 and later. Returns whether it was sent.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        let Some(line) = self.progress_line(progress, total, message) else { return false };
+        self.send(line).await
+    }
+
+    fn progress_line(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Option<Vec<u8>> {
+        let link = self.inner.link.as_ref()?;
+        let token = link.progress_token.as_ref()?;
+        if self.inner.finished.load(Ordering::Acquire) || !progress.is_finite() {
+            return None;
+        }
+        {
+            let mut last = self.inner.last_progress.lock().unwrap_or_else(|e| e.into_inner());
+            if last.is_some_and(|last| progress <= last) {
+                return None;
+            }
+            *last = Some(progress);
+        }
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Progress<'a> {
+            progress_token: &'a Value,
+            progress: f64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            total: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            message: Option<&'a str>,
+        }
+        let message = message.filter(|_| self.revision().supports(Feature::ProgressMessage));
+        let params = Progress { progress_token: token, progress, total, message };
+        Some(notification_line("notifications/progress", Some(&params)))
+    }
+
+    /// Sends the client a log message (`notifications/message`) for this request, when the
+    /// server enabled [client logging](crate::Server::client_logging) and the client asked
+    /// for this level: at or above the level of `logging/setLevel` (handshake revisions;
+    /// `info` until the client sets one), or of the request's `_meta` log level (2026-07-28;
+    /// nothing without it). At most [`LOG_MESSAGES_PER_SECOND`] go out per connection.
+    /// Returns whether it was sent.
+    pub async fn log(&self, level: LogLevel, data: impl Serialize) -> bool {
+        let Some(line) = self.log_line(level, None, &data) else { return false };
+        self.send(line).await
+    }
+
+    /// The line of a log message this request may send now (see [`log`](Self::log)).
+    pub(crate) fn log_line(&self, level: LogLevel, logger: Option<&str>, data: &impl Serialize) -> Option<Vec<u8>> {
+        let link = self.inner.link.as_ref()?;
+        if self.inner.finished.load(Ordering::Acquire) || !link.log.allows(level) {
+            return None;
+        }
+        let dropped = link.limiter.take()?;
+        let mut line = Vec::new();
+        if dropped > 0 {
+            let note = format!("{dropped} log messages were dropped (more than {LOG_MESSAGES_PER_SECOND} per second)");
+            let params = LogMessage { level: LogLevel::Warning, logger: Some("mcp-runtime"), data: note };
+            line = notification_line("notifications/message", Some(&params));
+        }
+        line.extend(notification_line("notifications/message", Some(&LogMessage { level, logger, data })));
+        Some(line)
+    }
+
+    /// Queues a notification line for this request without waiting (the log layer's path);
+    /// dropped when the output is full.
+    pub(crate) fn try_send(&self, line: Vec<u8>) -> bool {
+        self.inner.link.as_ref().is_some_and(|link| link.out.try_send(line).is_ok())
+    }
+
+    async fn send(&self, line: Vec<u8>) -> bool {
+        match &self.inner.link {
+            Some(link) => link.out.send(line).await.is_ok(),
+            None => false,
+        }
+    }
+
+    /// The module path the handler was defined in, when known.
+    pub(crate) fn origin(&self) -> Option<&'static str> {
+        self.inner.link.as_ref().and_then(|link| link.origin)
+    }
+
+    /// The response is on its way: nothing more is sent for this request.
+    pub(crate) fn finish(&self) {
+        self.inner.finished.store(true, Ordering::Release);
+    }
+}
+
+/// A request's cancellation, shareable with other tasks and threads: set when the client
+/// cancels the request, when its time limit passes, or when a shutdown's drain deadline
+/// passes.
+///
+/// ```
+/// use mcp_runtime::Context;
+/// let token = Context::detached().cancel_token();
+/// assert!(!token.is_cancelled());
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct CancelToken {
+    inner: Arc<CancelInner>,
+}
+
+#[derive(Debug, Default)]
+struct CancelInner {
+    cancelled: AtomicBool,
+    notify: Notify,
+}
+
+impl CancelToken {
+    /// Whether the request was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancelled.load(Ordering::Acquire)
+    }
+
+    /// Completes once the request is cancelled.
+    pub async fn cancelled(&self) {
+        loop {
+            let notified = self.inner.notify.notified();
+            let mut notified = std::pin::pin!(notified);
+            notified.as_mut().enable();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    pub(crate) fn cancel(&self) {
+        self.inner.cancelled.store(true, Ordering::Release);
+        self.inner.notify.notify_waiters();
     }
 }

@@ -59,6 +59,17 @@ pub enum Error {
         /// Its name.
         name: String,
     },
+    /// A handler takes a [`State<T>`](crate::State) whose type nobody registered.
+    MissingState {
+        /// What kind of item.
+        kind: ItemKind,
+        /// Its name (a resource's URI).
+        name: String,
+        /// Where it is defined.
+        defined_at: String,
+        /// The state's type.
+        type_name: String,
+    },
     /// A tool's name is not 1–128 characters of `A-Z a-z 0-9 _ - .`.
     InvalidToolName {
         /// The name.
@@ -101,6 +112,11 @@ impl fmt::Display for Error {
             Error::MissingHandler { kind, name } => {
                 write!(f, "{kind} `{name}` has no handler; give its descriptor one")
             }
+            Error::MissingState { kind, name, defined_at, type_name } => write!(
+                f,
+                "{kind} `{name}` (defined at {defined_at}) takes `State<{type_name}>`, but no `{type_name}` is \
+                 registered: add `.state(value)` with a `{type_name}` to the server"
+            ),
             Error::InvalidToolName { name } => write!(
                 f,
                 "tool name `{name}` is invalid: use 1 to 128 characters among A-Z, a-z, 0-9, `_`, `-` and `.`"

@@ -20,14 +20,15 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll, Waker};
+use std::time::Duration;
 
 use serde_json::value::RawValue;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio::task::AbortHandle;
 use tracing::Instrument;
 
-use crate::context::Negotiated;
-use crate::dispatch::{Call, WorkFn};
+use crate::context::{CancelToken, Context, LogLimiter, Negotiated};
+use crate::dispatch::{Call, RequestMeta, WorkFn};
 use crate::handler::HandlerFn;
 use crate::local::LocalJob;
 use crate::protocol::RequestId;
@@ -45,6 +46,32 @@ pub(crate) enum RunKind {
     Async,
     /// A plain `fn` handler (its body runs at the first poll): always a task of its own.
     Task,
+}
+
+/// How a handler runs: its [`RunKind`] and its time limit.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HandlerSpec {
+    pub(crate) kind: RunKind,
+    pub(crate) timeout: Option<Duration>,
+}
+
+/// Why a handler produced no output.
+#[derive(Debug, Clone)]
+pub(crate) enum Failure {
+    /// It panicked, with this message.
+    Panicked(String),
+    /// It did not finish within its time limit.
+    TimedOut(Duration),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Panicked(message) => write!(f, "panicked: {message}"),
+            Failure::TimedOut(limit) => write!(f, "did not finish within {}", crate::duration::display(*limit)),
+        }
+    }
 }
 
 /// Where a request's response goes.
@@ -78,6 +105,7 @@ pub(crate) struct Started(pub(crate) Option<Reply>);
 
 /// A request that runs user code, as the session hands it over.
 pub(crate) struct Job<'a> {
+    pub(crate) meta: RequestMeta,
     pub(crate) negotiated: Arc<Negotiated>,
     pub(crate) id: RequestId,
     pub(crate) method: &'static str,
@@ -88,6 +116,7 @@ pub(crate) struct Job<'a> {
 
 /// A request waiting for a slot: what it needs to start later, owned.
 struct Parked {
+    meta: RequestMeta,
     negotiated: Arc<Negotiated>,
     id: RequestId,
     method: &'static str,
@@ -106,7 +135,9 @@ pub(crate) struct Executor {
     out: mpsc::Sender<Vec<u8>>,
     slots: Arc<Semaphore>,
     parked: VecDeque<Parked>,
-    running: HashMap<RequestId, AbortHandle>,
+    running: HashMap<RequestId, Running>,
+    /// The connection's budget of log messages.
+    limiter: Arc<LogLimiter>,
     /// Cloned into every task; dropped when draining so that `drain_rx` ends with the last one.
     drain_tx: Option<mpsc::Sender<()>>,
     drain_rx: mpsc::Receiver<()>,
@@ -134,6 +165,7 @@ impl Executor {
             slots,
             parked: VecDeque::new(),
             running: HashMap::new(),
+            limiter: Arc::default(),
             drain_tx: Some(drain_tx),
             drain_rx,
         }
@@ -170,25 +202,27 @@ impl Executor {
         if self.parked.is_empty()
             && let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned()
         {
-            let Job { negotiated, id, method, params, work, output } = job;
-            return self.start(&negotiated, id, method, params, work, output, slot);
+            let Job { meta, negotiated, id, method, params, work, output } = job;
+            return self.start(meta, &negotiated, id, method, params, work, output, slot);
         }
-        let Job { negotiated, id, method, params, work, output } = job;
-        self.parked.push_back(Parked { negotiated, id, method, params: params.map(ToOwned::to_owned), work, output });
+        let Job { meta, negotiated, id, method, params, work, output } = job;
+        let params = params.map(ToOwned::to_owned);
+        self.parked.push_back(Parked { meta, negotiated, id, method, params, work, output });
         Started(None)
     }
 
     /// Starts the first parked request with `slot`.
     pub(crate) fn resume(&mut self, slot: OwnedSemaphorePermit) -> Started {
-        let Some(Parked { negotiated, id, method, params, work, output }) = self.parked.pop_front() else {
+        let Some(Parked { meta, negotiated, id, method, params, work, output }) = self.parked.pop_front() else {
             return Started(None);
         };
-        self.start(&negotiated, id, method, params.as_deref(), work, output, slot)
+        self.start(meta, &negotiated, id, method, params.as_deref(), work, output, slot)
     }
 
     #[allow(clippy::too_many_arguments)]
     fn start(
         &mut self,
+        meta: RequestMeta,
         negotiated: &Arc<Negotiated>,
         id: RequestId,
         method: &'static str,
@@ -199,8 +233,10 @@ impl Executor {
     ) -> Started {
         let span = tracing::debug_span!("request", method, id = %id, revision = %negotiated.revision);
         let core = Arc::clone(&self.core);
-        let call = Call { core: &core, negotiated, id: &id, params };
-        let start = Start { executor: self, id: id.clone(), slot, output, span };
+        let cancel = CancelToken::default();
+        let link = Some((self.out.clone(), Arc::clone(&self.limiter)));
+        let call = Call { core: &core, negotiated, id: &id, params, meta, cancel: cancel.clone(), link };
+        let start = Start { executor: self, id: id.clone(), slot, output, span, cancel };
         work(&call, start)
     }
 
@@ -212,8 +248,8 @@ impl Executor {
             return true;
         }
         match self.running.remove(id) {
-            Some(task) if !task.is_finished() => {
-                task.abort();
+            Some(task) if !task.abort.is_finished() => {
+                task.stop();
                 true
             }
             _ => false,
@@ -225,7 +261,7 @@ impl Executor {
     pub(crate) fn abort_all(&mut self) {
         self.parked.clear();
         for (_, task) in self.running.drain() {
-            task.abort();
+            task.stop();
         }
     }
 
@@ -238,11 +274,27 @@ impl Executor {
 
     /// Forgets finished tasks once the map holds twice the bound (lazily, so that finishing
     /// needs no access to the map).
-    fn remember(&mut self, id: RequestId, task: AbortHandle) {
+    fn remember(&mut self, id: RequestId, task: Running) {
         if self.running.len() >= 2 * self.core.config.max_in_flight {
-            self.running.retain(|_, task| !task.is_finished());
+            self.running.retain(|_, task| !task.abort.is_finished());
         }
         self.running.insert(id, task);
+    }
+}
+
+/// A request running as a task: how to stop it.
+#[derive(Debug)]
+struct Running {
+    abort: AbortHandle,
+    cancel: CancelToken,
+}
+
+impl Running {
+    /// Tells the request's context first (for work handed to other threads), then drops the
+    /// task.
+    fn stop(self) {
+        self.cancel.cancel();
+        self.abort.abort();
     }
 }
 
@@ -253,6 +305,7 @@ pub(crate) struct Start<'a> {
     slot: OwnedSemaphorePermit,
     output: Output,
     span: tracing::Span,
+    cancel: CancelToken,
 }
 
 impl Start<'_> {
@@ -262,47 +315,97 @@ impl Start<'_> {
     }
 
     /// Calls `handler` with `input` where it belongs: a `Send` handler through
-    /// [`run`](Self::run), a local one on the server's local thread. `finish` turns its
-    /// output, or the message of its panic, into the response line.
-    pub(crate) fn call<I, O, Fin>(self, handler: &HandlerFn<I, O>, kind: RunKind, input: I, finish: Fin) -> Started
+    /// [`run`](Self::run), a local one on the server's local thread, within the handler's
+    /// time limit (or the server's). `finish` turns its output, or why there is none, into
+    /// the response line. `context` is the request's context, current while the handler runs
+    /// (for the log layer).
+    pub(crate) fn call<I, O, Fin>(
+        self,
+        handler: &HandlerFn<I, O>,
+        spec: HandlerSpec,
+        context: &Context,
+        input: I,
+        finish: Fin,
+    ) -> Started
     where
         I: Send + 'static,
         O: Send + 'static,
-        Fin: FnOnce(Result<O, String>) -> Vec<u8> + Send + 'static,
+        Fin: FnOnce(Result<O, Failure>) -> Vec<u8> + Send + 'static,
     {
+        let spec = HandlerSpec { timeout: spec.timeout.or(self.executor.core.config.default_timeout), ..spec };
         match handler {
-            HandlerFn::Send(handler) => match std::panic::catch_unwind(AssertUnwindSafe(|| handler(input))) {
-                Ok(work) => self.run(kind, work, finish),
-                Err(panic) => self.reply(finish(Err(panic_message(panic)))),
-            },
+            HandlerFn::Send(handler) => {
+                let created = crate::log_layer::REQUEST
+                    .sync_scope(context.clone(), || std::panic::catch_unwind(AssertUnwindSafe(|| handler(input))));
+                match created {
+                    Ok(work) => self.run(spec, context, work, finish),
+                    Err(panic) => self.reply(finish(Err(Failure::Panicked(panic_message(panic))))),
+                }
+            }
             HandlerFn::Local(handler) => {
                 let handler = Arc::clone(handler);
-                self.run_local(move || handler(input), finish)
+                self.run_local(spec.timeout, context.clone(), move || handler(input), finish)
             }
         }
     }
 
+    /// Runs `work`, then `finish` turns its output, or why there is none, into the response
+    /// line.
+    ///
+    /// An async handler's work is polled once here, inside the request's span, its context
+    /// and `catch_unwind`; if it is ready, the response goes out with no task hand-off.
+    /// Otherwise (and always for [`RunKind::Task`]) it runs as a task that holds the slot
+    /// until the response is queued.
+    pub(crate) fn run<F, T, Fin>(self, spec: HandlerSpec, context: &Context, mut work: F, finish: Fin) -> Started
+    where
+        F: Future<Output = T> + Send + Unpin + 'static,
+        T: Send + 'static,
+        Fin: FnOnce(Result<T, Failure>) -> Vec<u8> + Send + 'static,
+    {
+        if spec.kind == RunKind::Async {
+            let first = {
+                let _entered = self.span.enter();
+                let mut cx = TaskContext::from_waker(Waker::noop());
+                crate::log_layer::REQUEST.sync_scope(context.clone(), || {
+                    std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(&mut work).poll(&mut cx)))
+                })
+            };
+            match first {
+                Ok(Poll::Ready(value)) => return deliver_now(self.output, finish(Ok(value)), self.slot),
+                Err(panic) => {
+                    return deliver_now(self.output, finish(Err(Failure::Panicked(panic_message(panic)))), self.slot);
+                }
+                // A correct future registers the task's waker at its next poll.
+                Ok(Poll::Pending) => {}
+            }
+        }
+        let work = crate::log_layer::REQUEST.scope(context.clone(), work);
+        self.spawn(spec.timeout, work, finish)
+    }
+
     /// Runs the future `make` builds on the server's local thread (it need not be `Send`);
-    /// a task here holds the slot and waits for its output. Cancelling the request drops the
-    /// local future too.
-    fn run_local<M, F, T, Fin>(self, make: M, finish: Fin) -> Started
+    /// a task here holds the slot and waits for its output. Cancelling the request, or its
+    /// time limit, drops the local future too.
+    fn run_local<M, F, T, Fin>(self, timeout: Option<Duration>, context: Context, make: M, finish: Fin) -> Started
     where
         M: FnOnce() -> F + Send + 'static,
         F: Future<Output = T> + Unpin + 'static,
         T: Send + 'static,
-        Fin: FnOnce(Result<T, String>) -> Vec<u8> + Send + 'static,
+        Fin: FnOnce(Result<T, Failure>) -> Vec<u8> + Send + 'static,
     {
-        let (tx, rx) = oneshot::channel::<Result<T, String>>();
+        let (tx, rx) = oneshot::channel::<Result<T, Failure>>();
         let job: LocalJob = Box::new(move || {
             Box::pin(async move {
                 let mut tx = tx;
-                let outcome = match std::panic::catch_unwind(AssertUnwindSafe(make)) {
+                let made = crate::log_layer::REQUEST
+                    .sync_scope(context.clone(), || std::panic::catch_unwind(AssertUnwindSafe(make)));
+                let outcome = match made {
                     Ok(work) => tokio::select! {
-                        outcome = guarded(work) => outcome,
-                        // The request was cancelled, or the connection ended.
+                        outcome = crate::log_layer::REQUEST.scope(context, guarded(work)) => outcome,
+                        // The request was cancelled, timed out, or the connection ended.
                         () = tx.closed() => return,
                     },
-                    Err(panic) => Err(panic_message(panic)),
+                    Err(panic) => Err(Failure::Panicked(panic_message(panic))),
                 };
                 let _ = tx.send(outcome);
             })
@@ -311,63 +414,47 @@ impl Start<'_> {
             tracing::error!("a local handler could not run: its thread is not available");
         }
         let answer = async move {
-            rx.await.unwrap_or_else(|_| Err("the thread of local handlers stopped before answering".to_owned()))
+            rx.await.unwrap_or_else(|_| {
+                Err(Failure::Panicked("the thread of local handlers stopped before answering".to_owned()))
+            })
         };
-        self.spawn(answer, move |outcome| finish(outcome.and_then(|inner| inner)))
+        self.spawn(timeout, answer, move |outcome| finish(outcome.and_then(|inner| inner)))
     }
 
-    /// Runs `work`, then `finish` turns its output, or the message of its panic, into the
-    /// response line.
-    ///
-    /// An async handler's work is polled once here, inside the request's span and
-    /// `catch_unwind`; if it is ready, the response goes out with no task hand-off. Otherwise
-    /// (and always for [`RunKind::Task`]) it runs as a task that holds the slot until the
-    /// response is queued.
-    pub(crate) fn run<F, T, Fin>(self, kind: RunKind, mut work: F, finish: Fin) -> Started
-    where
-        F: Future<Output = T> + Send + Unpin + 'static,
-        T: Send + 'static,
-        Fin: FnOnce(Result<T, String>) -> Vec<u8> + Send + 'static,
-    {
-        let Start { executor, id, slot, output, span } = self;
-        if kind == RunKind::Async {
-            let first = {
-                let _entered = span.enter();
-                let mut cx = TaskContext::from_waker(Waker::noop());
-                std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(&mut work).poll(&mut cx)))
-            };
-            match first {
-                Ok(Poll::Ready(value)) => return deliver_now(output, finish(Ok(value)), slot),
-                Err(panic) => return deliver_now(output, finish(Err(panic_message(panic))), slot),
-                // A correct future registers the task's waker at its next poll.
-                Ok(Poll::Pending) => {}
-            }
-        }
-        Start { executor, id, slot, output, span }.spawn(work, finish)
-    }
-
-    /// Runs `work` as a task of its own that holds the slot until the response is queued.
-    fn spawn<F, T, Fin>(self, work: F, finish: Fin) -> Started
+    /// Runs `work` as a task of its own that holds the slot until the response is queued,
+    /// within `timeout` if there is one (past it, the request's context is cancelled and the
+    /// work dropped).
+    fn spawn<F, T, Fin>(self, timeout: Option<Duration>, work: F, finish: Fin) -> Started
     where
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static,
-        Fin: FnOnce(Result<T, String>) -> Vec<u8> + Send + 'static,
+        Fin: FnOnce(Result<T, Failure>) -> Vec<u8> + Send + 'static,
     {
-        let Start { executor, id, slot, output, span } = self;
+        let Start { executor, id, slot, output, span, cancel } = self;
         let out = executor.out.clone();
         let guard = executor.drain_guard();
+        let token = cancel.clone();
         let task = tokio::spawn(
             async move {
                 let _guard = guard;
                 let work = std::pin::pin!(work);
-                let outcome = guarded(work).await;
+                let outcome = match timeout {
+                    None => guarded(work).await,
+                    Some(limit) => match tokio::time::timeout(limit, guarded(work)).await {
+                        Ok(outcome) => outcome,
+                        Err(_) => {
+                            token.cancel();
+                            Err(Failure::TimedOut(limit))
+                        }
+                    },
+                };
                 let line = finish(outcome);
                 deliver(&out, output, line).await;
                 drop(slot);
             }
             .instrument(span),
         );
-        executor.remember(id, task.abort_handle());
+        executor.remember(id, Running { abort: task.abort_handle(), cancel });
         Started(None)
     }
 }
@@ -445,7 +532,7 @@ pub(crate) fn collect_batch(out: mpsc::Sender<Vec<u8>>, guard: Option<DrainGuard
     tx
 }
 
-/// Runs a future, turning a panic inside it into `Err` with the panic's message.
-pub(crate) async fn guarded<F: Future + Unpin>(work: F) -> Result<F::Output, String> {
-    CatchUnwind(work).await.map_err(panic_message)
+/// Runs a future, turning a panic inside it into [`Failure::Panicked`].
+pub(crate) async fn guarded<F: Future + Unpin>(work: F) -> Result<F::Output, Failure> {
+    CatchUnwind(work).await.map_err(|panic| Failure::Panicked(panic_message(panic)))
 }

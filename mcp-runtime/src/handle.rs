@@ -7,6 +7,7 @@ use crate::prompt::PromptDescriptor;
 use crate::registry::{Change, Registry};
 use crate::resource::ResourceDescriptor;
 use crate::server::ServerCore;
+use crate::state::check_states;
 use crate::tool::ToolDescriptor;
 
 /// Something connections may have to tell their clients.
@@ -72,21 +73,27 @@ impl ServerHandle {
         Ok(())
     }
 
-    /// Adds a tool while the server runs.
+    /// Adds a tool while the server runs (its states must be registered).
     pub fn add_tool(&self, tool: impl Into<ToolDescriptor>) -> Result<()> {
-        self.add(ItemKind::Tool, Registry::build(vec![tool.into()], Vec::new(), Vec::new())?)
+        let tools = vec![tool.into()];
+        check_states(&self.core()?.states, &tools, &[], &[])?;
+        self.add(ItemKind::Tool, Registry::build(tools, Vec::new(), Vec::new())?)
     }
 
-    /// Adds a resource or template while the server runs.
+    /// Adds a resource or template while the server runs (its states must be registered).
     pub fn add_resource(&self, resource: impl Into<ResourceDescriptor>) -> Result<()> {
-        let items = Registry::build(Vec::new(), vec![resource.into()], Vec::new())?;
+        let resources = vec![resource.into()];
+        check_states(&self.core()?.states, &[], &resources, &[])?;
+        let items = Registry::build(Vec::new(), resources, Vec::new())?;
         let kind = if items.templates.is_empty() { ItemKind::Resource } else { ItemKind::ResourceTemplate };
         self.add(kind, items)
     }
 
-    /// Adds a prompt while the server runs.
+    /// Adds a prompt while the server runs (its states must be registered).
     pub fn add_prompt(&self, prompt: impl Into<PromptDescriptor>) -> Result<()> {
-        self.add(ItemKind::Prompt, Registry::build(Vec::new(), Vec::new(), vec![prompt.into()])?)
+        let prompts = vec![prompt.into()];
+        check_states(&self.core()?.states, &[], &[], &prompts)?;
+        self.add(ItemKind::Prompt, Registry::build(Vec::new(), Vec::new(), prompts)?)
     }
 
     fn change(&self, kind: ItemKind, key: &str, change: Change) -> Result<()> {

@@ -10,11 +10,13 @@ mod cache;
 mod completion;
 mod context;
 mod dispatch;
+mod duration;
 mod error;
 mod executor;
 mod handle;
 mod handler;
 mod local;
+mod log_layer;
 mod prompt;
 pub mod protocol;
 mod registry;
@@ -22,6 +24,7 @@ mod resource;
 mod schema;
 mod server;
 mod session;
+mod state;
 mod subscriptions;
 mod tool;
 mod transport;
@@ -30,14 +33,16 @@ mod uri_template;
 pub use bounded::Bounded;
 pub use cache::{CachePolicy, CacheScope, Cached};
 pub use completion::{CompletionContext, IntoCompleter, IntoCompletionValues, starting_with};
-pub use context::{Context, Negotiated};
+pub use context::{CancelToken, Context, LOG_MESSAGES_PER_SECOND, Negotiated};
 pub use error::{Error, ItemKind, Result};
 pub use handle::ServerHandle;
+pub use log_layer::ClientLogLayer;
 pub use prompt::{IntoPromptResult, PromptDescriptor, PromptGet};
 pub use protocol::{CallToolResult, Content};
 pub use resource::{IntoResourceContents, NotFound, ReadError, ResourceDescriptor, ResourceRead};
 pub use schema::{input_schema_for, schema_for};
 pub use server::Server;
+pub use state::State;
 pub use tool::{BoxFuture, IntoToolResult, Json, Structured, ToolCall, ToolDescriptor};
 pub use uri_template::{UriTemplate, UriTemplateError};
 
@@ -59,10 +64,10 @@ pub mod diagnostics {}
 
 /// The items most servers need: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
-    pub use crate::protocol::{CallToolResult, Content, PromptMessage, Resource, ResourceContents};
+    pub use crate::protocol::{CallToolResult, Content, LogLevel, PromptMessage, Resource, ResourceContents};
     pub use crate::{
         Bounded, Context, IntoToolResult, Json, NotFound, PromptDescriptor, ReadError, ResourceDescriptor, Server,
-        Structured, ToolDescriptor, starting_with,
+        State, Structured, ToolDescriptor, starting_with,
     };
     #[cfg(feature = "macros")]
     pub use crate::{mcp_prompt, mcp_resource, mcp_tool};
@@ -134,6 +139,7 @@ impl Server {
     #[cfg(feature = "stdio")]
     pub fn run(self) -> Result<()> {
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+        log_layer::install_default_subscriber();
         runtime.block_on(async {
             let server =
                 if self.has_shutdown_signal() { self } else { self.with_graceful_shutdown(termination_signal()) };

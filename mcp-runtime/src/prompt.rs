@@ -10,9 +10,10 @@ use serde_json::{Map, Value};
 
 use crate::completion::{CompletionHandler, IntoCompleter};
 use crate::context::Context;
-use crate::executor::RunKind;
+use crate::executor::HandlerSpec;
 use crate::handler::HandlerFn;
 use crate::protocol::{ErrorObject, GetPromptResult, Icon, Prompt, PromptArgument, PromptMessage};
+use crate::state::RequiredState;
 
 /// One `prompts/get`: the arguments given and the context.
 #[derive(Debug)]
@@ -129,7 +130,10 @@ pub struct PromptDescriptor {
     pub(crate) handler: Option<PromptHandler>,
     pub(crate) completions: Vec<(String, CompletionHandler)>,
     pub(crate) defined_at: Cow<'static, str>,
-    pub(crate) run_kind: RunKind,
+    pub(crate) spec: HandlerSpec,
+    pub(crate) origin: Option<&'static str>,
+    /// The states the handler takes: checked when the server starts.
+    pub(crate) required_states: Vec<RequiredState>,
 }
 
 impl fmt::Debug for PromptDescriptor {
@@ -156,7 +160,9 @@ impl PromptDescriptor {
             handler: None,
             completions: Vec::new(),
             defined_at: Cow::Borrowed("the server builder"),
-            run_kind: RunKind::Async,
+            spec: HandlerSpec::default(),
+            origin: None,
+            required_states: Vec::new(),
         }
     }
 
@@ -241,6 +247,15 @@ impl PromptDescriptor {
         Fut: Future<Output = Result<GetPromptResult, ErrorObject>> + 'static,
     {
         self.handler = Some(HandlerFn::local(f));
+        self
+    }
+
+    /// Sets how long the handler may run: past it the request is answered with an internal
+    /// error (-32603) naming the limit (the server-wide default is
+    /// [`Server::default_timeout`](crate::Server::default_timeout); none unless set).
+    #[must_use]
+    pub fn timeout(mut self, limit: std::time::Duration) -> Self {
+        self.spec.timeout = Some(limit);
         self
     }
 

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use crate::cache::CachePolicy;
 use crate::completion::CompletionHandler;
 use crate::error::{Error, ItemKind};
-use crate::executor::RunKind;
+use crate::executor::HandlerSpec;
+
 use crate::prompt::{PromptDescriptor, PromptHandler};
 use crate::protocol::{
     ErrorObject, Feature, Prompt, Resource, ResourceTemplate, Revision, Tool, is_object_schema,
@@ -28,7 +29,8 @@ pub(crate) struct ToolEntry {
     pub(crate) wrap_output: bool,
     /// Client capabilities a call needs (`elicitation`, `sampling`, ...).
     pub(crate) required_client_capabilities: Vec<String>,
-    pub(crate) run_kind: RunKind,
+    pub(crate) spec: HandlerSpec,
+    pub(crate) origin: Option<&'static str>,
 }
 
 impl ToolEntry {
@@ -57,7 +59,8 @@ pub(crate) struct ResourceEntry {
     pub(crate) reader: ReadHandler,
     pub(crate) subscribe: bool,
     pub(crate) cache: Option<CachePolicy>,
-    pub(crate) run_kind: RunKind,
+    pub(crate) spec: HandlerSpec,
+    pub(crate) origin: Option<&'static str>,
 }
 
 /// A registered resource template.
@@ -70,7 +73,8 @@ pub(crate) struct TemplateEntry {
     pub(crate) subscribe: bool,
     pub(crate) cache: Option<CachePolicy>,
     pub(crate) completions: BTreeMap<String, CompletionHandler>,
-    pub(crate) run_kind: RunKind,
+    pub(crate) spec: HandlerSpec,
+    pub(crate) origin: Option<&'static str>,
 }
 
 /// A registered prompt.
@@ -80,7 +84,8 @@ pub(crate) struct PromptEntry {
     pub(crate) name: Arc<str>,
     pub(crate) handler: PromptHandler,
     pub(crate) completions: BTreeMap<String, CompletionHandler>,
-    pub(crate) run_kind: RunKind,
+    pub(crate) spec: HandlerSpec,
+    pub(crate) origin: Option<&'static str>,
 }
 
 /// Items of one kind, sorted by key.
@@ -188,7 +193,8 @@ impl Registry {
                     handler,
                     wrap_output,
                     required_client_capabilities: d.required_client_capabilities,
-                    run_kind: d.run_kind,
+                    spec: d.spec,
+                    origin: d.origin,
                 };
                 Ok((entry, d.defined_at.into_owned()))
             })
@@ -204,11 +210,11 @@ impl Registry {
             };
             let reader = d.reader.ok_or(Error::MissingHandler { kind, name })?;
             let defined_at = d.defined_at.into_owned();
-            let run_kind = d.run_kind;
+            let (spec, origin) = (d.spec, d.origin);
             match d.address {
                 Address::Fixed(resource) => {
                     fixed.push((
-                        ResourceEntry { resource, reader, subscribe: d.subscribe, cache: d.cache, run_kind },
+                        ResourceEntry { resource, reader, subscribe: d.subscribe, cache: d.cache, spec, origin },
                         defined_at,
                     ));
                 }
@@ -221,7 +227,8 @@ impl Registry {
                         subscribe: d.subscribe,
                         cache: d.cache,
                         completions: d.completions.into_iter().collect(),
-                        run_kind,
+                        spec,
+                        origin,
                     },
                     defined_at,
                 )),
@@ -239,7 +246,8 @@ impl Registry {
                     prompt: d.prompt,
                     handler,
                     completions: d.completions.into_iter().collect(),
-                    run_kind: d.run_kind,
+                    spec: d.spec,
+                    origin: d.origin,
                 };
                 Ok((entry, d.defined_at.into_owned()))
             })

@@ -12,9 +12,10 @@ use serde_json::{Map, Value};
 use crate::cache::CachePolicy;
 use crate::completion::{CompletionHandler, IntoCompleter};
 use crate::context::Context;
-use crate::executor::RunKind;
+use crate::executor::HandlerSpec;
 use crate::handler::HandlerFn;
 use crate::protocol::{Annotations, ErrorObject, Icon, Resource, ResourceContents, ResourceTemplate};
+use crate::state::RequiredState;
 use crate::tool::{BoxFuture, Json};
 use crate::uri_template::{UriTemplate, UriTemplateError};
 
@@ -229,7 +230,10 @@ pub struct ResourceDescriptor {
     pub(crate) cache: Option<CachePolicy>,
     pub(crate) completions: Vec<(String, CompletionHandler)>,
     pub(crate) defined_at: Cow<'static, str>,
-    pub(crate) run_kind: RunKind,
+    pub(crate) spec: HandlerSpec,
+    pub(crate) origin: Option<&'static str>,
+    /// The states the handler takes: checked when the server starts.
+    pub(crate) required_states: Vec<RequiredState>,
 }
 
 impl fmt::Debug for ResourceDescriptor {
@@ -252,7 +256,9 @@ impl ResourceDescriptor {
             cache: None,
             completions: Vec::new(),
             defined_at: Cow::Borrowed("the server builder"),
-            run_kind: RunKind::Async,
+            spec: HandlerSpec::default(),
+            origin: None,
+            required_states: Vec::new(),
         }
     }
 
@@ -284,6 +290,10 @@ impl ResourceDescriptor {
             Address::Fixed(r) => &r.name,
             Address::Template { template, .. } => &template.name,
         }
+    }
+
+    pub(crate) fn is_template(&self) -> bool {
+        matches!(self.address, Address::Template { .. })
     }
 
     /// The fixed URI, or the template as written.
@@ -393,6 +403,15 @@ impl ResourceDescriptor {
             Address::Fixed(r) => r.mime_type.as_deref(),
             Address::Template { template, .. } => template.mime_type.as_deref(),
         }
+    }
+
+    /// Sets how long a read may run: past it the read is answered with an internal error
+    /// (-32603) naming the limit (the server-wide default is
+    /// [`Server::default_timeout`](crate::Server::default_timeout); none unless set).
+    #[must_use]
+    pub fn timeout(mut self, limit: std::time::Duration) -> Self {
+        self.spec.timeout = Some(limit);
+        self
     }
 
     /// Sets the read handler. When no MIME type was set, the return type's default one (see

@@ -19,6 +19,7 @@ use crate::prompt::PromptDescriptor;
 use crate::protocol::{Implementation, ListChangedCapability, ResourcesCapability, Revision, ServerCapabilities};
 use crate::registry::Registry;
 use crate::resource::ResourceDescriptor;
+use crate::state::{States, check_states};
 use crate::tool::{BoxFuture, ToolDescriptor};
 
 /// Limits and sizes a server works with.
@@ -34,6 +35,10 @@ pub(crate) struct Config {
     pub(crate) cache: CachePolicies,
     /// How long requests in flight may take to finish once the shutdown signal came.
     pub(crate) drain_timeout: Duration,
+    /// The time limit of handlers that set none.
+    pub(crate) default_timeout: Option<Duration>,
+    /// Handlers may send log messages to the client (the `logging` capability).
+    pub(crate) client_logging: bool,
 }
 
 impl Default for Config {
@@ -44,6 +49,8 @@ impl Default for Config {
             max_message_size: 4 * 1024 * 1024,
             cache: CachePolicies::default(),
             drain_timeout: Duration::from_secs(5),
+            default_timeout: None,
+            client_logging: false,
         }
     }
 }
@@ -76,6 +83,7 @@ pub struct Server {
     handle: ServerHandle,
     config: Config,
     shutdown: Option<ShutdownSignal>,
+    states: States,
 }
 
 /// The future that tells a serving server to stop.
@@ -107,6 +115,7 @@ impl Server {
             handle: ServerHandle::new(),
             config: Config::default(),
             shutdown: None,
+            states: States::default(),
         }
     }
 
@@ -222,6 +231,40 @@ impl Server {
         self
     }
 
+    /// Registers `value` as application state: every handler taking a [`State<T>`](crate::State)
+    /// parameter of its type gets it (registering a type again replaces the value).
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    /// struct Config { greeting: String }
+    /// let server = Server::new("demo", "1.0.0").state(Config { greeting: "Hello".into() });
+    /// # drop(server);
+    /// ```
+    #[must_use]
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.states.insert(value);
+        self
+    }
+
+    /// Lets handlers send the client log messages (`notifications/message`, through
+    /// [`Context::log`](crate::Context::log) or the [`ClientLogLayer`](crate::ClientLogLayer)):
+    /// the server declares the `logging` capability and answers `logging/setLevel`.
+    #[must_use]
+    pub fn client_logging(mut self) -> Self {
+        self.config.client_logging = true;
+        self
+    }
+
+    /// Sets the time limit of handlers that set none (`timeout = "..."` on the macros,
+    /// `.timeout(..)` on descriptors); none by default. Past it a tool call ends with an
+    /// `isError` result saying so, a resource read or prompt with an internal error (-32603),
+    /// and the request's [context](crate::Context::is_cancelled) is cancelled.
+    #[must_use]
+    pub fn default_timeout(mut self, limit: Duration) -> Self {
+        self.config.default_timeout = Some(limit);
+        self
+    }
+
     /// Stops serving when `signal` completes, as axum's graceful shutdown does: reading
     /// stops, requests in flight get the [drain timeout](Self::drain_timeout) to finish and
     /// answer, the rest are aborted, and serving returns `Ok`. The library installs no signal
@@ -286,6 +329,7 @@ impl Server {
             self.resources.extend(__private::RESOURCES.iter().map(|declare| declare()));
             self.prompts.extend(__private::PROMPTS.iter().map(|declare| declare()));
         }
+        check_states(&self.states, &self.tools, &self.resources, &self.prompts)?;
         let registry = Registry::build(self.tools, self.resources, self.prompts)?;
         let dynamic = self.dynamic_lists;
         let list_changed = ListChangedCapability { list_changed: dynamic.then_some(true) };
@@ -297,9 +341,11 @@ impl Server {
             }),
             prompts: (dynamic || !registry.prompts.is_empty()).then(|| list_changed.clone()),
             completions: registry.has_completions().then(Map::new),
+            logging: self.config.client_logging.then(Map::new),
             ..ServerCapabilities::default()
         };
         let core = Arc::new(ServerCore {
+            states: Arc::new(self.states),
             local: LocalThread::default(),
             routes: Routes::for_capabilities(&capabilities),
             info: self.info,
@@ -347,6 +393,8 @@ const EVENT_BACKLOG: usize = 1024;
 /// A built server, shared by every connection.
 #[derive(Debug)]
 pub(crate) struct ServerCore {
+    /// The application's states.
+    pub(crate) states: Arc<States>,
     /// Where `local` handlers run.
     pub(crate) local: LocalThread,
     /// The methods this server answers.

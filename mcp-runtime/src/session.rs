@@ -7,17 +7,20 @@
 //! everything about the method, and the [`Executor`] runs the work.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicU8;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
+use crate::context::CancelToken;
 use crate::context::Negotiated;
-use crate::dispatch::{Call, Handler, stateless_view};
+use crate::dispatch::{Call, Handler, Logging, RequestMeta, stateless_view};
 use crate::executor::{Executor, Job, Output, Reply, collect_batch};
 use crate::handle::Event;
 use crate::protocol::{
-    ErrorObject, Feature, Incoming, Notification, Request, Revision, Shape, classify, error_line, excerpt, shape_of,
+    ErrorObject, Feature, Incoming, LogLevel, Notification, Request, Revision, Shape, classify, error_line, excerpt,
+    shape_of,
 };
 use crate::server::ServerCore;
 use crate::subscriptions::Subscriptions;
@@ -44,6 +47,8 @@ pub(crate) struct Session {
     pub(crate) executor: Executor,
     /// The view of the methods served before `initialize` (`ping`, `server/discover`).
     fresh: Arc<Negotiated>,
+    /// The least severe log message the client wants (`logging/setLevel`; handshake only).
+    pub(crate) log_level: Arc<AtomicU8>,
 }
 
 /// The `_meta` key a 2026-07-28 request carries.
@@ -82,7 +87,8 @@ impl Session {
             client_info: None,
         });
         let executor = Executor::new(Arc::clone(&core), out);
-        Session { core, era: Era::Fresh, subscriptions: Subscriptions::default(), executor, fresh }
+        let log_level = Arc::new(AtomicU8::new(LogLevel::Info.index()));
+        Session { core, era: Era::Fresh, subscriptions: Subscriptions::default(), executor, fresh, log_level }
     }
 
     /// Handles one incoming message (one line of stdio, one HTTP body); `Some` is a response
@@ -144,8 +150,25 @@ impl Session {
             let error = unserved(&request.method, (!fresh).then_some(negotiated.revision), route.is_some());
             return answer(output, error_line(Some(&request.id), &error));
         };
+        let logging = match (self.core.config.client_logging, stateless) {
+            (false, _) => Logging::Disabled,
+            (true, true) => Logging::PerRequest,
+            (true, false) => Logging::Connection(Arc::clone(&self.log_level)),
+        };
+        let meta = match RequestMeta::read(request.params, &logging) {
+            Ok(meta) => meta,
+            Err(e) => return answer(output, error_line(Some(&request.id), &e)),
+        };
         let core = Arc::clone(&self.core);
-        let call = Call { core: &core, negotiated: &negotiated, id: &request.id, params: request.params };
+        let call = Call {
+            core: &core,
+            negotiated: &negotiated,
+            id: &request.id,
+            params: request.params,
+            meta: RequestMeta::NONE,
+            cancel: CancelToken::default(),
+            link: None,
+        };
         let span = || tracing::debug_span!("request", method = route.method, id = %request.id, revision = %negotiated.revision);
         match route.handler {
             Handler::Lifecycle(handle) => {
@@ -155,6 +178,7 @@ impl Session {
             Handler::Inline(handle) => answer(output, span().in_scope(|| handle(&call))),
             Handler::Work(work) => {
                 let job = Job {
+                    meta,
                     negotiated: Arc::clone(&negotiated),
                     id: request.id.clone(),
                     method: route.method,

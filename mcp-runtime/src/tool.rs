@@ -13,10 +13,11 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::context::Context;
-use crate::executor::RunKind;
+use crate::executor::HandlerSpec;
 use crate::handler::HandlerFn;
 use crate::protocol::{CallToolResult, Content, Icon, Tool, ToolAnnotations};
 use crate::schema;
+use crate::state::RequiredState;
 
 /// A boxed, sendable future: what type-erased handlers return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -89,7 +90,10 @@ pub struct ToolDescriptor {
     /// The input schema was set explicitly and is not replaced by the handler's.
     input_schema_set: bool,
     pub(crate) required_client_capabilities: Vec<String>,
-    pub(crate) run_kind: RunKind,
+    pub(crate) spec: HandlerSpec,
+    pub(crate) origin: Option<&'static str>,
+    /// The states the handler takes: checked when the server starts.
+    pub(crate) required_states: Vec<RequiredState>,
 }
 
 impl fmt::Debug for ToolDescriptor {
@@ -120,7 +124,9 @@ impl ToolDescriptor {
             defined_at: Cow::Borrowed("the server builder"),
             input_schema_set: false,
             required_client_capabilities: Vec::new(),
-            run_kind: RunKind::Async,
+            spec: HandlerSpec::default(),
+            origin: None,
+            required_states: Vec::new(),
         }
     }
 
@@ -219,6 +225,15 @@ impl ToolDescriptor {
     #[must_use]
     pub fn requires_client_capability(mut self, name: impl Into<String>) -> Self {
         self.required_client_capabilities.push(name.into());
+        self
+    }
+
+    /// Sets how long a call may run: past it the call ends with an `isError` result saying so
+    /// (the server-wide default is [`Server::default_timeout`](crate::Server::default_timeout);
+    /// none unless set).
+    #[must_use]
+    pub fn timeout(mut self, limit: std::time::Duration) -> Self {
+        self.spec.timeout = Some(limit);
         self
     }
 
@@ -478,8 +493,6 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Structured<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::Negotiated;
-    use crate::protocol::Revision;
 
     #[derive(serde::Deserialize, JsonSchema)]
     struct Args {
@@ -488,12 +501,10 @@ mod tests {
     }
 
     fn call(arguments: &str) -> ToolCall {
-        let negotiated =
-            Negotiated { revision: Revision::V2025_11_25, client_capabilities: Map::new(), client_info: None };
         ToolCall {
             name: "t".into(),
             arguments: Some(RawValue::from_string(arguments.to_owned()).unwrap()),
-            context: Context::new(Arc::new(negotiated), 1.into()),
+            context: Context::detached(),
         }
     }
 

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::{Call, Empty};
 use crate::cache::Cached;
 use crate::context::Negotiated;
-use crate::protocol::{ErrorObject, Feature, InitializeParams, InitializeResult, RequestId, Revision};
+use crate::protocol::{ErrorObject, Feature, InitializeParams, InitializeResult, LogLevel, RequestId, Revision};
 use crate::session::{Era, Session};
 
 pub(super) fn initialize(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
@@ -112,6 +112,22 @@ pub(super) fn listen(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
     let params = call.params.map_or("{}", RawValue::get);
     match session.subscriptions.listen(call.core, call.id, params) {
         Ok(ack) => ack,
+        Err(e) => call.error(&e),
+    }
+}
+
+/// `logging/setLevel` (handshake revisions): the least severe log message the client wants,
+/// for this connection's requests from now on (those running included).
+pub(super) fn set_level(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
+    #[derive(Deserialize)]
+    struct SetLevel {
+        level: LogLevel,
+    }
+    match call.params::<SetLevel>("logging/setLevel") {
+        Ok(SetLevel { level }) => {
+            session.log_level.store(level.index(), std::sync::atomic::Ordering::Relaxed);
+            call.respond(None, Empty {})
+        }
         Err(e) => call.error(&e),
     }
 }

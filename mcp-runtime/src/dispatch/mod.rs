@@ -10,11 +10,13 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
+use tokio::sync::mpsc;
 
 use crate::cache::{CachePolicy, Cached};
-use crate::context::{Context, Negotiated};
+use crate::context::{CancelToken, ClientLink, Context, LogLimiter, LogThreshold, Negotiated, RequestParts};
 use crate::protocol::{
-    CallToolResult, ErrorObject, Feature, Implementation, RequestId, Revision, code, error_line, response_line,
+    CallToolResult, ErrorObject, Feature, Implementation, LogLevel, RequestId, Revision, code, error_line,
+    response_line,
 };
 use crate::server::ServerCore;
 
@@ -33,6 +35,11 @@ pub(crate) struct Call<'a> {
     pub(crate) negotiated: &'a Arc<Negotiated>,
     pub(crate) id: &'a RequestId,
     pub(crate) params: Option<&'a RawValue>,
+    pub(crate) meta: RequestMeta,
+    pub(crate) cancel: CancelToken,
+    /// The connection's output and log budget, for the handler's notifications (`None` for
+    /// methods that run no user code).
+    pub(crate) link: Option<(mpsc::Sender<Vec<u8>>, Arc<LogLimiter>)>,
 }
 
 impl Call<'_> {
@@ -40,14 +47,34 @@ impl Call<'_> {
         self.negotiated.revision
     }
 
-    /// The context a handler of this request sees.
-    pub(crate) fn context(&self) -> Context {
-        Context::new(Arc::clone(self.negotiated), self.id.clone())
+    /// The context a handler of this request sees; `origin` is the module path the handler
+    /// was defined in, when known.
+    pub(crate) fn context(&self, origin: Option<&'static str>) -> Context {
+        let link = self.link.as_ref().map(|(out, limiter)| ClientLink {
+            out: out.clone(),
+            progress_token: self.meta.progress_token.clone(),
+            log: self.meta.log.clone(),
+            limiter: Arc::clone(limiter),
+            origin,
+        });
+        Context::for_request(RequestParts {
+            negotiated: Arc::clone(self.negotiated),
+            request_id: self.id.clone(),
+            states: Arc::clone(&self.core.states),
+            cancel: self.cancel.clone(),
+            link,
+        })
     }
 
-    /// What answers this request later, from a task.
-    pub(crate) fn responder(&self) -> Responder {
-        Responder { core: Arc::clone(self.core), id: self.id.clone(), revision: self.revision() }
+    /// What answers this request later, from a task: once it answers, `context` sends
+    /// nothing more.
+    pub(crate) fn responder(&self, context: &Context) -> Responder {
+        Responder {
+            core: Arc::clone(self.core),
+            id: self.id.clone(),
+            revision: self.revision(),
+            context: context.clone(),
+        }
     }
 
     /// The success response line for `result`.
@@ -90,14 +117,17 @@ pub(crate) struct Responder {
     core: Arc<ServerCore>,
     pub(crate) id: RequestId,
     pub(crate) revision: Revision,
+    context: Context,
 }
 
 impl Responder {
     pub(crate) fn respond<T: WireResult>(&self, cache: Option<CachePolicy>, result: T) -> Vec<u8> {
+        self.context.finish();
         respond(&self.core, &self.id, self.revision, cache, result)
     }
 
     pub(crate) fn error(&self, error: &ErrorObject) -> Vec<u8> {
+        self.context.finish();
         error_line(Some(&self.id), error)
     }
 
@@ -225,6 +255,73 @@ pub(super) fn list_cursor(call: &Call<'_>) -> Result<Option<String>, ErrorObject
 /// One page of a list result; 2026-07-28 results carry the list's caching fields.
 pub(super) fn page_result<T: Serialize>(call: &Call<'_>, page: Page<'_, T>, cached: Cached) -> Vec<u8> {
     call.respond(Some(call.core.config.cache.get(cached)), page)
+}
+
+/// What a request's `params._meta` asks of its handler's notifications.
+#[derive(Debug, Clone)]
+pub(crate) struct RequestMeta {
+    /// `progressToken`: progress may be reported under it.
+    pub(crate) progress_token: Option<Value>,
+    /// Which log messages may be sent for this request.
+    pub(crate) log: LogThreshold,
+}
+
+impl RequestMeta {
+    /// No progress, no log messages (methods that run no user code).
+    pub(crate) const NONE: RequestMeta = RequestMeta { progress_token: None, log: LogThreshold::Off };
+
+    /// Reads `params._meta`: the progress token in every revision, and under `logging`, the
+    /// log level of a 2026-07-28 request. An unknown log level is `Err`.
+    pub(crate) fn read(params: Option<&RawValue>, logging: &Logging) -> Result<Self, ErrorObject> {
+        #[derive(Deserialize)]
+        struct Params {
+            #[serde(rename = "_meta", default)]
+            meta: Option<Meta>,
+        }
+        #[derive(Deserialize)]
+        struct Meta {
+            #[serde(rename = "progressToken", default)]
+            progress_token: Option<Value>,
+            #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
+            log_level: Option<Value>,
+        }
+        let log_default = match logging {
+            Logging::Connection(level) => LogThreshold::Connection(Arc::clone(level)),
+            Logging::Disabled | Logging::PerRequest => LogThreshold::Off,
+        };
+        let Some(text) = params.map(RawValue::get).filter(|t| t.contains("progressToken") || t.contains("logLevel"))
+        else {
+            return Ok(RequestMeta { progress_token: None, log: log_default });
+        };
+        let meta = serde_json::from_str::<Params>(text).ok().and_then(|p| p.meta);
+        let Some(meta) = meta else { return Ok(RequestMeta { progress_token: None, log: log_default }) };
+        let progress_token = meta.progress_token.filter(|t| t.is_string() || t.is_i64() || t.is_u64());
+        let log = match (logging, meta.log_level) {
+            (Logging::PerRequest | Logging::Disabled, Some(level)) => {
+                let level = level.as_str().and_then(|l| l.parse::<LogLevel>().ok()).ok_or_else(|| {
+                    ErrorObject::invalid_params(
+                        "`_meta.io.modelcontextprotocol/logLevel` must be one of debug, info, notice, warning, error, \
+                         critical, alert, emergency",
+                    )
+                })?;
+                // Without the logging capability nothing is sent, whatever the client asks.
+                if matches!(logging, Logging::Disabled) { LogThreshold::Off } else { LogThreshold::Fixed(level) }
+            }
+            _ => log_default,
+        };
+        Ok(RequestMeta { progress_token, log })
+    }
+}
+
+/// Where a request's log level comes from.
+#[derive(Debug)]
+pub(crate) enum Logging {
+    /// The server did not enable client logging.
+    Disabled,
+    /// The handshake connection's level (`logging/setLevel`).
+    Connection(Arc<std::sync::atomic::AtomicU8>),
+    /// The request's own `_meta` (2026-07-28).
+    PerRequest,
 }
 
 /// The `_meta` fields of a 2026-07-28 request.

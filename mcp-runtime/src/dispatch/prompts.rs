@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::{Call, Page, list_cursor, page_result};
 use crate::cache::Cached;
 use crate::completion::CompletionContext;
-use crate::executor::{Start, Started};
+use crate::executor::{Failure, Start, Started};
 use crate::prompt::PromptGet;
 use crate::protocol::{Completion, ErrorObject, excerpt};
 
@@ -54,12 +54,20 @@ pub(super) fn get(call: &Call<'_>, start: Start<'_>) -> Started {
             ErrorObject::invalid_params(format!("Prompt `{}` is missing the required arguments {list}", entry.name));
         return start.reply(call.error(&error));
     }
-    let get = PromptGet { name: Arc::clone(&entry.name), arguments: params.arguments, context: call.context() };
-    let (name, responder) = (Arc::clone(&entry.name), call.responder());
-    start.call(&entry.handler, entry.run_kind, get, move |outcome| {
-        let outcome = outcome.unwrap_or_else(|panic| {
-            tracing::error!(prompt = %name, panic, "prompt panicked");
-            Err(ErrorObject::internal(format!("Prompt `{name}` failed unexpectedly; the server logged the details")))
+    let context = call.context(entry.origin);
+    let responder = call.responder(&context);
+    let get = PromptGet { name: Arc::clone(&entry.name), arguments: params.arguments, context: context.clone() };
+    let name = Arc::clone(&entry.name);
+    start.call(&entry.handler, entry.spec, &context, get, move |outcome| {
+        let outcome = outcome.unwrap_or_else(|failure| {
+            let message = match failure {
+                Failure::Panicked(panic) => {
+                    tracing::error!(prompt = %name, panic, "prompt panicked");
+                    format!("Prompt `{name}` failed unexpectedly; the server logged the details")
+                }
+                timed_out @ Failure::TimedOut(_) => format!("Prompt `{name}` {timed_out}"),
+            };
+            Err(ErrorObject::internal(message))
         });
         match outcome {
             Ok(result) => responder.respond(None, result.for_revision(revision)),

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::{Call, Page, list_cursor, page_result};
 use crate::cache::Cached;
-use crate::executor::{RunKind, Start, Started};
+use crate::executor::{Failure, HandlerSpec, RunKind, Start, Started};
 use crate::protocol::{ErrorObject, Feature, ReadResourceResult, Resource, Revision, code, excerpt};
 use crate::registry::page;
 use crate::resource::{ReadError, ResourceRead};
@@ -22,7 +22,8 @@ pub(super) fn list(call: &Call<'_>, start: Start<'_>) -> Started {
     let registry = call.core.registry();
     let fixed: Vec<Resource> = registry.resources.iter().map(|r| r.resource.clone()).collect();
     let listers: Vec<_> = registry.templates.iter().filter_map(|t| t.lister.clone()).collect();
-    let responder = call.responder();
+    let context = call.context(None);
+    let responder = call.responder(&context);
     let finish = move |mut all: Vec<Resource>| -> Vec<u8> {
         all.sort_by(|a, b| a.uri.cmp(&b.uri));
         all.dedup_by(|a, b| a.uri == b.uri);
@@ -39,22 +40,23 @@ pub(super) fn list(call: &Call<'_>, start: Start<'_>) -> Started {
     if listers.is_empty() {
         return start.reply(finish(fixed));
     }
-    let context = call.context();
     // Each lister is guarded on its own: one that panics leaves only its resources out.
+    let lister_context = context.clone();
     let work = Box::pin(async move {
         let mut all = fixed;
         for lister in listers {
-            match crate::executor::guarded(lister(context.clone())).await {
+            match crate::executor::guarded(lister(lister_context.clone())).await {
                 Ok(found) => all.extend(found),
-                Err(panic) => tracing::error!(panic, "a resource lister panicked; its resources are left out"),
+                Err(failure) => tracing::error!(%failure, "a resource lister panicked; its resources are left out"),
             }
         }
         all
     });
-    start.run(RunKind::Task, work, move |outcome| match outcome {
+    let spec = HandlerSpec { kind: RunKind::Task, timeout: None };
+    start.run(spec, &context, work, move |outcome| match outcome {
         Ok(all) => finish(all),
-        Err(panic) => {
-            tracing::error!(panic, "listing resources failed");
+        Err(failure) => {
+            tracing::error!(%failure, "listing resources failed");
             finish(Vec::new())
         }
     })
@@ -90,20 +92,27 @@ pub(super) fn read(call: &Call<'_>, start: Start<'_>) -> Started {
         Err(e) => return start.reply(call.error(&e)),
     };
     let registry = call.core.registry();
-    let (reader, variables, mime, cache, run_kind) = if let Some(entry) = registry.resources.get(&params.uri) {
-        (entry.reader.clone(), Vec::new(), entry.resource.mime_type.clone(), entry.cache, entry.run_kind)
+    let (reader, variables, mime, cache, spec, origin) = if let Some(entry) = registry.resources.get(&params.uri) {
+        (entry.reader.clone(), Vec::new(), entry.resource.mime_type.clone(), entry.cache, entry.spec, entry.origin)
     } else if let Some((entry, variables)) = registry.match_template(&params.uri) {
-        (entry.reader.clone(), variables, entry.template.mime_type.clone(), entry.cache, entry.run_kind)
+        (entry.reader.clone(), variables, entry.template.mime_type.clone(), entry.cache, entry.spec, entry.origin)
     } else {
         return start.reply(call.error(&not_found(revision, &params.uri)));
     };
     let uri = params.uri.clone();
-    let read = ResourceRead { uri: params.uri, variables, mime_type: mime.map(Arc::from), context: call.context() };
-    let responder = call.responder();
-    start.call(&reader, run_kind, read, move |outcome| {
-        let outcome = outcome.unwrap_or_else(|panic| {
-            tracing::error!(uri = %excerpt(&uri), panic, "resource reader panicked");
-            Err(ReadError::Error(ErrorObject::internal("Internal error: reading the resource failed unexpectedly")))
+    let context = call.context(origin);
+    let responder = call.responder(&context);
+    let read = ResourceRead { uri: params.uri, variables, mime_type: mime.map(Arc::from), context: context.clone() };
+    start.call(&reader, spec, &context, read, move |outcome| {
+        let outcome = outcome.unwrap_or_else(|failure| {
+            let message = match failure {
+                Failure::Panicked(panic) => {
+                    tracing::error!(uri = %excerpt(&uri), panic, "resource reader panicked");
+                    "Internal error: reading the resource failed unexpectedly".to_owned()
+                }
+                timed_out @ Failure::TimedOut(_) => format!("Internal error: reading the resource {timed_out}"),
+            };
+            Err(ReadError::Error(ErrorObject::internal(message)))
         });
         match outcome {
             Ok(contents) if contents.is_empty() => responder.error(&not_found(revision, &uri)),

@@ -74,6 +74,7 @@ enum Needs {
     ResourceSubscriptions,
     Prompts,
     Completions,
+    Logging,
 }
 
 impl Needs {
@@ -87,6 +88,7 @@ impl Needs {
             // Checked on the capabilities as declared, before shaping for a revision:
             // 2024-11-05 had the method without the capability.
             Needs::Completions => capabilities.completions.is_some(),
+            Needs::Logging => capabilities.logging.is_some(),
         }
     }
 }
@@ -123,6 +125,7 @@ const TABLE: &[Route] = &[
     row("resources/subscribe", Handshake, Needs::ResourceSubscriptions, Lifecycle(lifecycle::subscribe)),
     row("resources/unsubscribe", Handshake, Needs::ResourceSubscriptions, Lifecycle(lifecycle::unsubscribe)),
     row("subscriptions/listen", Stateless, Needs::Nothing, Lifecycle(lifecycle::listen)),
+    row("logging/setLevel", Handshake, Needs::Logging, Lifecycle(lifecycle::set_level)),
     row("tools/list", All, Needs::Tools, Inline(tools::list)),
     row("tools/call", All, Needs::Tools, Work(tools::call)),
     row("resources/list", All, Needs::Resources, Work(resources::list)),

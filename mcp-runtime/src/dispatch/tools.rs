@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Call, Page, list_cursor, page_result};
 use crate::cache::Cached;
-use crate::executor::{Start, Started};
+use crate::executor::{Failure, Start, Started};
 use crate::protocol::{CallToolResult, ErrorObject, Feature, Shape, code, excerpt, shape_of};
 use crate::tool::ToolCall;
 
@@ -67,12 +67,20 @@ pub(super) fn call(call: &Call<'_>, start: Start<'_>) -> Started {
         Some(raw) => Some(raw.to_owned()),
         None => None,
     };
-    let tool_call = ToolCall { name: Arc::clone(&entry.name), arguments, context: call.context() };
-    let (name, wrap_output, responder) = (Arc::clone(&entry.name), entry.wrap_output, call.responder());
-    start.call(&entry.handler, entry.run_kind, tool_call, move |outcome| {
-        let result = outcome.unwrap_or_else(|panic| {
-            tracing::error!(tool = %name, panic, "tool panicked");
-            CallToolResult::error(format!("Tool `{name}` failed unexpectedly; the server logged the details"))
+    let context = call.context(entry.origin);
+    let responder = call.responder(&context);
+    let tool_call = ToolCall { name: Arc::clone(&entry.name), arguments, context: context.clone() };
+    let (name, wrap_output) = (Arc::clone(&entry.name), entry.wrap_output);
+    start.call(&entry.handler, entry.spec, &context, tool_call, move |outcome| {
+        let result = outcome.unwrap_or_else(|failure| match failure {
+            Failure::Panicked(panic) => {
+                tracing::error!(tool = %name, panic, "tool panicked");
+                CallToolResult::error(format!("Tool `{name}` failed unexpectedly; the server logged the details"))
+            }
+            Failure::TimedOut(limit) => {
+                tracing::warn!(tool = %name, "tool timed out");
+                CallToolResult::error(format!("Tool `{name}` {failure}", failure = Failure::TimedOut(limit)))
+            }
         });
         responder.respond(None, result.for_revision(revision, wrap_output))
     })

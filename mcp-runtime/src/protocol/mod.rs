@@ -7,6 +7,7 @@
 mod content;
 mod jsonrpc;
 mod lifecycle;
+mod logging;
 mod prompts;
 mod resources;
 mod revision;
@@ -22,6 +23,8 @@ pub use lifecycle::{
     Icon, Implementation, InitializeParams, InitializeResult, ListChangedCapability, ResourcesCapability,
     ServerCapabilities,
 };
+pub(crate) use logging::LogMessage;
+pub use logging::{LogLevel, UnknownLogLevel};
 pub use prompts::{Completion, GetPromptResult, MAX_COMPLETION_VALUES, Prompt, PromptArgument, PromptMessage};
 pub use resources::{ReadResourceResult, Resource, ResourceTemplate};
 pub use revision::{Feature, Revision};

@@ -1,0 +1,151 @@
+//! Application state: values registered once with [`Server::state`](crate::Server::state)
+//! and handed to every handler that takes a [`State<T>`] parameter.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+/// A value the server shares with its handlers: a database pool, a configuration read at
+/// start-up, a cache. Register it with [`Server::state`](crate::Server::state); a tool,
+/// resource or prompt takes it as a `State<T>` parameter (which is not an argument: it never
+/// appears in a schema). A handler asking for a type nobody registered stops the server at
+/// start-up, naming the handler and the type.
+///
+/// Cloning is cheap (an `Arc`); `State<T>` dereferences to `T`.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::State;
+///
+/// struct Greeting(String);
+///
+/// /// Greets someone with the configured greeting.
+/// #[mcp_tool]
+/// async fn greet(greeting: State<Greeting>, name: String) -> String {
+///     format!("{}, {name}!", greeting.0)
+/// }
+///
+/// let server = Server::builder("greeter", "1.0.0")
+///     .state(Greeting("Hello".into()))
+///     .tool(greet {});
+/// assert!(server.validate().is_ok());
+///
+/// // Handlers stay plain functions: call one directly in a unit test.
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// assert_eq!(greet(State::new(Greeting("Hi".into())), "Ada".into()).await, "Hi, Ada!");
+/// # });
+/// ```
+pub struct State<T: ?Sized>(Arc<T>);
+
+impl<T> State<T> {
+    /// Wraps a value (for calling a handler directly, in a test).
+    pub fn new(value: T) -> Self {
+        State(Arc::new(value))
+    }
+}
+
+impl<T: ?Sized> State<T> {
+    /// Wraps a shared value.
+    pub fn from_arc(value: Arc<T>) -> Self {
+        State(value)
+    }
+
+    /// The shared value.
+    pub fn arc(&self) -> &Arc<T> {
+        &self.0
+    }
+}
+
+impl<T: ?Sized> Clone for State<T> {
+    fn clone(&self) -> Self {
+        State(Arc::clone(&self.0))
+    }
+}
+
+impl<T: ?Sized> Deref for State<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for State<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("State").field(&&*self.0).finish()
+    }
+}
+
+/// The registered states, by type.
+#[derive(Clone, Default)]
+pub(crate) struct States {
+    by_type: HashMap<TypeId, (Arc<dyn Any + Send + Sync>, &'static str)>,
+}
+
+impl fmt::Debug for States {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.by_type.values().map(|(_, name)| name)).finish()
+    }
+}
+
+impl States {
+    /// Registers `value`, replacing an earlier value of the same type.
+    pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.by_type.insert(TypeId::of::<T>(), (Arc::new(value), std::any::type_name::<T>()));
+    }
+
+    /// The registered value of type `T`.
+    pub(crate) fn get<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
+        let (value, _) = self.by_type.get(&TypeId::of::<T>())?;
+        Arc::clone(value).downcast::<T>().ok().map(State)
+    }
+
+    pub(crate) fn contains(&self, required: &RequiredState) -> bool {
+        self.by_type.contains_key(&required.type_id)
+    }
+}
+
+/// Fails naming the first handler among these that takes a state nobody registered.
+pub(crate) fn check_states(
+    states: &States,
+    tools: &[crate::ToolDescriptor],
+    resources: &[crate::ResourceDescriptor],
+    prompts: &[crate::PromptDescriptor],
+) -> Result<(), crate::Error> {
+    use crate::ItemKind;
+    let handlers = tools
+        .iter()
+        .map(|t| (ItemKind::Tool, t.name(), &t.required_states, &t.defined_at))
+        .chain(resources.iter().map(|r| {
+            let kind = if r.is_template() { ItemKind::ResourceTemplate } else { ItemKind::Resource };
+            (kind, r.uri(), &r.required_states, &r.defined_at)
+        }))
+        .chain(prompts.iter().map(|p| (ItemKind::Prompt, p.name(), &p.required_states, &p.defined_at)));
+    for (kind, name, required, defined_at) in handlers {
+        if let Some(missing) = required.iter().find(|r| !states.contains(r)) {
+            return Err(crate::Error::MissingState {
+                kind,
+                name: name.to_owned(),
+                defined_at: defined_at.to_string(),
+                type_name: missing.type_name.to_owned(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A state type a handler takes: checked at start-up.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct RequiredState {
+    pub(crate) type_id: TypeId,
+    pub(crate) type_name: &'static str,
+}
+
+impl RequiredState {
+    pub(crate) fn of<T: 'static>() -> Self {
+        RequiredState { type_id: TypeId::of::<T>(), type_name: std::any::type_name::<T>() }
+    }
+}
