@@ -3,11 +3,14 @@
 //! `cargo run --release --example manual` serves it. Flags: `--list` prints what it offers;
 //! `--test-tools` adds the tools the wire tests use; `--test-items` adds resources,
 //! templates, prompts and completions, with tools that drive subscriptions and list changes;
-//! `--faulty-items` adds items whose user code panics; `--decorated` adds titles, icons and
+//! `--faulty-items` adds items whose user code panics; `--context-items` adds items that report
+//! progress, log, wait for cancellation and time out (`--client-logging` lets them log to the
+//! client); `--decorated` adds titles, icons and
 //! `_meta` everywhere; `--page-size N`, `--max-in-flight N`, `--max-message-size BYTES` and
 //! `--drain-timeout-ms N` set the server's limits; `--private-tool-list-ms N` lets 2026-07-28
 //! clients cache the tool list privately for N ms. SIGINT and SIGTERM stop it gracefully.
 
+mod context_items;
 mod edge_items;
 mod test_items;
 mod test_tools;
@@ -17,6 +20,9 @@ use std::time::Duration;
 use mcp_runtime::{CachePolicy, CacheScope, Cached, Server, ToolDescriptor};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use tracing_subscriber::Layer as _;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
 
 #[derive(Deserialize, JsonSchema)]
 struct EchoArgs {
@@ -50,7 +56,16 @@ fn server() -> Server {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter("warn").init();
+    // Warnings and errors to standard error; events inside this crate's handlers also to the
+    // client (handlers built without the macros name their crate here).
+    let stderr = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_filter(tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::registry()
+        .with(stderr)
+        .with(mcp_runtime::ClientLogLayer::new().forward_target("manual"))
+        .init();
     let mut server = server();
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -65,6 +80,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--test-tools" => test_tools::add(server),
             "--test-items" => test_items::add(server),
             "--faulty-items" => edge_items::add_faulty(server),
+            "--context-items" => context_items::add(server),
+            "--client-logging" => server.client_logging(),
+            "--default-timeout-ms" => server.default_timeout(Duration::from_millis(number()? as u64)),
             "--decorated" => edge_items::add_decorated(server),
             "--drain-timeout-ms" => server.drain_timeout(Duration::from_millis(number()? as u64)),
             "--page-size" => server.page_size(number()?),

@@ -290,11 +290,11 @@ struct Running {
 }
 
 impl Running {
-    /// Tells the request's context first (for work handed to other threads), then drops the
-    /// task.
+    /// Drops the task, then tells the request's context (for work handed to other threads).
+    /// In this order, the context waking the handler cannot let it answer.
     fn stop(self) {
-        self.cancel.cancel();
         self.abort.abort();
+        self.cancel.cancel();
     }
 }
 

@@ -95,3 +95,70 @@ fn typescript_sdk_v2_drives_manual_in_modern_mode() {
     client.args(["--mode", "modern"]);
     drive_manual(client, "2026-07-28");
 }
+
+/// Reports progress and logs from the `manual` example's context items, and checks that the
+/// client received both: progress through its callback, log messages through its handler. In
+/// the handshake era the level comes from `logging/setLevel`; in 2026-07-28 from the level
+/// each request carries (`expect_logs` says whether this client sends one).
+fn drive_talking_back(client: Command, era: &str, expect_logs: bool) {
+    let mut plan = vec![];
+    if era == "legacy" {
+        plan.push(json!({"op": "set_logging_level", "level": "debug"}));
+    }
+    plan.extend([
+        // Steps that take time, as real work does: the TypeScript v2 client (2.4.0) hands
+        // notifications to their handlers a microtask later than responses, so progress that
+        // arrives in the same read as its response finds the request already closed.
+        json!({"op": "call_tool", "name": "progress", "arguments": {"steps": 3, "ms": 50}, "progress": true}),
+        json!({"op": "call_tool", "name": "log", "arguments": {"level": "warning", "count": 2}}),
+        json!({"op": "log_messages"}),
+    ]);
+    let server_args = ["--context-items", "--client-logging"];
+    let lines = run_plan(client, &Value::Array(plan), &example_binary("manual"), &server_args);
+    let steps = &lines[1..];
+    let offset = usize::from(era == "legacy");
+    if era == "legacy" {
+        assert_eq!(step_result(&steps[0], "set_logging_level"), &json!({}), "{:#}", steps[0]);
+    }
+    let progress_step = &steps[offset];
+    assert_eq!(text(step_result(progress_step, "call_tool")), "3 sent", "{progress_step:#}");
+    let progress = progress_step["progress"].as_array().unwrap_or_else(|| panic!("{progress_step:#}"));
+    let values: Vec<f64> = progress.iter().map(|p| p["progress"].as_f64().unwrap()).collect();
+    assert_eq!(values, [1.0, 2.0, 3.0], "{progress_step:#}");
+    assert_eq!(progress[2]["total"].as_f64(), Some(3.0));
+    assert_eq!(progress[2]["message"], "step 3");
+    let log_step = &steps[offset + 1];
+    let expected_sent = if expect_logs { "2 sent" } else { "0 sent" };
+    assert_eq!(text(step_result(log_step, "call_tool")), expected_sent, "{log_step:#}");
+    let messages = step_result(&steps[offset + 2], "log_messages").as_array().expect("an array").clone();
+    if expect_logs {
+        assert_eq!(messages.len(), 2, "{messages:#?}");
+        for (n, message) in messages.iter().enumerate() {
+            assert_eq!(message["level"], "warning", "{message:#}");
+            assert_eq!(message["data"], json!({"n": n}), "{message:#}");
+        }
+    } else {
+        assert!(messages.is_empty(), "{messages:#?}");
+    }
+}
+
+#[test]
+fn typescript_sdk_v2_receives_progress_and_log_messages() {
+    let mut legacy = node_v2_client();
+    legacy.args(["--mode", "legacy"]);
+    drive_talking_back(legacy, "legacy", true);
+    // The v2 client has no way to ask for log messages per request: none arrive.
+    let mut modern = node_v2_client();
+    modern.args(["--mode", "modern"]);
+    drive_talking_back(modern, "modern", false);
+}
+
+#[test]
+fn python_sdk_receives_progress_and_log_messages() {
+    let mut legacy = python_client();
+    legacy.args(["--mode", "legacy"]);
+    drive_talking_back(legacy, "legacy", true);
+    let mut modern = python_client();
+    modern.args(["--mode", "modern", "--log-level", "info"]);
+    drive_talking_back(modern, "modern", true);
+}

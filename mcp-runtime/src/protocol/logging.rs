@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// assert!(LogLevel::Warning > LogLevel::Info);
 /// assert_eq!("error".parse::<LogLevel>(), Ok(LogLevel::Error));
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LogLevel {
     /// Detailed debugging information.

@@ -69,6 +69,29 @@ async function walk(list, key) {
   return { result: { [key]: result[key] ?? [] }, pages: (sent.get(method) ?? 0) - before };
 }
 
+// The log messages (`notifications/message` params) received and not yet reported.
+const logMessages = [];
+client.setNotificationHandler('notifications/message', (notification) => {
+  logMessages.push(notification.params);
+});
+
+// Steps of this driver only: progress and log messages, as the v2 client exposes them.
+const talkBackOps = {
+  call_tool: async (s) => {
+    if (!s.progress) {
+      return { result: await client.callTool({ name: s.name, arguments: s.arguments ?? {} }) };
+    }
+    const progress = [];
+    const result = await client.callTool(
+      { name: s.name, arguments: s.arguments ?? {} },
+      { onprogress: (p) => progress.push(p) },
+    );
+    return { result, progress };
+  },
+  set_logging_level: async (s) => ({ result: await client.setLoggingLevel(s.level) }),
+  log_messages: async () => ({ result: logMessages.splice(0) }),
+};
+
 try {
   await client.connect(transport);
 } catch (e) {
@@ -85,7 +108,7 @@ emit({
   era: client.getProtocolEra() ?? null,
 });
 
-await runPlan(plan, standardOps(client, walk));
+await runPlan(plan, { ...standardOps(client, walk), ...talkBackOps });
 
 await client.close();
 process.exit(0);

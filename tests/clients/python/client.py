@@ -74,9 +74,31 @@ async def all_pages(list_page: Any, key: str) -> dict[str, Any]:
     raise RuntimeError(f"{key}: still paging after {MAX_PAGES} pages")
 
 
+# The log messages (`notifications/message` params) received and not yet reported.
+LOG_MESSAGES: list[Any] = []
+
+
+async def on_log_message(params: Any) -> None:
+    LOG_MESSAGES.append(dump(params))
+
+
 async def run_step(client: Client, step: dict[str, Any]) -> dict[str, Any]:
     """Runs one plan step and returns the fields of its output line (besides `op`)."""
     op = step.get("op")
+    if op == "call_tool" and step.get("progress"):
+        progress: list[dict[str, Any]] = []
+
+        async def on_progress(value: float, total: float | None, message: str | None) -> None:
+            progress.append({"progress": value, "total": total, "message": message})
+
+        result = await client.call_tool(step["name"], step.get("arguments") or {}, progress_callback=on_progress)
+        return {"result": dump(result), "progress": progress}
+    if op == "set_logging_level":
+        return {"result": dump(await client.set_logging_level(step["level"]))}
+    if op == "log_messages":
+        messages = list(LOG_MESSAGES)
+        LOG_MESSAGES.clear()
+        return {"result": messages}
     if op == "list_tools":
         return await all_pages(client.list_tools, "tools")
     if op == "list_resources":
@@ -116,7 +138,7 @@ def error_line(error: BaseException) -> dict[str, Any]:
     return {"code": code, "message": message, "data": data, "kind": type(error).__name__}
 
 
-async def main(mode: str, plan: list[Any], command: str, args: list[str]) -> int:
+async def main(mode: str, plan: list[Any], command: str, args: list[str], log_level: str | None) -> int:
     client = Client(
         StdioServerParameters(command=command, args=args, env=dict(os.environ)),
         mode=MODES[mode],
@@ -126,6 +148,9 @@ async def main(mode: str, plan: list[Any], command: str, args: list[str]) -> int
         # A request unanswered for this long fails its step (the SDK waits forever by default);
         # the same as the TypeScript SDK's default request timeout.
         read_timeout_seconds=REQUEST_TIMEOUT_SECONDS,
+        logging_callback=on_log_message,
+        # 2026-07-28: the level every request opts in to (`_meta` logLevel); none by default.
+        log_level=log_level,
     )
     try:
         await client.__aenter__()
@@ -159,6 +184,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.error = lambda message: parser.exit(64, f"client.py: {message}\n{parser.format_usage()}")  # type: ignore[method-assign]
     parser.add_argument("--mode", choices=sorted(MODES), default="legacy")
     parser.add_argument("--plan", required=True, help="JSON array of steps")
+    parser.add_argument("--log-level", default=None, help="2026-07-28: the log level every request asks for")
     parser.add_argument("server", nargs="+", help="the server command and its arguments, after --")
     parsed = parser.parse_args(argv)
     try:
@@ -172,4 +198,4 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 if __name__ == "__main__":
     ns = parse_args(sys.argv[1:])
-    sys.exit(anyio.run(main, ns.mode, ns.plan, ns.server[0], ns.server[1:]))
+    sys.exit(anyio.run(main, ns.mode, ns.plan, ns.server[0], ns.server[1:], ns.log_level))
