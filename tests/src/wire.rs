@@ -132,9 +132,17 @@ pub struct StdioServerBuilder {
     record: Option<(String, String)>,
     capture_stderr: bool,
     timeout: Duration,
+    env: Vec<(String, Option<String>)>,
 }
 
 impl StdioServerBuilder {
+    /// Sets (`Some`) or removes (`None`) an environment variable of the server.
+    #[must_use]
+    pub fn env(mut self, key: &str, value: Option<&str>) -> Self {
+        self.env.push((key.to_owned(), value.map(str::to_owned)));
+        self
+    }
+
     /// Adds command-line arguments.
     #[must_use]
     pub fn args<I, S>(mut self, args: I) -> Self
@@ -174,7 +182,14 @@ impl StdioServerBuilder {
 
     /// Spawns the server. Panics when it cannot be started.
     pub fn spawn(self) -> StdioServer {
-        let mut child = Command::new(&self.program)
+        let mut command = Command::new(&self.program);
+        for (key, value) in &self.env {
+            match value {
+                Some(value) => command.env(key, value),
+                None => command.env_remove(key),
+            };
+        }
+        let mut child = command
             .args(&self.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -285,6 +300,7 @@ impl StdioServer {
             record: None,
             capture_stderr: false,
             timeout: DEFAULT_TIMEOUT,
+            env: Vec::new(),
         }
     }
 

@@ -268,3 +268,27 @@ fn the_server_wide_time_limit_applies_to_handlers_without_one() {
         end(&mut server);
     });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Logging to standard error
+// ---------------------------------------------------------------------------------------------
+
+/// `run()` (which GiftGen uses) logs to standard error as `RUST_LOG` says, and only warnings
+/// and errors without it; standard output carries protocol messages only either way.
+#[test]
+fn run_logs_to_standard_error_as_rust_log_says() {
+    let gift_genius = mcp_tests::example_binary("gift_genius");
+    for (rust_log, expect_debug) in [(Some("mcp_runtime=debug"), true), (None, false), (Some("=nonsense="), false)] {
+        let mut server = StdioServer::builder(&gift_genius).env("RUST_LOG", rust_log).capture_stderr().spawn();
+        server.handshake("2025-11-25");
+        server.finish();
+        let stderr = server.stderr();
+        let has_debug = stderr.contains("DEBUG") && stderr.contains("initialize");
+        assert_eq!(has_debug, expect_debug, "RUST_LOG={rust_log:?}: {stderr}");
+        if rust_log == Some("=nonsense=") {
+            assert!(stderr.contains("RUST_LOG could not be read"), "{stderr}");
+        } else if rust_log.is_none() {
+            assert!(stderr.is_empty(), "nothing to say without RUST_LOG: {stderr}");
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! The `notes` example: tools and a resource template sharing one state, a slow search that
+//! reports progress, and log messages from `tracing` inside the handlers, in a handshake
+//! revision and in 2026-07-28.
+
+use mcp_tests::wire::{STATELESS_REVISION, StdioServer, for_each_revision, result, stateless_params};
+use serde_json::{Value, json};
+
+/// Sends a request of `revision`, with `meta` added to its `_meta`; the notifications before
+/// its response, and the response.
+fn request(server: &mut StdioServer, revision: &str, method: &str, params: Value, meta: Value) -> (Vec<Value>, Value) {
+    let mut params = if revision == STATELESS_REVISION { stateless_params(Some(params), json!({})) } else { params };
+    for (key, value) in meta.as_object().into_iter().flatten() {
+        params["_meta"][key] = value.clone();
+    }
+    let id = server.send_request(method, Some(params));
+    let mut notifications = Vec::new();
+    loop {
+        let message = server.recv();
+        if message["id"] == json!(id) {
+            return (notifications, message);
+        }
+        notifications.push(message);
+    }
+}
+
+#[test]
+fn notes_share_state_and_report_progress() {
+    for_each_revision(&["2025-11-25", STATELESS_REVISION], |rev| {
+        let binary = mcp_tests::example_binary("notes");
+        let mut server = StdioServer::builder(binary).record(rev, "notes_share_state_and_report_progress").spawn();
+        let mut log_meta = json!({});
+        if rev == STATELESS_REVISION {
+            log_meta = json!({"io.modelcontextprotocol/logLevel": "info"});
+        } else {
+            server.handshake(rev);
+            server.request("logging/setLevel", Some(json!({"level": "info"})));
+        }
+        for (title, text) in [("Groceries", "eggs, milk"), ("Ideas", "a garden of milkweed"), ("Trip", "train")] {
+            let params = json!({"name": "write_note", "arguments": {"title": title, "text": text}});
+            let (logs, response) = request(&mut server, rev, "tools/call", params, log_meta.clone());
+            assert_eq!(result(&response)["content"][0]["text"], format!("Wrote \"{title}\""));
+            assert_eq!(logs.len(), 1, "the handler's `tracing::info!`: {logs:?}");
+            assert_eq!(
+                logs[0]["params"]["data"],
+                json!({"message": "note written", "title": title, "replaced": false})
+            );
+        }
+        let (_, read) = request(&mut server, rev, "resources/read", json!({"uri": "notes://Ideas"}), json!({}));
+        assert_eq!(result(&read)["contents"][0]["text"], "# Ideas\n\na garden of milkweed");
+        let (_, missing) = request(&mut server, rev, "resources/read", json!({"uri": "notes://Nope"}), json!({}));
+        assert!(missing.get("error").is_some(), "{missing}");
+        let mut meta = log_meta.clone();
+        meta["progressToken"] = json!("search-1");
+        let params = json!({"name": "search", "arguments": {"word": "MILK"}});
+        let (notes, response) = request(&mut server, rev, "tools/call", params, meta);
+        assert_eq!(result(&response)["structuredContent"], json!({"titles": ["Groceries", "Ideas"]}));
+        let progress: Vec<&Value> = notes.iter().filter(|n| n["method"] == "notifications/progress").collect();
+        let done: Vec<f64> = progress.iter().map(|n| n["params"]["progress"].as_f64().unwrap()).collect();
+        assert_eq!(done, [1.0, 2.0, 3.0], "{notes:?}");
+        assert_eq!(progress[0]["params"]["message"], "searched \"Groceries\"");
+        let logs: Vec<&Value> = notes.iter().filter(|n| n["method"] == "notifications/message").collect();
+        assert_eq!(logs.len(), 1, "{notes:?}");
+        assert_eq!(logs[0]["params"]["data"]["hits"], 2);
+        server.close_stdin();
+        assert!(server.wait().success());
+    });
+}
