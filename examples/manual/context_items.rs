@@ -79,9 +79,22 @@ pub(crate) fn add(server: Server) -> Server {
                             std::thread::sleep(Duration::from_millis(5));
                         }
                         CANCEL_SEEN.store(true, Ordering::SeqCst);
+                        eprintln!("wait_for_cancel: cancellation seen");
                     });
                     ctx.cancelled().await;
                     "never answered"
+                }),
+        )
+        .tool(
+            ToolDescriptor::new("late_progress")
+                .description("Answers at once; a task of its own reports progress and logs 100 ms later")
+                .handler_with_context(|_: NoArgs, ctx: Context| async move {
+                    tokio::spawn(async move {
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        let sent = ctx.progress(1.0, None, None).await || ctx.log(LogLevel::Error, "late").await;
+                        eprintln!("late_progress: sent after the response: {sent}");
+                    });
+                    "answered"
                 }),
         )
         .tool(

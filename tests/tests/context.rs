@@ -292,3 +292,39 @@ fn run_logs_to_standard_error_as_rust_log_says() {
         }
     }
 }
+
+#[test]
+fn nothing_is_sent_for_a_request_after_its_response() {
+    for_each_revision(&ALL_REVISIONS, |rev| {
+        let test = "nothing_is_sent_for_a_request_after_its_response";
+        let mut server = manual(&["--context-items", "--client-logging"]).record(rev, test).capture_stderr().spawn();
+        if rev != STATELESS_REVISION {
+            server.handshake(rev);
+        }
+        let meta = json!({"progressToken": "late", "io.modelcontextprotocol/logLevel": "debug"});
+        let (notes, response) = call(&mut server, rev, "late_progress", json!({}), meta);
+        assert_eq!((notes.len(), only_text(result(&response))), (0, "answered"));
+        server.assert_silent(Duration::from_millis(400));
+        end(&mut server);
+        assert!(server.stderr().contains("sent after the response: false"), "{}", server.stderr());
+    });
+}
+
+/// The drain deadline of a shutdown cancels what still runs, work handed to another thread
+/// included: the process (whose runtime waits for that thread) exits.
+#[test]
+fn the_drain_deadline_cancels_the_context_of_what_still_runs() {
+    for rev in ["2025-06-18", STATELESS_REVISION] {
+        let test = "the_drain_deadline_cancels_the_context_of_what_still_runs";
+        let mut server =
+            manual(&["--context-items", "--drain-timeout-ms", "200"]).record(rev, test).capture_stderr().spawn();
+        if rev != STATELESS_REVISION {
+            server.handshake(rev);
+        }
+        send(&mut server, rev, "tools/call", json!({"name": "wait_for_cancel", "arguments": {}}), json!({}));
+        call(&mut server, rev, "cancel_seen", json!({}), json!({}));
+        server.signal("TERM");
+        assert!(server.wait().success());
+        assert!(server.stderr().contains("wait_for_cancel: cancellation seen"), "{}", server.stderr());
+    }
+}
