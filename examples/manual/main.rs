@@ -5,11 +5,12 @@
 //! templates, prompts and completions, with tools that drive subscriptions and list changes;
 //! `--faulty-items` adds items whose user code panics; `--context-items` adds items that report
 //! progress, log, wait for cancellation and time out (`--client-logging` lets them log to the
-//! client); `--decorated` adds titles, icons and
+//! client); `--asking-items` adds items that ask the client (elicitation, sampling, roots); `--decorated` adds titles, icons and
 //! `_meta` everywhere; `--page-size N`, `--max-in-flight N`, `--max-message-size BYTES` and
 //! `--drain-timeout-ms N` set the server's limits; `--private-tool-list-ms N` lets 2026-07-28
 //! clients cache the tool list privately for N ms. SIGINT and SIGTERM stop it gracefully.
 
+mod asking_items;
 mod context_items;
 mod edge_items;
 mod test_items;
@@ -81,6 +82,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--test-items" => test_items::add(server),
             "--faulty-items" => edge_items::add_faulty(server),
             "--context-items" => context_items::add(server),
+            "--asking-items" => asking_items::add(server),
+            "--client-request-timeout-ms" => server.client_request_timeout(Duration::from_millis(number()? as u64)),
+            "--request-state-ttl-secs" => server.request_state_ttl(Duration::from_secs(number()? as u64)),
             "--client-logging" => server.client_logging(),
             "--default-timeout-ms" => server.default_timeout(Duration::from_millis(number()? as u64)),
             "--decorated" => edge_items::add_decorated(server),

@@ -4,13 +4,24 @@
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::{Notify, mpsc};
 
-use crate::protocol::{Feature, Implementation, LogLevel, LogMessage, RequestId, Revision, notification_line};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+
+use crate::asking::{
+    AskError, Elicitation, InputRound, Interrupt, PendingRequests, Question, Root, SampledMessage, SamplingRequest,
+    elicitation_from, form_schema,
+};
+use crate::executor::SlotLease;
+use crate::protocol::{
+    Feature, Implementation, LogLevel, LogMessage, RequestId, Revision, notification_line, request_line,
+};
 use crate::state::{State, States};
 
 /// What was agreed with the client, whatever the era: through `initialize` (handshake
@@ -67,6 +78,8 @@ struct RequestInfo {
     last_progress: Mutex<Option<f64>>,
     /// The response is on its way: nothing more may be sent for this request.
     finished: AtomicBool,
+    /// Questions asked so far (for URL elicitation ids).
+    asked: std::sync::atomic::AtomicUsize,
 }
 
 /// How a request's handler reaches its client: notifications on the connection, sent before
@@ -80,6 +93,19 @@ pub(crate) struct ClientLink {
     pub(crate) limiter: Arc<LogLimiter>,
     /// The module path of the handler's definition: the log layer forwards its crate's events.
     pub(crate) origin: Option<&'static str>,
+    /// How this request asks the client questions (`None`: it cannot).
+    pub(crate) asker: Option<Asker>,
+    /// The request's in-flight slot, given back while it waits for the client.
+    pub(crate) lease: Option<Arc<SlotLease>>,
+}
+
+/// How a request asks its client.
+#[derive(Debug)]
+pub(crate) enum Asker {
+    /// Handshake revisions: a request on the connection, its answer matched by id.
+    Connection { pending: Arc<PendingRequests>, timeout: Duration },
+    /// 2026-07-28: an input-required result, the client's retry bringing the answer.
+    Round(Arc<InputRound>),
 }
 
 /// Which log messages a request may send its client.
@@ -169,6 +195,7 @@ impl Context {
                 link,
                 last_progress: Mutex::new(None),
                 finished: AtomicBool::new(false),
+                asked: std::sync::atomic::AtomicUsize::new(0),
             }),
         }
     }
@@ -334,6 +361,162 @@ impl Context {
             Some(link) => link.out.send(line).await.is_ok(),
             None => false,
         }
+    }
+
+    /// Asks the user to fill in a form for `T` (`elicitation/create`): the form's schema comes
+    /// from `T`, a struct of strings, numbers, integers, booleans, enums of strings (described
+    /// variants become titled choices) and lists of enum values; `Option` fields are
+    /// optional, doc comments become descriptions. The user accepts (with the values), declines
+    /// or cancels.
+    ///
+    /// Handshake revisions send the request on the connection; 2026-07-28 answers the request
+    /// with an input-required result and runs the handler again with the answer. Without the
+    /// client's `elicitation` capability this fails at once (2026-07-28: the request is
+    /// answered with -32021).
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::Elicitation;
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Confirm {
+    ///     /// Type "yes" to delete
+    ///     answer: String,
+    /// }
+    ///
+    /// /// Deletes everything, once the user confirms.
+    /// #[mcp_tool(destructive)]
+    /// async fn delete_all(ctx: Context) -> Result<String, mcp_runtime::AskError> {
+    ///     Ok(match ctx.elicit::<Confirm>("Delete everything?").await? {
+    ///         Elicitation::Accept(Confirm { answer }) if answer == "yes" => "Deleted".into(),
+    ///         _ => "Kept everything".into(),
+    ///     })
+    /// }
+    /// ```
+    pub async fn elicit<T: DeserializeOwned + JsonSchema>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<Elicitation<T>, AskError> {
+        let schema = form_schema::<T>()?;
+        let mut params = json!({"message": message.into(), "requestedSchema": schema});
+        if self.revision().supports(Feature::ElicitationModes) {
+            params["mode"] = json!("form");
+        }
+        elicitation_from(self.ask(Question::elicit(params)).await?)
+    }
+
+    /// Asks the user to visit `url` (URL elicitation; 2025-11-25 and later, with the client's
+    /// `elicitation.url` capability): whether they agreed to go.
+    pub async fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Result<Elicitation<()>, AskError> {
+        if !self.revision().supports(Feature::ElicitationModes) {
+            return Err(AskError::NotDeclared("elicitation.url"));
+        }
+        let mut params = json!({"mode": "url", "message": message.into(), "url": url.into()});
+        if self.revision().supports(Feature::Handshake) {
+            params["elicitationId"] =
+                json!(format!("{}-{}", self.request_id(), self.inner.asked.load(Ordering::Relaxed)));
+        }
+        let answer = self.ask(Question::elicit_url(params)).await?;
+        Ok(match elicitation_from::<Value>(answer)? {
+            Elicitation::Accept(_) => Elicitation::Accept(()),
+            Elicitation::Decline => Elicitation::Decline,
+            Elicitation::Cancel => Elicitation::Cancel,
+        })
+    }
+
+    /// Asks the client's model for a message (`sampling/createMessage`; needs the client's
+    /// `sampling` capability, and `sampling.tools` when the request offers tools).
+    pub async fn sample(&self, request: SamplingRequest) -> Result<SampledMessage, AskError> {
+        let answer = self.ask(Question::sample(&request)).await?;
+        serde_json::from_value(answer).map_err(|e| AskError::Unreadable(e.to_string()))
+    }
+
+    /// The client's roots (`roots/list`; needs the client's `roots` capability).
+    pub async fn roots(&self) -> Result<Vec<Root>, AskError> {
+        #[derive(serde::Deserialize)]
+        struct Roots {
+            roots: Vec<Root>,
+        }
+        let answer = self.ask(Question::roots()).await?;
+        serde_json::from_value::<Roots>(answer).map(|r| r.roots).map_err(|e| AskError::Unreadable(e.to_string()))
+    }
+
+    /// Asks the client `question` the way this request's era does.
+    async fn ask(&self, question: Question) -> Result<Value, AskError> {
+        self.inner.asked.fetch_add(1, Ordering::Relaxed);
+        let link = self.inner.link.as_ref().ok_or(AskError::Unavailable)?;
+        if self.inner.finished.load(Ordering::Acquire) {
+            return Err(AskError::Unavailable);
+        }
+        let declared = question.declared_in(self.client_capabilities());
+        match link.asker.as_ref().ok_or(AskError::Unavailable)? {
+            Asker::Round(round) => {
+                if !declared {
+                    round.stop(Interrupt::MissingCapability(question));
+                } else if let Some(answer) = round.next(question) {
+                    return Ok(answer);
+                }
+                // The executor answers the request now; this handler is dropped while it waits.
+                std::future::pending().await
+            }
+            Asker::Connection { pending, timeout } => {
+                if !declared {
+                    return Err(AskError::NotDeclared(question.capability_name()));
+                }
+                if question.needs == ("elicitation", None) && !self.revision().supports(Feature::Elicitation) {
+                    return Err(AskError::NotDeclared("elicitation"));
+                }
+                let (id, answer) = pending.register();
+                let line = request_line(&id, question.method, &question.params);
+                if link.out.send(line).await.is_err() {
+                    pending.forget(&id);
+                    return Err(AskError::Disconnected);
+                }
+                // A handler waiting for its client holds no in-flight slot.
+                if let Some(lease) = &link.lease {
+                    lease.release();
+                }
+                let outcome = tokio::time::timeout(*timeout, answer).await;
+                if let Some(lease) = &link.lease {
+                    lease.reacquire().await;
+                }
+                match outcome {
+                    Ok(Ok(Ok(answer))) => Ok(answer),
+                    Ok(Ok(Err(error))) => Err(AskError::Client(error)),
+                    Ok(Err(_)) => Err(AskError::Disconnected),
+                    Err(_) => {
+                        pending.forget(&id);
+                        Err(AskError::TimedOut(*timeout))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Completes when this 2026-07-28 request's handler was interrupted to ask the client
+    /// (never for other requests).
+    pub(crate) async fn interrupted(&self) -> Interrupt {
+        match self.inner.link.as_ref().and_then(|link| link.asker.as_ref()) {
+            Some(Asker::Round(round)) => round.interrupted().await,
+            _ => std::future::pending().await,
+        }
+    }
+
+    /// The interruption, if the handler was interrupted (checked after its first poll).
+    pub(crate) fn take_interrupt(&self) -> Option<Interrupt> {
+        match self.inner.link.as_ref().and_then(|link| link.asker.as_ref()) {
+            Some(Asker::Round(round)) => round.take(),
+            _ => None,
+        }
+    }
+
+    /// Whether this request can be interrupted to ask the client (2026-07-28).
+    pub(crate) fn can_interrupt(&self) -> bool {
+        matches!(self.inner.link.as_ref().and_then(|link| link.asker.as_ref()), Some(Asker::Round(_)))
     }
 
     /// The module path the handler was defined in, when known.

@@ -27,8 +27,9 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio::task::AbortHandle;
 use tracing::Instrument;
 
+use crate::asking::{Interrupt, PendingRequests};
 use crate::context::{CancelToken, Context, LogLimiter, Negotiated};
-use crate::dispatch::{Call, RequestMeta, WorkFn};
+use crate::dispatch::{Call, CallLink, RequestMeta, WorkFn};
 use crate::handler::HandlerFn;
 use crate::local::LocalJob;
 use crate::protocol::RequestId;
@@ -63,6 +64,8 @@ pub(crate) enum Failure {
     Panicked(String),
     /// It did not finish within its time limit.
     TimedOut(Duration),
+    /// It stopped to ask the client (2026-07-28): the request is answered with this instead.
+    Interrupted(Interrupt),
 }
 
 impl std::fmt::Display for Failure {
@@ -70,6 +73,7 @@ impl std::fmt::Display for Failure {
         match self {
             Failure::Panicked(message) => write!(f, "panicked: {message}"),
             Failure::TimedOut(limit) => write!(f, "did not finish within {}", crate::duration::display(*limit)),
+            Failure::Interrupted(_) => f.write_str("stopped to ask the client"),
         }
     }
 }
@@ -81,6 +85,39 @@ pub(crate) enum Output {
     Connection,
     /// A batch's buffer, which sends the batch's answer once every member has delivered.
     Batch(mpsc::UnboundedSender<Vec<u8>>),
+}
+
+/// A request's in-flight slot, which its handler gives back while it waits for the client and
+/// takes again once answered.
+#[derive(Debug)]
+pub(crate) struct SlotLease {
+    slots: Arc<Semaphore>,
+    permit: std::sync::Mutex<Option<OwnedSemaphorePermit>>,
+}
+
+impl SlotLease {
+    fn new(slots: Arc<Semaphore>, permit: OwnedSemaphorePermit) -> Arc<Self> {
+        Arc::new(SlotLease { slots, permit: std::sync::Mutex::new(Some(permit)) })
+    }
+
+    fn take(&self) -> Option<OwnedSemaphorePermit> {
+        self.permit.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Gives the slot back (a no-op when it is not held).
+    pub(crate) fn release(&self) {
+        drop(self.take());
+    }
+
+    /// Takes a slot again after [`release`](Self::release), waiting for one to be free.
+    pub(crate) async fn reacquire(&self) {
+        if self.permit.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+            return;
+        }
+        if let Ok(permit) = Arc::clone(&self.slots).acquire_owned().await {
+            *self.permit.lock().unwrap_or_else(|e| e.into_inner()) = Some(permit);
+        }
+    }
 }
 
 /// A response line ready on the reading loop, with the slot it holds until it is queued.
@@ -138,6 +175,8 @@ pub(crate) struct Executor {
     running: HashMap<RequestId, Running>,
     /// The connection's budget of log messages.
     limiter: Arc<LogLimiter>,
+    /// The server's questions waiting for the client's answer (handshake connections).
+    pending: Arc<PendingRequests>,
     /// Cloned into every task; dropped when draining so that `drain_rx` ends with the last one.
     drain_tx: Option<mpsc::Sender<()>>,
     drain_rx: mpsc::Receiver<()>,
@@ -166,9 +205,15 @@ impl Executor {
             parked: VecDeque::new(),
             running: HashMap::new(),
             limiter: Arc::default(),
+            pending: Arc::default(),
             drain_tx: Some(drain_tx),
             drain_rx,
         }
+    }
+
+    /// The server's questions waiting for this connection's client.
+    pub(crate) fn pending(&self) -> &Arc<PendingRequests> {
+        &self.pending
     }
 
     /// The connection's output queue.
@@ -234,9 +279,15 @@ impl Executor {
         let span = tracing::debug_span!("request", method, id = %id, revision = %negotiated.revision);
         let core = Arc::clone(&self.core);
         let cancel = CancelToken::default();
-        let link = Some((self.out.clone(), Arc::clone(&self.limiter)));
-        let call = Call { core: &core, negotiated, id: &id, params, meta, cancel: cancel.clone(), link };
-        let start = Start { executor: self, id: id.clone(), slot, output, span, cancel };
+        let lease = SlotLease::new(Arc::clone(&self.slots), slot);
+        let link = Some(CallLink {
+            out: self.out.clone(),
+            limiter: Arc::clone(&self.limiter),
+            lease: Arc::clone(&lease),
+            pending: self.pending.clone(),
+        });
+        let call = Call { core: &core, negotiated, id: &id, method, params, meta, cancel: cancel.clone(), link };
+        let start = Start { executor: self, id: id.clone(), lease, output, span, cancel };
         work(&call, start)
     }
 
@@ -302,7 +353,7 @@ impl Running {
 pub(crate) struct Start<'a> {
     executor: &'a mut Executor,
     id: RequestId,
-    slot: OwnedSemaphorePermit,
+    lease: Arc<SlotLease>,
     output: Output,
     span: tracing::Span,
     cancel: CancelToken,
@@ -311,7 +362,7 @@ pub(crate) struct Start<'a> {
 impl Start<'_> {
     /// Answers at once (an error found before any user code ran, or a ready result).
     pub(crate) fn reply(self, line: Vec<u8>) -> Started {
-        deliver_now(self.output, line, self.slot)
+        deliver_now(self.output, line, &self.lease)
     }
 
     /// Calls `handler` with `input` where it belongs: a `Send` handler through
@@ -370,17 +421,19 @@ impl Start<'_> {
                     std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(&mut work).poll(&mut cx)))
                 })
             };
-            match first {
-                Ok(Poll::Ready(value)) => return deliver_now(self.output, finish(Ok(value)), self.slot),
-                Err(panic) => {
-                    return deliver_now(self.output, finish(Err(Failure::Panicked(panic_message(panic)))), self.slot);
-                }
-                // A correct future registers the task's waker at its next poll.
-                Ok(Poll::Pending) => {}
+            let failure = match first {
+                Ok(Poll::Ready(value)) => return deliver_now(self.output, finish(Ok(value)), &self.lease),
+                Err(panic) => Some(Failure::Panicked(panic_message(panic))),
+                // It stopped at once to ask the client: no need for a task.
+                Ok(Poll::Pending) => context.take_interrupt().map(Failure::Interrupted),
+            };
+            if let Some(failure) = failure {
+                return deliver_now(self.output, finish(Err(failure)), &self.lease);
             }
+            // Still pending: a correct future registers the task's waker at its next poll.
         }
         let work = crate::log_layer::REQUEST.scope(context.clone(), work);
-        self.spawn(spec.timeout, work, finish)
+        self.spawn(spec.timeout, context, work, finish)
     }
 
     /// Runs the future `make` builds on the server's local thread (it need not be `Send`);
@@ -394,6 +447,7 @@ impl Start<'_> {
         Fin: FnOnce(Result<T, Failure>) -> Vec<u8> + Send + 'static,
     {
         let (tx, rx) = oneshot::channel::<Result<T, Failure>>();
+        let context_for_wait = context.clone();
         let job: LocalJob = Box::new(move || {
             Box::pin(async move {
                 let mut tx = tx;
@@ -418,39 +472,50 @@ impl Start<'_> {
                 Err(Failure::Panicked("the thread of local handlers stopped before answering".to_owned()))
             })
         };
-        self.spawn(timeout, answer, move |outcome| finish(outcome.and_then(|inner| inner)))
+        self.spawn(timeout, &context_for_wait, answer, move |outcome| finish(outcome.and_then(|inner| inner)))
     }
 
     /// Runs `work` as a task of its own that holds the slot until the response is queued,
     /// within `timeout` if there is one (past it, the request's context is cancelled and the
     /// work dropped).
-    fn spawn<F, T, Fin>(self, timeout: Option<Duration>, work: F, finish: Fin) -> Started
+    fn spawn<F, T, Fin>(self, timeout: Option<Duration>, context: &Context, work: F, finish: Fin) -> Started
     where
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static,
         Fin: FnOnce(Result<T, Failure>) -> Vec<u8> + Send + 'static,
     {
-        let Start { executor, id, slot, output, span, cancel } = self;
+        let Start { executor, id, lease, output, span, cancel } = self;
         let out = executor.out.clone();
         let guard = executor.drain_guard();
         let token = cancel.clone();
+        // Only a 2026-07-28 request that may ask the client can be interrupted.
+        let interruptible = context.can_interrupt().then(|| context.clone());
         let task = tokio::spawn(
             async move {
                 let _guard = guard;
                 let work = std::pin::pin!(work);
-                let outcome = match timeout {
-                    None => guarded(work).await,
-                    Some(limit) => match tokio::time::timeout(limit, guarded(work)).await {
-                        Ok(outcome) => outcome,
-                        Err(_) => {
-                            token.cancel();
-                            Err(Failure::TimedOut(limit))
-                        }
+                let limited = async {
+                    match timeout {
+                        None => guarded(work).await,
+                        Some(limit) => match tokio::time::timeout(limit, guarded(work)).await {
+                            Ok(outcome) => outcome,
+                            Err(_) => {
+                                token.cancel();
+                                Err(Failure::TimedOut(limit))
+                            }
+                        },
+                    }
+                };
+                let outcome = match interruptible {
+                    None => limited.await,
+                    Some(context) => tokio::select! {
+                        outcome = limited => outcome,
+                        interrupt = context.interrupted() => Err(Failure::Interrupted(interrupt)),
                     },
                 };
                 let line = finish(outcome);
                 deliver(&out, output, line).await;
-                drop(slot);
+                lease.release();
             }
             .instrument(span),
         );
@@ -461,11 +526,12 @@ impl Start<'_> {
 
 /// A response ready on the reading loop: the connection's goes back to the loop (with its
 /// slot, until it is queued), a batch member's into its batch's buffer.
-fn deliver_now(output: Output, line: Vec<u8>, slot: OwnedSemaphorePermit) -> Started {
+fn deliver_now(output: Output, line: Vec<u8>, lease: &SlotLease) -> Started {
     match output {
-        Output::Connection => Started(Some(Reply { line, _slot: Some(slot) })),
+        Output::Connection => Started(Some(Reply { line, _slot: lease.take() })),
         Output::Batch(batch) => {
             let _ = batch.send(line);
+            lease.release();
             Started(None)
         }
     }

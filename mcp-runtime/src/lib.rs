@@ -4,6 +4,7 @@
 #[doc(hidden)]
 pub mod __private;
 mod arguments;
+mod asking;
 mod base64;
 mod bounded;
 mod cache;
@@ -20,6 +21,7 @@ mod log_layer;
 mod prompt;
 pub mod protocol;
 mod registry;
+mod request_state;
 mod resource;
 mod schema;
 mod server;
@@ -30,6 +32,7 @@ mod tool;
 mod transport;
 mod uri_template;
 
+pub use asking::{AskError, Elicitation, Root, SampledMessage, SamplingMessage, SamplingRequest};
 pub use bounded::Bounded;
 pub use cache::{CachePolicy, CacheScope, Cached};
 pub use completion::{CompletionContext, IntoCompleter, IntoCompletionValues, starting_with};

@@ -18,6 +18,7 @@ use crate::local::LocalThread;
 use crate::prompt::PromptDescriptor;
 use crate::protocol::{Implementation, ListChangedCapability, ResourcesCapability, Revision, ServerCapabilities};
 use crate::registry::Registry;
+use crate::request_state::Sealer;
 use crate::resource::ResourceDescriptor;
 use crate::state::{States, check_states};
 use crate::tool::{BoxFuture, ToolDescriptor};
@@ -39,6 +40,8 @@ pub(crate) struct Config {
     pub(crate) default_timeout: Option<Duration>,
     /// Handlers may send log messages to the client (the `logging` capability).
     pub(crate) client_logging: bool,
+    /// How long a handler waits for the client to answer its question.
+    pub(crate) client_request_timeout: Duration,
 }
 
 impl Default for Config {
@@ -51,6 +54,7 @@ impl Default for Config {
             drain_timeout: Duration::from_secs(5),
             default_timeout: None,
             client_logging: false,
+            client_request_timeout: Duration::from_secs(300),
         }
     }
 }
@@ -84,6 +88,8 @@ pub struct Server {
     config: Config,
     shutdown: Option<ShutdownSignal>,
     states: States,
+    request_state_key: Option<[u8; 32]>,
+    request_state_ttl: Duration,
 }
 
 /// The future that tells a serving server to stop.
@@ -116,6 +122,8 @@ impl Server {
             config: Config::default(),
             shutdown: None,
             states: States::default(),
+            request_state_key: None,
+            request_state_ttl: crate::request_state::DEFAULT_TTL,
         }
     }
 
@@ -265,6 +273,32 @@ impl Server {
         self
     }
 
+    /// Sets how long a handler waits for the client to answer a question
+    /// ([`Context::elicit`](crate::Context::elicit), `sample`, `roots`; handshake revisions)
+    /// before the wait ends with [`AskError::TimedOut`](crate::AskError::TimedOut); 5 minutes by
+    /// default, since a person may be answering.
+    #[must_use]
+    pub fn client_request_timeout(mut self, limit: Duration) -> Self {
+        self.config.client_request_timeout = limit;
+        self
+    }
+
+    /// Sets the key that seals the `requestState` of input-required results (2026-07-28).
+    /// Every instance behind a load balancer must share it; by default each process draws a
+    /// random one, so a retry must reach the process that asked.
+    #[must_use]
+    pub fn request_state_key(mut self, key: [u8; 32]) -> Self {
+        self.request_state_key = Some(key);
+        self
+    }
+
+    /// Sets how long a `requestState` stays valid (15 minutes by default).
+    #[must_use]
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.request_state_ttl = ttl;
+        self
+    }
+
     /// Stops serving when `signal` completes, as axum's graceful shutdown does: reading
     /// stops, requests in flight get the [drain timeout](Self::drain_timeout) to finish and
     /// answer, the rest are aborted, and serving returns `Ok`. The library installs no signal
@@ -344,7 +378,12 @@ impl Server {
             logging: self.config.client_logging.then(Map::new),
             ..ServerCapabilities::default()
         };
+        let sealer = match self.request_state_key {
+            Some(key) => Sealer::new(key, self.request_state_ttl),
+            None => Sealer::random(self.request_state_ttl),
+        };
         let core = Arc::new(ServerCore {
+            sealer: Arc::new(sealer),
             states: Arc::new(self.states),
             local: LocalThread::default(),
             routes: Routes::for_capabilities(&capabilities),
@@ -393,6 +432,8 @@ const EVENT_BACKLOG: usize = 1024;
 /// A built server, shared by every connection.
 #[derive(Debug)]
 pub(crate) struct ServerCore {
+    /// Seals the `requestState` of input-required results.
+    pub(crate) sealer: Arc<Sealer>,
     /// The application's states.
     pub(crate) states: Arc<States>,
     /// Where `local` handlers run.

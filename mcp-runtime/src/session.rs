@@ -19,8 +19,8 @@ use crate::dispatch::{Call, Handler, Logging, RequestMeta, stateless_view};
 use crate::executor::{Executor, Job, Output, Reply, collect_batch};
 use crate::handle::Event;
 use crate::protocol::{
-    ErrorObject, Feature, Incoming, LogLevel, Notification, Request, Revision, Shape, classify, error_line, excerpt,
-    shape_of,
+    ErrorObject, Feature, Incoming, LogLevel, Notification, Request, RequestId, Revision, Shape, classify, error_line,
+    excerpt, shape_of,
 };
 use crate::server::ServerCore;
 use crate::subscriptions::Subscriptions;
@@ -106,8 +106,10 @@ impl Session {
         self.subscriptions.on_event(&self.core, event, ready)
     }
 
-    /// The connection is ending: the responses that close what is still open.
+    /// The connection is ending: the responses that close what is still open. Questions still
+    /// waiting for the client end with `AskError::Disconnected`.
     pub(crate) fn close(&mut self) -> Vec<Vec<u8>> {
+        self.executor.pending().close();
         self.subscriptions.close(&self.core)
     }
 
@@ -118,8 +120,8 @@ impl Session {
                 self.on_notification(notification);
                 None
             }
-            Incoming::Response { id } => {
-                tracing::debug!(?id, "ignoring a response to a request this server did not send");
+            Incoming::Response { id, result, error } => {
+                self.on_response(id, result, error);
                 None
             }
             Incoming::BadNotification(reason) => {
@@ -164,6 +166,7 @@ impl Session {
             core: &core,
             negotiated: &negotiated,
             id: &request.id,
+            method: route.method,
             params: request.params,
             meta: RequestMeta::NONE,
             cancel: CancelToken::default(),
@@ -189,6 +192,24 @@ impl Session {
                 self.executor.submit(job).0
             }
             Handler::Notification(_) => None,
+        }
+    }
+
+    /// The client answered one of the server's questions (handshake revisions).
+    fn on_response(&mut self, id: Option<RequestId>, result: Option<&RawValue>, error: Option<&RawValue>) {
+        let Some(id) = id else {
+            tracing::debug!("ignoring a response without a usable id");
+            return;
+        };
+        let answer = match (result, error) {
+            (Some(result), None) => serde_json::from_str::<serde_json::Value>(result.get())
+                .map_err(|e| ErrorObject::internal(format!("unreadable result: {e}"))),
+            (_, Some(error)) => Err(serde_json::from_str::<ErrorObject>(error.get())
+                .unwrap_or_else(|e| ErrorObject::internal(format!("unreadable error: {e}")))),
+            (None, None) => Err(ErrorObject::internal("a response with neither result nor error")),
+        };
+        if !self.executor.pending().answer(&id, answer) {
+            tracing::debug!(%id, "ignoring a response to no question this server is waiting on");
         }
     }
 

@@ -12,12 +12,15 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
+use crate::asking::{InputRound, Interrupt, PendingRequests};
 use crate::cache::{CachePolicy, Cached};
-use crate::context::{CancelToken, ClientLink, Context, LogLimiter, LogThreshold, Negotiated, RequestParts};
+use crate::context::{Asker, CancelToken, ClientLink, Context, LogLimiter, LogThreshold, Negotiated, RequestParts};
+use crate::executor::SlotLease;
 use crate::protocol::{
     CallToolResult, ErrorObject, Feature, Implementation, LogLevel, RequestId, Revision, code, error_line,
     response_line,
 };
+use crate::request_state::RequestState;
 use crate::server::ServerCore;
 
 pub(crate) mod lifecycle;
@@ -34,13 +37,32 @@ pub(crate) struct Call<'a> {
     pub(crate) core: &'a Arc<ServerCore>,
     pub(crate) negotiated: &'a Arc<Negotiated>,
     pub(crate) id: &'a RequestId,
+    pub(crate) method: &'static str,
     pub(crate) params: Option<&'a RawValue>,
     pub(crate) meta: RequestMeta,
     pub(crate) cancel: CancelToken,
-    /// The connection's output and log budget, for the handler's notifications (`None` for
-    /// methods that run no user code).
-    pub(crate) link: Option<(mpsc::Sender<Vec<u8>>, Arc<LogLimiter>)>,
+    /// What a handler reaches its client through (`None` for methods that run no user code).
+    pub(crate) link: Option<CallLink>,
 }
+
+/// What a request running user code may use of its connection.
+#[derive(Debug)]
+pub(crate) struct CallLink {
+    /// The connection's output, for notifications and the server's questions.
+    pub(crate) out: mpsc::Sender<Vec<u8>>,
+    /// The connection's budget of log messages.
+    pub(crate) limiter: Arc<LogLimiter>,
+    /// The request's in-flight slot.
+    pub(crate) lease: Arc<SlotLease>,
+    /// The server's questions waiting for answers (handshake revisions).
+    pub(crate) pending: Arc<PendingRequests>,
+}
+
+/// How many questions ahead of the known answers a retry may answer.
+const MAX_QUESTIONS: usize = 64;
+
+/// Methods that may answer with an input-required result (2026-07-28).
+const MAY_ASK: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 
 impl Call<'_> {
     pub(crate) fn revision(&self) -> Revision {
@@ -48,22 +70,75 @@ impl Call<'_> {
     }
 
     /// The context a handler of this request sees; `origin` is the module path the handler
-    /// was defined in, when known.
-    pub(crate) fn context(&self, origin: Option<&'static str>) -> Context {
-        let link = self.link.as_ref().map(|(out, limiter)| ClientLink {
-            out: out.clone(),
+    /// was defined in, when known. `Err`: the retry of an input-required result brought a
+    /// `requestState` that does not hold (altered, expired, another request's).
+    pub(crate) fn context(&self, origin: Option<&'static str>) -> Result<Context, ErrorObject> {
+        let asker = match &self.link {
+            None => None,
+            Some(_) if self.revision().supports(Feature::Stateless) => match MAY_ASK.contains(&self.method) {
+                true => Some(Asker::Round(Arc::new(self.input_round()?))),
+                false => None,
+            },
+            Some(link) => Some(Asker::Connection {
+                pending: Arc::clone(&link.pending),
+                timeout: self.core.config.client_request_timeout,
+            }),
+        };
+        let link = self.link.as_ref().map(|link| ClientLink {
+            out: link.out.clone(),
             progress_token: self.meta.progress_token.clone(),
             log: self.meta.log.clone(),
-            limiter: Arc::clone(limiter),
+            limiter: Arc::clone(&link.limiter),
             origin,
+            asker,
+            lease: Some(Arc::clone(&link.lease)),
         });
-        Context::for_request(RequestParts {
+        Ok(Context::for_request(RequestParts {
             negotiated: Arc::clone(self.negotiated),
             request_id: self.id.clone(),
             states: Arc::clone(&self.core.states),
             cancel: self.cancel.clone(),
             link,
-        })
+        }))
+    }
+
+    /// The answers a 2026-07-28 request brings: those its verified `requestState` holds,
+    /// then its `inputResponses` (by question number; unknown keys are ignored).
+    fn input_round(&self) -> Result<InputRound, ErrorObject> {
+        #[derive(Deserialize, Default)]
+        #[serde(rename_all = "camelCase")]
+        struct Retry {
+            #[serde(default)]
+            input_responses: Option<Map<String, Value>>,
+            #[serde(default)]
+            request_state: Option<String>,
+        }
+        let state = RequestState::for_request(self.method, self.params);
+        let retry: Retry = match self.params.map(RawValue::get) {
+            Some(text) if text.contains("inputResponses") || text.contains("requestState") => {
+                serde_json::from_str(text).map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?
+            }
+            _ => Retry::default(),
+        };
+        let mut answers: Vec<Option<Value>> = match &retry.request_state {
+            Some(token) => self
+                .core
+                .sealer
+                .open(token, &state)
+                .map_err(|why| ErrorObject::invalid_params(format!("Invalid `requestState`: {why}")))?
+                .into_iter()
+                .map(Some)
+                .collect(),
+            None => Vec::new(),
+        };
+        for (key, answer) in retry.input_responses.into_iter().flatten() {
+            let Ok(k) = key.parse::<usize>() else { continue };
+            if k >= answers.len() && k < answers.len() + MAX_QUESTIONS {
+                answers.resize(k + 1, None);
+                answers[k] = Some(answer);
+            }
+        }
+        Ok(InputRound::new(answers, state, Arc::clone(&self.core.sealer)))
     }
 
     /// What answers this request later, from a task: once it answers, `context` sends
@@ -134,6 +209,26 @@ impl Responder {
     pub(crate) fn core(&self) -> &ServerCore {
         &self.core
     }
+
+    /// The answer of a handler that stopped to ask the client (2026-07-28): an input-required
+    /// result, or -32021 when the client did not declare what the question needs.
+    pub(crate) fn interrupted(&self, interrupt: Interrupt) -> Vec<u8> {
+        self.context.finish();
+        match interrupt {
+            Interrupt::InputRequired { requests, request_state } => {
+                respond(&self.core, &self.id, self.revision, None, InputRequired { requests, request_state })
+            }
+            Interrupt::MissingCapability(question) => {
+                let message = format!(
+                    "This request needs the client capability `{}`, which the client did not declare",
+                    question.capability_name()
+                );
+                let error = ErrorObject::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+                    .with_data(json!({ "requiredCapabilities": question.required_capabilities() }));
+                error_line(Some(&self.id), &error)
+            }
+        }
+    }
 }
 
 /// A result type: serializable, and able to hand over its own `_meta` so that 2026-07-28
@@ -142,6 +237,26 @@ pub(crate) trait WireResult: Serialize {
     /// Takes the result's own `_meta` out before it is serialized.
     fn take_meta(&mut self) -> Option<Map<String, Value>> {
         None
+    }
+
+    /// Its `resultType` in 2026-07-28.
+    fn result_type(&self) -> &'static str {
+        "complete"
+    }
+}
+
+/// An input-required result (2026-07-28).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InputRequired {
+    #[serde(rename = "inputRequests")]
+    requests: Map<String, Value>,
+    request_state: String,
+}
+
+impl WireResult for InputRequired {
+    fn result_type(&self) -> &'static str {
+        "input_required"
     }
 }
 
@@ -198,7 +313,8 @@ pub(crate) fn respond<T: WireResult>(
         if out.last() != Some(&b'{') {
             out.push(b',');
         }
-        out.extend_from_slice(b"\"resultType\":\"complete\"");
+        out.extend_from_slice(b"\"resultType\":");
+        serde_json::to_writer(&mut *out, result.result_type())?;
         if let Some(cache) = cache {
             out.extend_from_slice(b",\"ttlMs\":");
             serde_json::to_writer(&mut *out, &cache.ttl_ms())?;

@@ -54,18 +54,25 @@ pub(super) fn get(call: &Call<'_>, start: Start<'_>) -> Started {
             ErrorObject::invalid_params(format!("Prompt `{}` is missing the required arguments {list}", entry.name));
         return start.reply(call.error(&error));
     }
-    let context = call.context(entry.origin);
+    let context = match call.context(entry.origin) {
+        Ok(context) => context,
+        Err(e) => return start.reply(call.error(&e)),
+    };
     let responder = call.responder(&context);
     let get = PromptGet { name: Arc::clone(&entry.name), arguments: params.arguments, context: context.clone() };
     let name = Arc::clone(&entry.name);
     start.call(&entry.handler, entry.spec, &context, get, move |outcome| {
+        let outcome = match outcome {
+            Err(Failure::Interrupted(interrupt)) => return responder.interrupted(interrupt),
+            other => other,
+        };
         let outcome = outcome.unwrap_or_else(|failure| {
             let message = match failure {
                 Failure::Panicked(panic) => {
                     tracing::error!(prompt = %name, panic, "prompt panicked");
                     format!("Prompt `{name}` failed unexpectedly; the server logged the details")
                 }
-                timed_out @ Failure::TimedOut(_) => format!("Prompt `{name}` {timed_out}"),
+                other => format!("Prompt `{name}` {other}"),
             };
             Err(ErrorObject::internal(message))
         });

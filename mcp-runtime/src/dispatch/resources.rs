@@ -22,7 +22,10 @@ pub(super) fn list(call: &Call<'_>, start: Start<'_>) -> Started {
     let registry = call.core.registry();
     let fixed: Vec<Resource> = registry.resources.iter().map(|r| r.resource.clone()).collect();
     let listers: Vec<_> = registry.templates.iter().filter_map(|t| t.lister.clone()).collect();
-    let context = call.context(None);
+    let context = match call.context(None) {
+        Ok(context) => context,
+        Err(e) => return start.reply(call.error(&e)),
+    };
     let responder = call.responder(&context);
     let finish = move |mut all: Vec<Resource>| -> Vec<u8> {
         all.sort_by(|a, b| a.uri.cmp(&b.uri));
@@ -100,17 +103,24 @@ pub(super) fn read(call: &Call<'_>, start: Start<'_>) -> Started {
         return start.reply(call.error(&not_found(revision, &params.uri)));
     };
     let uri = params.uri.clone();
-    let context = call.context(origin);
+    let context = match call.context(origin) {
+        Ok(context) => context,
+        Err(e) => return start.reply(call.error(&e)),
+    };
     let responder = call.responder(&context);
     let read = ResourceRead { uri: params.uri, variables, mime_type: mime.map(Arc::from), context: context.clone() };
     start.call(&reader, spec, &context, read, move |outcome| {
+        let outcome = match outcome {
+            Err(Failure::Interrupted(interrupt)) => return responder.interrupted(interrupt),
+            other => other,
+        };
         let outcome = outcome.unwrap_or_else(|failure| {
             let message = match failure {
                 Failure::Panicked(panic) => {
                     tracing::error!(uri = %excerpt(&uri), panic, "resource reader panicked");
                     "Internal error: reading the resource failed unexpectedly".to_owned()
                 }
-                timed_out @ Failure::TimedOut(_) => format!("Internal error: reading the resource {timed_out}"),
+                other => format!("Internal error: reading the resource {other}"),
             };
             Err(ReadError::Error(ErrorObject::internal(message)))
         });

@@ -67,19 +67,26 @@ pub(super) fn call(call: &Call<'_>, start: Start<'_>) -> Started {
         Some(raw) => Some(raw.to_owned()),
         None => None,
     };
-    let context = call.context(entry.origin);
+    let context = match call.context(entry.origin) {
+        Ok(context) => context,
+        Err(e) => return start.reply(call.error(&e)),
+    };
     let responder = call.responder(&context);
     let tool_call = ToolCall { name: Arc::clone(&entry.name), arguments, context: context.clone() };
     let (name, wrap_output) = (Arc::clone(&entry.name), entry.wrap_output);
     start.call(&entry.handler, entry.spec, &context, tool_call, move |outcome| {
+        let outcome = match outcome {
+            Err(Failure::Interrupted(interrupt)) => return responder.interrupted(interrupt),
+            other => other,
+        };
         let result = outcome.unwrap_or_else(|failure| match failure {
             Failure::Panicked(panic) => {
                 tracing::error!(tool = %name, panic, "tool panicked");
                 CallToolResult::error(format!("Tool `{name}` failed unexpectedly; the server logged the details"))
             }
-            Failure::TimedOut(limit) => {
-                tracing::warn!(tool = %name, "tool timed out");
-                CallToolResult::error(format!("Tool `{name}` {failure}", failure = Failure::TimedOut(limit)))
+            other => {
+                tracing::warn!(tool = %name, failure = %other, "tool stopped");
+                CallToolResult::error(format!("Tool `{name}` {other}"))
             }
         });
         responder.respond(None, result.for_revision(revision, wrap_output))

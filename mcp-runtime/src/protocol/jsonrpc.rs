@@ -151,6 +151,10 @@ pub(crate) enum Incoming<'a> {
     Response {
         /// The id it names, when it names a valid one.
         id: Option<RequestId>,
+        /// Its `result`, raw.
+        result: Option<&'a RawValue>,
+        /// Its `error`, raw.
+        error: Option<&'a RawValue>,
     },
     /// A notification too malformed to act on: never answered either, only logged.
     BadNotification(&'static str),
@@ -274,7 +278,7 @@ pub(crate) fn classify(text: &str) -> Incoming<'_> {
     // What a message is follows from which members it has; only then is it checked. A
     // notification or a response is never answered, however malformed.
     if env.method.is_none() && (env.result.is_some() || env.error.is_some()) {
-        return Incoming::Response { id: env.id.and_then(parse_id) };
+        return Incoming::Response { id: env.id.and_then(parse_id), result: env.result, error: env.error };
     }
     if env.method.is_some() && env.id.is_none() {
         return match method_and_params(&env) {
@@ -385,6 +389,24 @@ pub(crate) fn error_line(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8>
         out.extend_from_slice(b"{\"code\":-32603,\"message\":\"Internal error\"}");
     }
     out.extend_from_slice(b"}\n");
+    out
+}
+
+/// A request line (the server asking the client).
+pub(crate) fn request_line<P: Serialize + ?Sized>(id: &RequestId, method: &str, params: &P) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Message<'a, P: ?Sized> {
+        jsonrpc: &'static str,
+        id: &'a RequestId,
+        method: &'a str,
+        params: &'a P,
+    }
+    let mut out = Vec::with_capacity(128);
+    // Our requests' params are serde_json values: this cannot fail.
+    if let Err(e) = serde_json::to_writer(&mut out, &Message { jsonrpc: "2.0", id, method, params }) {
+        tracing::error!(error = %e, method, "a request could not be serialized");
+    }
+    out.push(b'\n');
     out
 }
 

@@ -17,7 +17,7 @@ pub use content::{Annotations, Content, ResourceContents, ResourceLink, Role};
 pub use jsonrpc::{ErrorObject, RequestId, code};
 pub(crate) use jsonrpc::{
     Incoming, Notification, Request, Shape, classify, error_line, excerpt, is_json_whitespace, notification_line,
-    response_line, shape_of, success_line,
+    request_line, response_line, shape_of, success_line,
 };
 pub use lifecycle::{
     Icon, Implementation, InitializeParams, InitializeResult, ListChangedCapability, ResourcesCapability,

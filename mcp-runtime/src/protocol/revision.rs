@@ -67,6 +67,8 @@ pub enum Feature {
     Icons,
     /// Task-augmented requests (2025-11-25 only).
     Tasks,
+    /// Elicitation modes: `mode` on form requests, and URL elicitation.
+    ElicitationModes,
 }
 
 impl Revision {
@@ -123,7 +125,7 @@ impl Revision {
             | Feature::ContentMeta
             | Feature::LastModified
             | Feature::Elicitation => !matches!(self, V2024_11_05 | V2025_03_26),
-            Feature::Icons => matches!(self, V2025_11_25 | V2026_07_28),
+            Feature::Icons | Feature::ElicitationModes => matches!(self, V2025_11_25 | V2026_07_28),
             Feature::Tasks => matches!(self, V2025_11_25),
         }
     }

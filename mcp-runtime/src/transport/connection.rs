@@ -127,10 +127,13 @@ pub(crate) async fn run<I: Input>(
                     )),
                 ))),
                 Ok(Frame::End) => {
+                    // No answer can come now: handlers waiting for one stop waiting.
+                    session.executor.pending().close();
                     reading = false;
                     None
                 }
                 Err(e) => {
+                    session.executor.pending().close();
                     reading = false;
                     read_error = Some(e);
                     None

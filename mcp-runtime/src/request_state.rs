@@ -1,0 +1,177 @@
+//! The sealed `requestState` of 2026-07-28 input-required results.
+//!
+//! The client echoes the state back on its retry, so it is attacker-controlled: it is sealed
+//! with HMAC-SHA256 under a key (random per process unless configured, and shared by every
+//! instance behind a load balancer), and binds the method, a SHA-256 digest of the params
+//! (without `_meta`, `inputResponses` and `requestState`), the answers so far and an expiry.
+//! Format: `base64url(JSON payload) "." base64url(MAC)`.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+use sha2::{Digest, Sha256};
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// How long a `requestState` stays valid unless configured.
+pub(crate) const DEFAULT_TTL: Duration = Duration::from_secs(15 * 60);
+
+/// Seals and opens request states.
+#[derive(Clone)]
+pub(crate) struct Sealer {
+    key: [u8; 32],
+    ttl: Duration,
+}
+
+impl std::fmt::Debug for Sealer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sealer").field("ttl", &self.ttl).finish_non_exhaustive()
+    }
+}
+
+/// What a state binds: the request it belongs to and the answers given so far.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub(crate) struct RequestState {
+    /// The method.
+    m: String,
+    /// The digest of the params.
+    d: String,
+    /// The answers, by question number.
+    a: Vec<Value>,
+    /// Expiry, in seconds since the Unix epoch (set when sealed).
+    #[serde(default)]
+    e: u64,
+}
+
+impl RequestState {
+    /// The state of a request of `method` with these params, with no answers yet.
+    pub(crate) fn for_request(method: &str, params: Option<&RawValue>) -> Self {
+        RequestState { m: method.to_owned(), d: params_digest(params), a: Vec::new(), e: 0 }
+    }
+
+    /// This state with `answers`.
+    pub(crate) fn with_answers(&self, answers: Vec<Value>) -> Self {
+        RequestState { a: answers, ..self.clone() }
+    }
+}
+
+/// The SHA-256 digest (hex) of a request's params without the keys a retry changes.
+fn params_digest(params: Option<&RawValue>) -> String {
+    let mut params: serde_json::Map<String, Value> =
+        params.and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
+    for key in ["_meta", "inputResponses", "requestState"] {
+        params.remove(key);
+    }
+    let canonical = serde_json::to_vec(&params).unwrap_or_default();
+    Sha256::digest(&canonical).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+impl Sealer {
+    /// A sealer with `key`.
+    pub(crate) fn new(key: [u8; 32], ttl: Duration) -> Self {
+        Sealer { key, ttl }
+    }
+
+    /// A sealer with a key from the operating system's random source (falling back to the
+    /// time and the process id, logged, should that source fail).
+    pub(crate) fn random(ttl: Duration) -> Self {
+        let mut key = [0u8; 32];
+        if let Err(e) = getrandom::fill(&mut key) {
+            tracing::error!(error = %e, "no random key for request states; configure one");
+            let seed = format!("{:?}{}", SystemTime::now(), std::process::id());
+            key.copy_from_slice(&Sha256::digest(seed.as_bytes()));
+        }
+        Sealer::new(key, ttl)
+    }
+
+    fn mac(&self) -> HmacSha256 {
+        // HMAC takes a key of any length: this cannot fail.
+        HmacSha256::new_from_slice(&self.key).unwrap_or_else(|_| unreachable!("HMAC accepts any key length"))
+    }
+
+    /// Seals `state`, valid for the sealer's time to live from now.
+    pub(crate) fn seal(&self, state: &RequestState) -> String {
+        let state = RequestState { e: now() + self.ttl.as_secs(), ..state.clone() };
+        let payload = serde_json::to_vec(&state).unwrap_or_default();
+        let mut mac = self.mac();
+        mac.update(&payload);
+        let tag = mac.finalize().into_bytes();
+        format!("{}.{}", URL_SAFE_NO_PAD.encode(&payload), URL_SAFE_NO_PAD.encode(tag))
+    }
+
+    /// Opens `token`, checking its seal, its expiry and that it belongs to `expected` (same
+    /// method, same params): the answers it holds, or why it is refused.
+    pub(crate) fn open(&self, token: &str, expected: &RequestState) -> Result<Vec<Value>, &'static str> {
+        let (payload, tag) = token.split_once('.').ok_or("it is malformed")?;
+        let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| "it is malformed")?;
+        let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| "it is malformed")?;
+        let mut mac = self.mac();
+        mac.update(&payload);
+        mac.verify_slice(&tag).map_err(|_| "its seal does not match (altered, or sealed by another key)")?;
+        let state: RequestState = serde_json::from_slice(&payload).map_err(|_| "it is malformed")?;
+        if state.e < now() {
+            return Err("it expired");
+        }
+        if state.m != expected.m || state.d != expected.d {
+            return Err("it belongs to another request");
+        }
+        Ok(state.a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn a_sealed_state_opens_only_for_its_own_request() {
+        let sealer = Sealer::random(DEFAULT_TTL);
+        let params = raw(r#"{"name":"t","arguments":{"x":1},"_meta":{"a":1}}"#);
+        let state =
+            RequestState::for_request("tools/call", Some(&params)).with_answers(vec![json!({"action": "accept"})]);
+        let token = sealer.seal(&state);
+        // The retry's `_meta`, answers and state do not change the digest.
+        let retry = raw(r#"{"name":"t","arguments":{"x":1},"inputResponses":{},"requestState":"x"}"#);
+        let expected = RequestState::for_request("tools/call", Some(&retry));
+        assert_eq!(sealer.open(&token, &expected), Ok(vec![json!({"action": "accept"})]));
+        let other = RequestState::for_request("tools/call", Some(&raw(r#"{"name":"t","arguments":{"x":2}}"#)));
+        assert_eq!(sealer.open(&token, &other), Err("it belongs to another request"));
+        let other_method = RequestState::for_request("prompts/get", Some(&retry));
+        assert_eq!(sealer.open(&token, &other_method), Err("it belongs to another request"));
+    }
+
+    #[test]
+    fn altered_foreign_and_expired_states_are_refused() {
+        let sealer = Sealer::random(DEFAULT_TTL);
+        let state = RequestState::for_request("tools/call", None);
+        let token = sealer.seal(&state.with_answers(vec![json!(1)]));
+        let (payload, tag) = token.split_once('.').unwrap();
+        let forged = URL_SAFE_NO_PAD.encode(br#"{"m":"tools/call","d":"x","a":[2],"e":99999999999}"#);
+        assert!(sealer.open(&format!("{forged}.{tag}"), &state).unwrap_err().contains("seal"));
+        assert!(Sealer::random(DEFAULT_TTL).open(&token, &state).unwrap_err().contains("seal"));
+        assert_eq!(sealer.open(payload, &state), Err("it is malformed"));
+        let expired = Sealer::new([7; 32], Duration::ZERO);
+        let mut old = state.clone();
+        old.e = 1;
+        let payload = serde_json::to_vec(&old).unwrap();
+        let mut mac = expired.mac();
+        mac.update(&payload);
+        let token =
+            format!("{}.{}", URL_SAFE_NO_PAD.encode(&payload), URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes()));
+        assert_eq!(expired.open(&token, &state), Err("it expired"));
+    }
+}
