@@ -1,12 +1,14 @@
 //! Notes: a small note-taking server. Its tools and its resource template share one state (the
-//! notes), a slow search reports progress and can be cancelled, and what the handlers log with
-//! `tracing` also reaches the client when it asks for it.
+//! notes), a slow search reports progress and can be cancelled, deleting asks the user to
+//! confirm (a request in the handshake revisions, an input-required result in 2026-07-28),
+//! and what the handlers log with `tracing` also reaches the client when it asks for it.
 
 use std::collections::BTreeMap;
 use std::sync::RwLock;
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;
+use mcp_runtime::{AskError, Elicitation};
 
 /// Every note, by title: the state the handlers share.
 #[derive(Default)]
@@ -37,6 +39,27 @@ fn write_note(notes: State<Notes>, title: String, text: String) -> String {
 fn note(notes: State<Notes>, title: String) -> Result<String, ReadError> {
     let text = notes.read().get(&title).cloned().ok_or(NotFound)?;
     Ok(format!("# {title}\n\n{text}"))
+}
+
+/// The confirmation form of a delete.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Confirm {
+    /// Delete it for good?
+    delete: bool,
+}
+
+/// Deletes a note once the user confirms.
+#[mcp_tool(destructive)]
+async fn delete_note(ctx: Context, notes: State<Notes>, title: String) -> Result<String, AskError> {
+    if !notes.read().contains_key(&title) {
+        return Ok(format!("No note \"{title}\""));
+    }
+    let confirmed = ctx.elicit::<Confirm>(format!("Delete the note \"{title}\"?")).await?;
+    if !matches!(confirmed, Elicitation::Accept(Confirm { delete: true })) {
+        return Ok(format!("Kept \"{title}\""));
+    }
+    notes.0.write().unwrap_or_else(|e| e.into_inner()).remove(&title);
+    Ok(format!("Deleted \"{title}\""))
 }
 
 /// Searches every note for a word, slowly (a note at a time), reporting progress.

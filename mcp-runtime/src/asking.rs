@@ -507,6 +507,31 @@ mod tests {
 
     #[derive(Deserialize, JsonSchema)]
     #[allow(dead_code)]
+    struct Preferences {
+        /// How many
+        #[serde(default = "two")]
+        count: u32,
+        /// Untitled choices
+        colour: Colour,
+        /// Several sizes at once
+        sizes: Vec<Size>,
+        /// Several colours at once
+        colours: Vec<Colour>,
+    }
+
+    fn two() -> u32 {
+        2
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    enum Colour {
+        Red,
+        Blue,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
     struct Nested {
         inner: Booking,
     }
@@ -525,6 +550,21 @@ mod tests {
         let error = form_schema::<Nested>().unwrap_err();
         assert!(error.to_string().contains("field `inner`"), "{error}");
         assert!(matches!(form_schema::<u32>(), Err(AskError::InvalidForm(_))));
+    }
+
+    #[test]
+    fn defaults_and_every_enum_shape_of_2025_11_25() {
+        let schema = form_schema::<Preferences>().unwrap();
+        let properties = &schema["properties"];
+        assert_eq!(properties["count"]["default"], 2, "{schema}");
+        assert_eq!(properties["colour"]["enum"], json!(["Red", "Blue"]), "untitled single-select");
+        assert_eq!(
+            properties["sizes"]["items"]["anyOf"],
+            json!([{"const": "S", "title": "Small"}, {"const": "L", "title": "Large"}]),
+            "titled multi-select"
+        );
+        assert_eq!(properties["colours"]["items"]["enum"], json!(["Red", "Blue"]), "untitled multi-select");
+        assert_eq!(properties["sizes"]["type"], "array");
     }
 
     #[test]

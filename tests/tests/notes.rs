@@ -32,7 +32,7 @@ fn notes_share_state_and_report_progress() {
         if rev == STATELESS_REVISION {
             log_meta = json!({"io.modelcontextprotocol/logLevel": "info"});
         } else {
-            server.handshake(rev);
+            server.handshake_with(rev, json!({"elicitation": {}}));
             server.request("logging/setLevel", Some(json!({"level": "info"})));
         }
         for (title, text) in [("Groceries", "eggs, milk"), ("Ideas", "a garden of milkweed"), ("Trip", "train")] {
@@ -61,7 +61,39 @@ fn notes_share_state_and_report_progress() {
         let logs: Vec<&Value> = notes.iter().filter(|n| n["method"] == "notifications/message").collect();
         assert_eq!(logs.len(), 1, "{notes:?}");
         assert_eq!(logs[0]["params"]["data"]["hits"], 2);
+        delete_with_confirmation(&mut server, rev);
         server.close_stdin();
         assert!(server.wait().success());
     });
+}
+
+/// Deleting asks for a confirmation: the server's request in the handshake revisions, an
+/// input-required result and a retry in 2026-07-28.
+fn delete_with_confirmation(server: &mut StdioServer, rev: &str) {
+    let params = json!({"name": "delete_note", "arguments": {"title": "Trip"}});
+    for (confirm, expected) in [(false, "Kept \"Trip\""), (true, "Deleted \"Trip\"")] {
+        let answer = json!({"action": "accept", "content": {"delete": confirm}});
+        let response = if rev == STATELESS_REVISION {
+            let caps = json!({"elicitation": {}});
+            let asked = server.request("tools/call", Some(stateless_params(Some(params.clone()), caps.clone())));
+            let question = &result(&asked)["inputRequests"]["0"];
+            assert_eq!(question["params"]["message"], "Delete the note \"Trip\"?", "{asked}");
+            let mut retry = params.clone();
+            retry["requestState"] = result(&asked)["requestState"].clone();
+            retry["inputResponses"] = json!({"0": answer});
+            server.request("tools/call", Some(stateless_params(Some(retry), caps)))
+        } else {
+            let id = server.send_request("tools/call", Some(params.clone()));
+            let question = server.recv();
+            assert_eq!(question["method"], "elicitation/create", "{question}");
+            assert_eq!(question["params"]["requestedSchema"]["properties"]["delete"]["type"], "boolean");
+            server.send(&json!({"jsonrpc": "2.0", "id": question["id"], "result": answer}));
+            let response = server.recv();
+            assert_eq!(response["id"], id);
+            response
+        };
+        assert_eq!(result(&response)["content"][0]["text"], expected, "{response}");
+    }
+    let (_, gone) = request(server, rev, "resources/read", json!({"uri": "notes://Trip"}), json!({}));
+    assert!(gone.get("error").is_some(), "deleted: {gone}");
 }

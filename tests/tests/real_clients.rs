@@ -162,3 +162,45 @@ fn python_sdk_receives_progress_and_log_messages() {
     modern.args(["--mode", "modern", "--log-level", "info"]);
     drive_talking_back(modern, "modern", true);
 }
+
+/// Calls the `manual` example's tools that ask the client (a form, the client's model, its
+/// roots, a prompt that asks first) and checks that the client's answers reached them:
+/// requests in the handshake era, input-required rounds in 2026-07-28.
+fn drive_questions(client: Command) {
+    let plan = json!([
+        {"op": "call_tool", "name": "book", "arguments": {}},
+        {"op": "call_tool", "name": "ask_model", "arguments": {}},
+        {"op": "call_tool", "name": "list_roots", "arguments": {}},
+        {"op": "call_tool", "name": "two_names", "arguments": {}},
+        {"op": "get_prompt", "name": "asking_prompt", "arguments": {}},
+    ]);
+    let lines = run_plan(client, &plan, &example_binary("manual"), &["--asking-items"]);
+    let [_, book, model, roots, names, prompt] = &lines[..] else { panic!("{lines:#?}") };
+    assert_eq!(
+        text(step_result(book, "call_tool")),
+        "booked: from the client for 1 nights, breakfast Some(true), Small"
+    );
+    assert_eq!(text(step_result(model, "call_tool")), "client-model said: hello from the client");
+    assert_eq!(text(step_result(roots, "call_tool")), "roots: file:///client/root (client root)");
+    assert_eq!(text(step_result(names, "call_tool")), "from the client and from the client");
+    let prompt = step_result(prompt, "get_prompt");
+    assert_eq!(prompt["messages"][0]["content"]["text"], "Greet from the client warmly.", "{prompt:#}");
+}
+
+#[test]
+fn typescript_sdk_v2_answers_questions_in_both_eras() {
+    for mode in ["legacy", "modern"] {
+        let mut client = node_v2_client();
+        client.args(["--mode", mode]);
+        drive_questions(client);
+    }
+}
+
+#[test]
+fn python_sdk_answers_questions_in_both_eras() {
+    for mode in ["legacy", "modern"] {
+        let mut client = python_client();
+        client.args(["--mode", mode]);
+        drive_questions(client);
+    }
+}

@@ -64,6 +64,8 @@ pub mod code {
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
     /// 2026-07-28: the request names a protocol revision the server does not serve.
     pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+    /// 2025-11-25: the request needs the user to complete a URL elicitation first.
+    pub const URL_ELICITATION_REQUIRED: i32 = -32042;
 }
 
 /// A JSON-RPC error object: what a failed request is answered with.
@@ -123,6 +125,14 @@ impl ErrorObject {
     /// -32602: invalid parameters.
     pub fn invalid_params(message: impl Into<String>) -> Self {
         Self::new(code::INVALID_PARAMS, message)
+    }
+
+    /// -32042 (2025-11-25): the request cannot go on until the user completes the URL
+    /// elicitations in `elicitations` (each `{"mode": "url", "message", "url",
+    /// "elicitationId"}`).
+    pub fn url_elicitation_required(message: impl Into<String>, elicitations: Vec<Value>) -> Self {
+        Self::new(code::URL_ELICITATION_REQUIRED, message)
+            .with_data(serde_json::json!({ "elicitations": elicitations }))
     }
 
     /// -32603: an internal error.

@@ -40,8 +40,35 @@ const { plan, mode, command, args } = parseArgs(process.argv.slice(2), Object.ke
 
 const client = new Client(
   { name: 'mcp-tests-node-v2-client', version: '0.0.0' },
-  { versionNegotiation: MODES[mode] },
+  {
+    versionNegotiation: MODES[mode],
+    // Answered below, as requests (handshake era) or input-required rounds (2026-07-28).
+    capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: true } },
+  },
 );
+
+/** A value for one form field: the first choice of an enum, else a fixed one per type. */
+function formValue(schema) {
+  if (schema.enum?.length) return schema.enum[0];
+  if (schema.oneOf?.length) return schema.oneOf[0].const;
+  if (schema.type === 'array') {
+    const items = schema.items ?? {};
+    return [(items.enum ?? (items.anyOf ?? []).map((c) => c.const))[0]];
+  }
+  return { integer: 1, number: 1.5, boolean: true }[schema.type] ?? 'from the client';
+}
+
+client.setRequestHandler('elicitation/create', (request) => {
+  const fields = request.params.requestedSchema?.properties;
+  if (fields === undefined) return { action: 'accept' };
+  return { action: 'accept', content: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, formValue(v)])) };
+});
+client.setRequestHandler('sampling/createMessage', () => ({
+  role: 'assistant',
+  content: { type: 'text', text: 'hello from the client' },
+  model: 'client-model',
+}));
+client.setRequestHandler('roots/list', () => ({ roots: [{ uri: 'file:///client/root', name: 'client root' }] }));
 const transport = new StdioClientTransport({
   command,
   args,

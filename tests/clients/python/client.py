@@ -41,6 +41,7 @@ import pydantic
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
+import mcp_types
 from mcp_types import Implementation, PromptReference, ResourceTemplateReference
 
 MODES = {"legacy": "legacy", "modern": "2026-07-28", "auto": "auto"}
@@ -72,6 +73,43 @@ async def all_pages(list_page: Any, key: str) -> dict[str, Any]:
         if cursor is None:
             return {"result": {key: items}, "pages": pages}
     raise RuntimeError(f"{key}: still paging after {MAX_PAGES} pages")
+
+
+# What this client answers the server's questions with (elicitation, sampling, roots), in
+# both eras: requests in the handshake era, input-required rounds in 2026-07-28.
+SAMPLED_TEXT = "hello from the client"
+ROOTS = [{"uri": "file:///client/root", "name": "client root"}]
+
+
+def form_value(schema: dict[str, Any]) -> Any:
+    """A value for one form field: the first choice of an enum, else a fixed one per type."""
+    if schema.get("enum"):
+        return schema["enum"][0]
+    if schema.get("oneOf"):
+        return schema["oneOf"][0]["const"]
+    kind = schema.get("type")
+    if kind == "array":
+        items = schema.get("items", {})
+        return [(items.get("enum") or [c["const"] for c in items.get("anyOf", [])])[0]]
+    return {"integer": 1, "number": 1.5, "boolean": True}.get(kind, "from the client")
+
+
+async def on_elicit(_context: Any, params: Any) -> Any:
+    schema = getattr(params, "requested_schema", None)
+    if schema is None:  # URL mode
+        return mcp_types.ElicitResult(action="accept")
+    fields = schema.get("properties", {}) if isinstance(schema, dict) else dump(schema).get("properties", {})
+    return mcp_types.ElicitResult(action="accept", content={k: form_value(v) for k, v in fields.items()})
+
+
+async def on_sample(_context: Any, _params: Any) -> Any:
+    return mcp_types.CreateMessageResult(
+        role="assistant", content=mcp_types.TextContent(type="text", text=SAMPLED_TEXT), model="client-model"
+    )
+
+
+async def on_list_roots(_context: Any) -> Any:
+    return mcp_types.ListRootsResult(roots=[mcp_types.Root(**root) for root in ROOTS])
 
 
 # The log messages (`notifications/message` params) received and not yet reported.
@@ -149,6 +187,9 @@ async def main(mode: str, plan: list[Any], command: str, args: list[str], log_le
         # the same as the TypeScript SDK's default request timeout.
         read_timeout_seconds=REQUEST_TIMEOUT_SECONDS,
         logging_callback=on_log_message,
+        elicitation_callback=on_elicit,
+        sampling_callback=on_sample,
+        list_roots_callback=on_list_roots,
         # 2026-07-28: the level every request opts in to (`_meta` logLevel); none by default.
         log_level=log_level,
     )
