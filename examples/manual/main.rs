@@ -8,7 +8,8 @@
 //! client); `--asking-items` adds items that ask the client (elicitation, sampling, roots); `--decorated` adds titles, icons and
 //! `_meta` everywhere; `--page-size N`, `--max-in-flight N`, `--max-message-size BYTES` and
 //! `--drain-timeout-ms N` set the server's limits; `--private-tool-list-ms N` lets 2026-07-28
-//! clients cache the tool list privately for N ms. SIGINT and SIGTERM stop it gracefully.
+//! clients cache the tool list privately for N ms; `--http ADDR` serves Streamable HTTP at
+//! `http://ADDR/mcp` instead of stdio. SIGINT and SIGTERM stop it gracefully.
 
 mod asking_items;
 mod context_items;
@@ -68,6 +69,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with(mcp_runtime::ClientLogLayer::new().forward_target("manual"))
         .init();
     let mut server = server();
+    let mut http = None;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let mut number = || -> Result<usize, String> {
@@ -88,6 +90,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--client-logging" => server.client_logging(),
             "--default-timeout-ms" => server.default_timeout(Duration::from_millis(number()? as u64)),
             "--decorated" => edge_items::add_decorated(server),
+            "--http" => {
+                http = Some(args.next().ok_or("--http needs an address")?);
+                server
+            }
             "--drain-timeout-ms" => server.drain_timeout(Duration::from_millis(number()? as u64)),
             "--page-size" => server.page_size(number()?),
             "--max-in-flight" => server.max_in_flight(number()?),
@@ -99,6 +105,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             other => return Err(format!("unknown flag {other}").into()),
         };
     }
-    server.with_graceful_shutdown(mcp_runtime::termination_signal()).serve_stdio().await?;
+    let server = server.with_graceful_shutdown(mcp_runtime::termination_signal());
+    match http {
+        Some(addr) => server.serve_http(addr.as_str()).await?,
+        None => server.serve_stdio().await?,
+    }
     Ok(())
 }

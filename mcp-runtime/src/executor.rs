@@ -83,6 +83,9 @@ impl std::fmt::Display for Failure {
 pub(crate) enum Output {
     /// The connection's output queue.
     Connection,
+    /// A stream of the request's own (an HTTP response): its notifications, the server's
+    /// questions about it, then its response.
+    Stream(mpsc::Sender<Vec<u8>>),
     /// A batch's buffer, which sends the batch's answer once every member has delivered.
     Batch(mpsc::UnboundedSender<Vec<u8>>),
 }
@@ -124,13 +127,20 @@ impl SlotLease {
 #[derive(Debug)]
 pub(crate) struct Reply {
     pub(crate) line: Vec<u8>,
+    /// The request's own stream; `None`: the connection's output.
+    pub(crate) stream: Option<mpsc::Sender<Vec<u8>>>,
     _slot: Option<OwnedSemaphorePermit>,
 }
 
 impl Reply {
     /// A response that held no slot (lifecycle and inline methods, errors).
     pub(crate) fn now(line: Vec<u8>) -> Self {
-        Reply { line, _slot: None }
+        Reply { line, stream: None, _slot: None }
+    }
+
+    /// The same, for a request with a stream of its own.
+    pub(crate) fn to_stream(line: Vec<u8>, stream: mpsc::Sender<Vec<u8>>) -> Self {
+        Reply { line, stream: Some(stream), _slot: None }
     }
 }
 
@@ -280,8 +290,12 @@ impl Executor {
         let core = Arc::clone(&self.core);
         let cancel = CancelToken::default();
         let lease = SlotLease::new(Arc::clone(&self.slots), slot);
+        let out = match &output {
+            Output::Stream(stream) => stream.clone(),
+            Output::Connection | Output::Batch(_) => self.out.clone(),
+        };
         let link = Some(CallLink {
-            out: self.out.clone(),
+            out,
             limiter: Arc::clone(&self.limiter),
             lease: Arc::clone(&lease),
             pending: self.pending.clone(),
@@ -528,7 +542,8 @@ impl Start<'_> {
 /// slot, until it is queued), a batch member's into its batch's buffer.
 fn deliver_now(output: Output, line: Vec<u8>, lease: &SlotLease) -> Started {
     match output {
-        Output::Connection => Started(Some(Reply { line, _slot: lease.take() })),
+        Output::Connection => Started(Some(Reply { line, stream: None, _slot: lease.take() })),
+        Output::Stream(stream) => Started(Some(Reply { line, stream: Some(stream), _slot: lease.take() })),
         Output::Batch(batch) => {
             let _ = batch.send(line);
             lease.release();
@@ -543,6 +558,9 @@ async fn deliver(out: &mpsc::Sender<Vec<u8>>, output: Output, line: Vec<u8>) {
         // The queue is closed only when the output is gone: nothing is left to tell.
         Output::Connection => {
             let _ = out.send(line).await;
+        }
+        Output::Stream(stream) => {
+            let _ = stream.send(line).await;
         }
         Output::Batch(batch) => {
             let _ = batch.send(line);

@@ -49,6 +49,9 @@ pub use state::State;
 pub use tool::{BoxFuture, IntoToolResult, Json, Structured, ToolCall, ToolDescriptor};
 pub use uri_template::{UriTemplate, UriTemplateError};
 
+#[cfg(feature = "http")]
+pub use transport::http::{Allowed, HttpOptions, ResponseMode};
+
 #[cfg(feature = "macros")]
 #[doc = include_str!("docs/mcp_tool.md")]
 pub use mcp_macros::mcp_tool;
@@ -128,6 +131,73 @@ impl Server {
         transport::stdio::serve(core, shutdown).await
     }
 
+    /// Serves Streamable HTTP at `http://<addr>/mcp`, both eras, until the
+    /// [shutdown signal](Self::with_graceful_shutdown): then it stops accepting, lets requests
+    /// in flight finish within the [drain timeout](Self::drain_timeout) and ends every stream.
+    /// Bound to a loopback address it answers only loopback `Host` and `Origin` values; bound
+    /// elsewhere it needs [`HttpOptions`] allow-lists (see [`serve_http_with`](Self::serve_http_with)).
+    ///
+    /// ```no_run
+    /// # async fn serve() -> mcp_runtime::Result<()> {
+    /// mcp_runtime::Server::new("demo", "1.0.0").serve_http("127.0.0.1:3000").await
+    /// # }
+    /// ```
+    #[cfg(feature = "http")]
+    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<()> {
+        self.serve_http_with(addr, HttpOptions::default()).await
+    }
+
+    /// [`serve_http`](Self::serve_http) with options: the response mode, the allowed hosts
+    /// and origins.
+    #[cfg(feature = "http")]
+    pub async fn serve_http_with(self, addr: impl tokio::net::ToSocketAddrs, options: HttpOptions) -> Result<()> {
+        use axum::serve::ListenerExt as _;
+        let (core, shutdown) = self.start()?;
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let local = listener.local_addr()?;
+        let (router, stop) = transport::http::router(core, options, Some(local))?;
+        tracing::info!("serving MCP at http://{local}/mcp");
+        // Without TCP_NODELAY a keep-alive client stalls on delayed ACKs after small writes.
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                let _ = stop.send(true);
+            })
+            .await?;
+        Ok(())
+    }
+
+    /// The Streamable HTTP endpoint as an axum router serving `/mcp`, to mount in an
+    /// application of your own beside its routes (`Router::merge`, or `nest` under a prefix).
+    /// Mounted, the server cannot know its address: `options` must name the allowed hosts and
+    /// origins.
+    ///
+    /// ```
+    /// use mcp_runtime::{Allowed, HttpOptions, Server};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> mcp_runtime::Result<()> {
+    /// let options = HttpOptions::default()
+    ///     .allowed_hosts(Allowed::Only(vec!["mcp.example.com".into()]))
+    ///     .allowed_origins(Allowed::Only(vec!["https://app.example.com".into()]));
+    /// let mcp = Server::new("demo", "1.0.0").http_router(options)?;
+    /// let app: axum::Router = axum::Router::new()
+    ///     .route("/health", axum::routing::get(|| async { "ok" }))
+    ///     .merge(mcp);
+    /// # drop(app);
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn http_router(self, options: HttpOptions) -> Result<axum::Router> {
+        let (core, _shutdown) = self.start()?;
+        let (router, _stop) = transport::http::router(core, options, None)?;
+        Ok(router)
+    }
+
     /// Runs the server from a plain `fn main`, on a multi-threaded runtime of its own, as the
     /// command line says (see [`run_from_args`](Self::run_from_args)). SIGINT and SIGTERM stop
     /// it gracefully (unless [`with_graceful_shutdown`](Self::with_graceful_shutdown) gave
@@ -162,6 +232,11 @@ impl Server {
                 print!("{}", self.describe()?);
                 Ok(())
             }
+            #[cfg(feature = "http")]
+            Some("--http") => match args.get(1) {
+                Some(addr) => self.serve_http(addr.as_str()).await,
+                None => Err(Error::Usage("`--http` needs an address, e.g. `--http 127.0.0.1:3000`".into())),
+            },
             Some(other) => {
                 Err(Error::Usage(format!("unknown argument `{other}`; use `--list`, or no argument to serve on stdio")))
             }

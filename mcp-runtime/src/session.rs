@@ -91,12 +91,13 @@ impl Session {
         Session { core, era: Era::Fresh, subscriptions: Subscriptions::default(), executor, fresh, log_level }
     }
 
-    /// Handles one incoming message (one line of stdio, one HTTP body); `Some` is a response
-    /// for the transport to queue (it holds its slot until then).
-    pub(crate) fn on_message(&mut self, text: &str) -> Option<Reply> {
+    /// Handles one incoming message (one line of stdio, one HTTP body) whose answers go to
+    /// `output`; `Some` is a response for the transport to queue (it holds its slot until
+    /// then).
+    pub(crate) fn on_message(&mut self, text: &str, output: Output) -> Option<Reply> {
         match shape_of(text) {
-            Shape::Array => self.on_batch(text),
-            _ => self.on_single(classify(text), Output::Connection),
+            Shape::Array => self.on_batch(text, output),
+            _ => self.on_single(classify(text), output),
         }
     }
 
@@ -223,17 +224,17 @@ impl Session {
     /// A JSON-RPC batch: only a 2025-03-26 connection accepts them. Every member runs through
     /// the executor like a single message (in-flight bound, cancellation); the answer is one
     /// array, sent once every member answered.
-    fn on_batch(&mut self, text: &str) -> Option<Reply> {
+    fn on_batch(&mut self, text: &str, output: Output) -> Option<Reply> {
         let batching =
             matches!(&self.era, Era::Handshake { negotiated, .. } if negotiated.revision.supports(Feature::Batching));
         let items: Vec<&RawValue> = match serde_json::from_str(text) {
             Ok(items) => items,
             Err(e) if e.is_syntax() || e.is_eof() => {
-                return answer(Output::Connection, error_line(None, &ErrorObject::parse_error(e)));
+                return answer(output, error_line(None, &ErrorObject::parse_error(e)));
             }
             Err(e) => {
                 let error = ErrorObject::invalid_request(format!("Invalid batch: {e}"));
-                return answer(Output::Connection, error_line(None, &error));
+                return answer(output, error_line(None, &error));
             }
         };
         let refusal = if !batching {
@@ -244,9 +245,13 @@ impl Session {
             None
         };
         if let Some(refusal) = refusal {
-            return answer(Output::Connection, error_line(None, &ErrorObject::invalid_request(refusal)));
+            return answer(output, error_line(None, &ErrorObject::invalid_request(refusal)));
         }
-        let batch = collect_batch(self.executor.output().clone(), self.executor.drain_guard());
+        let target = match output {
+            Output::Stream(stream) => stream,
+            _ => self.executor.output().clone(),
+        };
+        let batch = collect_batch(target, self.executor.drain_guard());
         for item in items {
             let member = Output::Batch(batch.clone());
             let _none = match (shape_of(item.get()), classify(item.get())) {
@@ -277,6 +282,7 @@ impl Session {
 fn answer(output: Output, line: Vec<u8>) -> Option<Reply> {
     match output {
         Output::Connection => Some(Reply::now(line)),
+        Output::Stream(stream) => Some(Reply::to_stream(line, stream)),
         Output::Batch(batch) => {
             let _ = batch.send(line);
             None

@@ -245,6 +245,18 @@ pub fn python_client() -> Command {
 #[must_use]
 pub fn run_plan(mut client: Command, plan: &Value, server: &Path, server_args: &[&str]) -> Vec<Value> {
     client.arg("--plan").arg(plan.to_string()).arg("--").arg(server).args(server_args);
+    plan_lines(client)
+}
+
+/// Like [`run_plan`], connecting to a Streamable HTTP endpoint (`--url`) instead of starting
+/// the server.
+#[must_use]
+pub fn run_plan_url(mut client: Command, plan: &Value, url: &str) -> Vec<Value> {
+    client.arg("--plan").arg(plan.to_string()).arg("--url").arg(url);
+    plan_lines(client)
+}
+
+fn plan_lines(client: Command) -> Vec<Value> {
     let run = run_to_end(client);
     assert!(run.status.success(), "{} failed ({})\n{}", run.described, run.status, run.report());
     if !run.stderr.is_empty() {

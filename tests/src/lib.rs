@@ -3,6 +3,7 @@
 
 pub mod clients;
 pub mod gift_genius;
+pub mod http;
 pub mod wire;
 
 use std::path::{Path, PathBuf};

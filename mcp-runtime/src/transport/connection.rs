@@ -19,7 +19,7 @@ use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
-use crate::executor::Reply;
+use crate::executor::{Output, Reply};
 use crate::protocol::{ErrorObject, error_line, is_json_whitespace};
 use crate::server::ServerCore;
 use crate::session::Session;
@@ -28,10 +28,12 @@ use crate::session::Session;
 pub(crate) const OUTGOING_CAPACITY: usize = 64;
 
 /// One framed message from the input.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub(crate) enum Frame {
     /// A complete message (without its line terminator).
     Message(Vec<u8>),
+    /// A message whose answers go to a stream of its own (an HTTP request's response).
+    Routed(Vec<u8>, mpsc::Sender<Vec<u8>>),
     /// A message over the size limit was skipped without being buffered.
     TooLarge,
     /// The input ended.
@@ -119,7 +121,8 @@ pub(crate) async fn run<I: Input>(
                 None
             }
             frame = input.next(), if reading && session.executor.can_read() => match frame {
-                Ok(Frame::Message(bytes)) => on_bytes(&mut session, &bytes),
+                Ok(Frame::Message(bytes)) => on_bytes(&mut session, &bytes, Output::Connection),
+                Ok(Frame::Routed(bytes, stream)) => on_bytes(&mut session, &bytes, Output::Stream(stream)),
                 Ok(Frame::TooLarge) => Some(Reply::now(error_line(
                     None,
                     &ErrorObject::invalid_request(format!(
@@ -142,6 +145,11 @@ pub(crate) async fn run<I: Input>(
         };
         // A reply keeps its slot until the queue holds it.
         if let Some(mut reply) = reply {
+            if let Some(stream) = reply.stream.take() {
+                // A request's own stream: its client waits on nothing else.
+                let _ = stream.send(std::mem::take(&mut reply.line)).await;
+                continue;
+            }
             gathered.append(&mut reply.line);
             gathered_slots.push(reply);
         }
@@ -193,11 +201,17 @@ pub(crate) async fn run<I: Input>(
 
 /// Handles one message's bytes: JSON whitespace alone is skipped, anything else that is not
 /// UTF-8 is a parse error.
-fn on_bytes(session: &mut Session, bytes: &[u8]) -> Option<Reply> {
+fn on_bytes(session: &mut Session, bytes: &[u8], output: Output) -> Option<Reply> {
     match std::str::from_utf8(bytes) {
         Ok(text) if text.chars().all(is_json_whitespace) => None,
-        Ok(text) => session.on_message(text),
-        Err(e) => Some(Reply::now(error_line(None, &ErrorObject::parse_error(e)))),
+        Ok(text) => session.on_message(text, output),
+        Err(e) => {
+            let line = error_line(None, &ErrorObject::parse_error(e));
+            Some(match output {
+                Output::Stream(stream) => Reply::to_stream(line, stream),
+                _ => Reply::now(line),
+            })
+        }
     }
 }
 

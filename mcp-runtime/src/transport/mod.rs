@@ -7,6 +7,8 @@
 //! - [`stdio`]: the process's standard input and output, on threads of their own.
 
 pub(crate) mod connection;
+#[cfg(feature = "http")]
+pub(crate) mod http;
 pub(crate) mod lines;
 #[cfg(feature = "stdio")]
 pub(crate) mod stdio;

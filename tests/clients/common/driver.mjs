@@ -27,8 +27,9 @@ export function fail(status, message) {
  * default. Returns `{ plan, mode, command, args }`; exits 64 on a usage error.
  */
 export function parseArgs(argv, modes) {
-  const usage = `usage: node ${PROGRAM} [--mode ${modes.join('|')}] --plan '<json array>' -- <server> [args...]`;
+  const usage = `usage: node ${PROGRAM} [--mode ${modes.join('|')}] --plan '<json array>' (--url <http url> | -- <server> [args...])`;
   let plan;
+  let url;
   let mode = modes[0];
   let i = 0;
   for (; i < argv.length && argv[i] !== '--'; i++) {
@@ -44,15 +45,17 @@ export function parseArgs(argv, modes) {
       }
     } else if (flag === '--mode') {
       mode = value;
+    } else if (flag === '--url') {
+      url = value;
     } else {
       fail(64, `unknown flag ${flag}\n${usage}`);
     }
   }
   const server = argv.slice(i + 1);
   if (!Array.isArray(plan)) fail(64, `--plan must be a JSON array\n${usage}`);
-  if (server.length === 0) fail(64, `no server command after --\n${usage}`);
+  if (server.length === 0 && url === undefined) fail(64, `no server command after --, and no --url\n${usage}`);
   if (!modes.includes(mode)) fail(64, `--mode ${mode}: this driver accepts ${modes.join(', ')}\n${usage}`);
-  return { plan, mode, command: server[0], args: server.slice(1) };
+  return { plan, mode, url, command: server[0], args: server.slice(1) };
 }
 
 /**

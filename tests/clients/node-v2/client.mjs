@@ -26,7 +26,7 @@
 // short-lived sibling process started with the same command (its stderr discarded); the
 // session's process starts once the era is known, so it never sees `server/discover`.
 
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { emit, fail, parseArgs, runPlan, standardOps } from '../common/driver.mjs';
 
@@ -36,7 +36,7 @@ const MODES = {
   auto: { mode: 'auto' },
 };
 
-const { plan, mode, command, args } = parseArgs(process.argv.slice(2), Object.keys(MODES));
+const { plan, mode, url, command, args } = parseArgs(process.argv.slice(2), Object.keys(MODES));
 
 const client = new Client(
   { name: 'mcp-tests-node-v2-client', version: '0.0.0' },
@@ -69,13 +69,16 @@ client.setRequestHandler('sampling/createMessage', () => ({
   model: 'client-model',
 }));
 client.setRequestHandler('roots/list', () => ({ roots: [{ uri: 'file:///client/root', name: 'client root' }] }));
-const transport = new StdioClientTransport({
-  command,
-  args,
-  // The whole environment, not the SDK's short default list, so tests can steer the server.
-  env: { ...process.env },
-  stderr: 'inherit',
-});
+// Streamable HTTP with --url; otherwise the server command over stdio.
+const transport = url !== undefined
+  ? new StreamableHTTPClientTransport(new URL(url))
+  : new StdioClientTransport({
+    command,
+    args,
+    // The whole environment, not the SDK's short default list, so tests can steer the server.
+    env: { ...process.env },
+    stderr: 'inherit',
+  });
 
 // Requests sent on the session's connection, by method: how many pages a list walk took.
 const sent = new Map();
@@ -122,7 +125,7 @@ const talkBackOps = {
 try {
   await client.connect(transport);
 } catch (e) {
-  fail(2, `could not connect to ${command}: ${e?.stack ?? e}`);
+  fail(2, `could not connect to ${url ?? command}: ${e?.stack ?? e}`);
 }
 
 emit({

@@ -18,6 +18,7 @@
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { emit, fail, parseArgs, runPlan, standardOps } from '../common/driver.mjs';
 
 const MAX_PAGES = 1000;
@@ -35,26 +36,31 @@ async function allPages(list, key) {
   throw new Error(`${key}: still paging after ${MAX_PAGES} pages`);
 }
 
-const { plan, command, args } = parseArgs(process.argv.slice(2), ['legacy']);
+const { plan, url, command, args } = parseArgs(process.argv.slice(2), ['legacy']);
 
 const client = new Client({ name: 'mcp-tests-node-client', version: '0.0.0' });
-const transport = new StdioClientTransport({
-  command,
-  args,
-  // The whole environment, not the SDK's short default list, so tests can steer the server.
-  env: { ...process.env },
-  stderr: 'inherit',
-});
+// Streamable HTTP with --url; otherwise the server command over stdio.
+const transport = url !== undefined
+  ? new StreamableHTTPClientTransport(new URL(url))
+  : new StdioClientTransport({
+    command,
+    args,
+    // The whole environment, not the SDK's short default list, so tests can steer the server.
+    env: { ...process.env },
+    stderr: 'inherit',
+  });
 // The SDK keeps the negotiated version to itself; it hands it to transports that ask for it.
 let protocolVersion = null;
+const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
 transport.setProtocolVersion = (version) => {
   protocolVersion = version;
+  setProtocolVersion?.(version);
 };
 
 try {
   await client.connect(transport);
 } catch (e) {
-  fail(2, `could not connect to ${command}: ${e?.stack ?? e}`);
+  fail(2, `could not connect to ${url ?? command}: ${e?.stack ?? e}`);
 }
 
 emit({

@@ -176,9 +176,13 @@ def error_line(error: BaseException) -> dict[str, Any]:
     return {"code": code, "message": message, "data": data, "kind": type(error).__name__}
 
 
-async def main(mode: str, plan: list[Any], command: str, args: list[str], log_level: str | None) -> int:
+async def main(
+    mode: str, plan: list[Any], command: str | None, args: list[str], log_level: str | None, url: str | None
+) -> int:
+    # Streamable HTTP with --url; otherwise the server command over stdio.
+    server: Any = url if url is not None else StdioServerParameters(command=command, args=args, env=dict(os.environ))
     client = Client(
-        StdioServerParameters(command=command, args=args, env=dict(os.environ)),
+        server,
         mode=MODES[mode],
         client_info=Implementation(name="mcp-tests-python-client", version="0.0.0"),
         # The tests look at what the server answers, every time: no response cache.
@@ -196,7 +200,7 @@ async def main(mode: str, plan: list[Any], command: str, args: list[str], log_le
     try:
         await client.__aenter__()
     except Exception as error:  # noqa: BLE001 - anything that stops the connection is reported
-        print(f"client.py: could not connect to {command}: {unwrap(error)!r}", file=sys.stderr)
+        print(f"client.py: could not connect to {url or command}: {unwrap(error)!r}", file=sys.stderr)
         return 2
     try:
         emit(
@@ -226,7 +230,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--mode", choices=sorted(MODES), default="legacy")
     parser.add_argument("--plan", required=True, help="JSON array of steps")
     parser.add_argument("--log-level", default=None, help="2026-07-28: the log level every request asks for")
-    parser.add_argument("server", nargs="+", help="the server command and its arguments, after --")
+    parser.add_argument("--url", default=None, help="a Streamable HTTP endpoint, instead of a server command")
+    parser.add_argument("server", nargs="*", help="the server command and its arguments, after --")
     parsed = parser.parse_args(argv)
     try:
         parsed.plan = json.loads(parsed.plan)
@@ -234,9 +239,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.exit(64, f"client.py: --plan is not JSON: {error}\n")
     if not isinstance(parsed.plan, list):
         parser.exit(64, "client.py: --plan must be a JSON array\n")
+    if not parsed.server and parsed.url is None:
+        parser.exit(64, "client.py: no server command after --, and no --url\n")
     return parsed
 
 
 if __name__ == "__main__":
     ns = parse_args(sys.argv[1:])
-    sys.exit(anyio.run(main, ns.mode, ns.plan, ns.server[0], ns.server[1:], ns.log_level))
+    command = ns.server[0] if ns.server else None
+    sys.exit(anyio.run(main, ns.mode, ns.plan, command, ns.server[1:], ns.log_level, ns.url))

@@ -1,0 +1,587 @@
+//! Streamable HTTP: one endpoint (`/mcp`) for both eras, on axum.
+//!
+//! Every connection-like thing runs the same loop as stdio ([`connection::run`]): a
+//! handshake-era session is one such loop, fed by its POSTs; 2026-07-28 requests share one
+//! stateless loop. Each POSTed request carries a stream of its own, which receives the
+//! handler's notifications and the server's questions about it, then its response: the POST
+//! answers `application/json` when the response comes first, and switches to an SSE stream
+//! when anything comes before it (or always, in [`ResponseMode::Sse`]).
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio::sync::{mpsc, watch};
+
+use super::connection::{self, Frame, Input};
+use crate::protocol::{ErrorObject, Feature, RequestId, Revision, code, error_line};
+use crate::server::ServerCore;
+
+/// The session header of the handshake revisions.
+const SESSION_HEADER: &str = "mcp-session-id";
+/// The revision header.
+const VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// How a POSTed request is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResponseMode {
+    /// `application/json` when the response is the first thing the request produces; an SSE
+    /// stream when a notification or a question to the client comes before it (the default).
+    #[default]
+    Json,
+    /// Always an SSE stream.
+    Sse,
+}
+
+/// Which `Host` and `Origin` values the server accepts: the defence against DNS rebinding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Allowed {
+    /// Any value (behind a proxy that checks, or on purpose).
+    Any,
+    /// These values only: host names with or without a port (`localhost`, `example.com:443`)
+    /// for `Host`; full origins (`https://app.example.com`) for `Origin`.
+    Only(Vec<String>),
+}
+
+/// How the HTTP transport serves.
+///
+/// ```
+/// use mcp_runtime::{Allowed, HttpOptions, ResponseMode};
+/// let options = HttpOptions::default()
+///     .response_mode(ResponseMode::Sse)
+///     .allowed_hosts(Allowed::Only(vec!["mcp.example.com".into()]))
+///     .allowed_origins(Allowed::Only(vec!["https://app.example.com".into()]));
+/// # drop(options);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct HttpOptions {
+    mode: ResponseMode,
+    hosts: Option<Allowed>,
+    origins: Option<Allowed>,
+}
+
+impl HttpOptions {
+    /// How requests are answered (default: [`ResponseMode::Json`]).
+    #[must_use]
+    pub fn response_mode(mut self, mode: ResponseMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The `Host` values accepted. Bound to a loopback address, the loopback names are the
+    /// default; bound elsewhere, or mounted as a router, the server refuses to start without
+    /// this.
+    #[must_use]
+    pub fn allowed_hosts(mut self, hosts: Allowed) -> Self {
+        self.hosts = Some(hosts);
+        self
+    }
+
+    /// The `Origin` values accepted (a request without `Origin` is accepted). The default is
+    /// the loopback origins when bound to loopback; elsewhere the server refuses to start
+    /// without this.
+    #[must_use]
+    pub fn allowed_origins(mut self, origins: Allowed) -> Self {
+        self.origins = Some(origins);
+        self
+    }
+}
+
+/// The loopback names a local server answers to.
+const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
+
+/// What every handler of the endpoint shares.
+struct App {
+    core: Arc<ServerCore>,
+    mode: ResponseMode,
+    hosts: Allowed,
+    origins: Allowed,
+    /// Handshake-era sessions by id.
+    sessions: Mutex<HashMap<String, Arc<SessionHandle>>>,
+    /// The loop serving 2026-07-28 requests.
+    stateless: Arc<SessionHandle>,
+    stopping: watch::Receiver<bool>,
+    /// Kept here so that sessions of a mounted router run as long as the router.
+    _stop: Arc<watch::Sender<bool>>,
+}
+
+/// One loop's inbox, and where its connection-level messages go.
+struct SessionHandle {
+    inbound: mpsc::Sender<Frame>,
+    /// The open GET stream, if any: list changes, resource updates.
+    listener: Arc<Mutex<Option<mpsc::Sender<Vec<u8>>>>>,
+}
+
+/// A loop's input: frames sent by the endpoint's handlers.
+struct Inbox(mpsc::Receiver<Frame>);
+
+impl Input for Inbox {
+    async fn next(&mut self) -> std::io::Result<Frame> {
+        // The endpoint dropped the session (DELETE, or the server stopping).
+        Ok(self.0.recv().await.unwrap_or(Frame::End))
+    }
+}
+
+/// Starts a loop (a session, or the stateless one) and returns its handle.
+fn start_loop(core: &Arc<ServerCore>, stopping: &watch::Receiver<bool>) -> Arc<SessionHandle> {
+    let (inbound, inbox) = mpsc::channel(crate::executor::LOOK_AHEAD);
+    let (out, mut outbox) = mpsc::channel::<Vec<u8>>(connection::OUTGOING_CAPACITY);
+    let listener: Arc<Mutex<Option<mpsc::Sender<Vec<u8>>>>> = Arc::default();
+    let forward_to = Arc::clone(&listener);
+    // Connection-level messages go to the GET stream when one is open, else nowhere.
+    tokio::spawn(async move {
+        while let Some(line) = outbox.recv().await {
+            let target = forward_to.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            if let Some(target) = target
+                && target.send(line).await.is_err()
+            {
+                forward_to.lock().unwrap_or_else(|e| e.into_inner()).take();
+            }
+        }
+    });
+    let mut stopping = stopping.clone();
+    let shutdown = async move {
+        let _ = stopping.wait_for(|stop| *stop).await;
+    };
+    tokio::spawn(connection::run(Arc::clone(core), Inbox(inbox), out, shutdown));
+    Arc::new(SessionHandle { inbound, listener })
+}
+
+/// What the endpoint reads of a message before handing it over.
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+/// The `_meta` revision of a 2026-07-28 request, and its `name` or `uri`.
+#[derive(Deserialize, Default)]
+struct ParamsHead {
+    #[serde(rename = "_meta", default)]
+    meta: Option<MetaHead>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    uri: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct MetaHead {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
+    protocol_version: Option<serde_json::Value>,
+}
+
+/// An error answered before any loop saw the message.
+fn reject(status: StatusCode, id: Option<&RequestId>, error: ErrorObject) -> Response {
+    let mut body = error_line(id, &error);
+    body.pop();
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// The `Host` and `Origin` checks.
+fn check_headers(app: &App, headers: &HeaderMap) -> Result<(), Response> {
+    let allowed = |list: &Allowed, value: &str, host: bool| match list {
+        Allowed::Any => true,
+        Allowed::Only(values) => values.iter().any(|v| {
+            v.eq_ignore_ascii_case(value)
+                || (host
+                    && value.rsplit_once(':').is_some_and(|(name, port)| {
+                        port.bytes().all(|b| b.is_ascii_digit()) && v.eq_ignore_ascii_case(name)
+                    }))
+        }),
+    };
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    if !allowed(&app.hosts, host, true) {
+        let error =
+            ErrorObject::invalid_request(format!("Host `{}` is not served here", crate::protocol::excerpt(host)));
+        return Err(reject(StatusCode::MISDIRECTED_REQUEST, None, error));
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("");
+        if !allowed(&app.origins, origin, false) {
+            let error = ErrorObject::invalid_request("Forbidden: this origin may not call this server");
+            return Err(reject(StatusCode::FORBIDDEN, None, error));
+        }
+    }
+    Ok(())
+}
+
+fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// POST: one message.
+async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
+    if let Err(rejected) = check_headers(&app, &headers) {
+        return rejected;
+    }
+    let Ok(text) = std::str::from_utf8(&body) else {
+        return reject(StatusCode::BAD_REQUEST, None, ErrorObject::parse_error("the body is not UTF-8"));
+    };
+    let is_batch = crate::protocol::shape_of(text) == crate::protocol::Shape::Array;
+    let head: Option<Head<'_>> = if is_batch { None } else { serde_json::from_str(text).ok() };
+    let params: ParamsHead =
+        head.as_ref().and_then(|h| h.params).and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
+    let modern_version = params.meta.as_ref().and_then(|m| m.protocol_version.as_ref()).and_then(|v| v.as_str());
+    let method = head.as_ref().and_then(|h| h.method.as_deref());
+    let id = head.as_ref().and_then(|h| h.id).and_then(|raw| serde_json::from_str::<RequestId>(raw.get()).ok());
+    let is_request = method.is_some() && head.as_ref().is_some_and(|h| h.id.is_some());
+
+    let session_id = header_str(&headers, SESSION_HEADER);
+    // A 2026-07-28 request names its revision; a client without a session may also probe
+    // with `server/discover` and send notifications (which no era answers).
+    let stateless = modern_version.is_some()
+        || (session_id.is_none() && (method == Some("server/discover") || (!is_request && !is_batch)));
+    let (target, minted) = if stateless {
+        if let Err(rejected) = check_modern_headers(&headers, modern_version, method, &params, id.as_ref()) {
+            return rejected;
+        }
+        (Arc::clone(&app.stateless), None)
+    } else {
+        if let Some(version) = header_str(&headers, VERSION_HEADER)
+            && !Revision::parse(version).is_some_and(|r| r.supports(Feature::Handshake))
+        {
+            let error = ErrorObject::invalid_request(format!(
+                "Unsupported MCP-Protocol-Version `{}`",
+                crate::protocol::excerpt(version)
+            ));
+            return reject(StatusCode::BAD_REQUEST, id.as_ref(), error);
+        }
+        match session_id {
+            Some(session) => {
+                let found = app.sessions.lock().unwrap_or_else(|e| e.into_inner()).get(session).cloned();
+                match found {
+                    Some(handle) => (handle, None),
+                    None => {
+                        let error = ErrorObject::invalid_request(
+                            "Session not found: it ended or never existed; initialize again",
+                        );
+                        return reject(StatusCode::NOT_FOUND, id.as_ref(), error);
+                    }
+                }
+            }
+            None if method == Some("initialize") => {
+                let session = new_session_id();
+                let handle = start_loop(&app.core, &app.stopping);
+                app.sessions.lock().unwrap_or_else(|e| e.into_inner()).insert(session.clone(), Arc::clone(&handle));
+                (handle, Some(session))
+            }
+            None => {
+                let error = ErrorObject::invalid_request(
+                    "Missing Mcp-Session-Id: send `initialize` first, or a 2026-07-28 request with its `_meta`",
+                );
+                return reject(StatusCode::BAD_REQUEST, id.as_ref(), error);
+            }
+        }
+    };
+
+    if !is_request && !is_batch {
+        // A notification or a response: never answered.
+        let _ = target.inbound.send(Frame::Message(body.to_vec())).await;
+        return StatusCode::ACCEPTED.into_response();
+    }
+    let (stream, answers) = mpsc::channel::<Vec<u8>>(16);
+    if target.inbound.send(Frame::Routed(body.to_vec(), stream)).await.is_err() {
+        let error = ErrorObject::internal("The session ended");
+        return reject(StatusCode::NOT_FOUND, id.as_ref(), error);
+    }
+    // From here on, a 2026-07-28 client that goes away cancels the request.
+    let cancel = (stateless && is_request).then(|| target.inbound.clone());
+    let mut answering = Answering { first: None, rest: answers, id: id.clone(), next_event: 1, done: false, cancel };
+    let Some(first) = answering.rest.recv().await else {
+        return reject(StatusCode::INTERNAL_SERVER_ERROR, id.as_ref(), ErrorObject::internal("No answer"));
+    };
+    let mut response = if app.mode == ResponseMode::Json && (is_batch || is_final(&first, id.as_ref())) {
+        answering.done = true;
+        let status = if stateless { modern_status(&first) } else { StatusCode::OK };
+        let mut body = first;
+        body.pop();
+        if let (Some(session), true) = (&minted, status == StatusCode::OK && !is_success(&body)) {
+            // A failed `initialize` leaves no session behind.
+            app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session);
+        }
+        (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+    } else {
+        answering.first = Some(first);
+        sse_response(answering)
+    };
+    if let Some(session) = minted
+        && let Ok(value) = HeaderValue::from_str(&session)
+    {
+        response.headers_mut().insert(SESSION_HEADER, value);
+    }
+    response
+}
+
+/// The 2026-07-28 header rules: `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`, when
+/// sent, must match the body (400 with -32020 otherwise).
+fn check_modern_headers(
+    headers: &HeaderMap,
+    version: Option<&str>,
+    method: Option<&str>,
+    params: &ParamsHead,
+    id: Option<&RequestId>,
+) -> Result<(), Response> {
+    let mismatch = |what: &str| {
+        let message = format!("Header mismatch: `{what}` does not match the body");
+        reject(StatusCode::BAD_REQUEST, id, ErrorObject::new(code::HEADER_MISMATCH, message))
+    };
+    if let (Some(sent), Some(version)) = (header_str(headers, VERSION_HEADER), version)
+        && sent != version
+    {
+        return Err(mismatch("MCP-Protocol-Version"));
+    }
+    if let (Some(sent), Some(method)) = (header_str(headers, "mcp-method"), method)
+        && sent != method
+    {
+        return Err(mismatch("Mcp-Method"));
+    }
+    if let Some(sent) = header_str(headers, "mcp-name") {
+        let named = params.name.as_deref().or(params.uri.as_deref());
+        if named.is_some_and(|named| decode_header_value(sent) != named) {
+            return Err(mismatch("Mcp-Name"));
+        }
+    }
+    Ok(())
+}
+
+/// A header value as 2026-07-28 writes values that are not plain ASCII:
+/// `=?base64?<base64 of UTF-8>?=`.
+fn decode_header_value(value: &str) -> String {
+    use base64::Engine as _;
+    value
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+        .and_then(|encoded| base64::engine::general_purpose::STANDARD.decode(encoded).ok())
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .unwrap_or_else(|| value.to_owned())
+}
+
+/// The status of a 2026-07-28 answer: errors the protocol names get theirs.
+fn modern_status(line: &[u8]) -> StatusCode {
+    #[derive(Deserialize)]
+    struct Answer {
+        #[serde(default)]
+        error: Option<ErrorCode>,
+    }
+    #[derive(Deserialize)]
+    struct ErrorCode {
+        code: i32,
+    }
+    match serde_json::from_slice::<Answer>(line).ok().and_then(|a| a.error).map(|e| e.code) {
+        Some(code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(
+            code::INVALID_PARAMS
+            | code::INVALID_REQUEST
+            | code::PARSE_ERROR
+            | code::HEADER_MISMATCH
+            | code::UNSUPPORTED_PROTOCOL_VERSION
+            | code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        ) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+fn is_success(line: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(line).is_ok_and(|m| m.contains_key("result"))
+}
+
+/// Whether `line` is the response to the request `id` (not a notification or a question).
+fn is_final(line: &[u8], id: Option<&RequestId>) -> bool {
+    match serde_json::from_slice::<Head<'_>>(line) {
+        Ok(head) => {
+            head.method.is_none()
+                && head.id.and_then(|raw| serde_json::from_str::<RequestId>(raw.get()).ok()).as_ref() == id
+        }
+        Err(_) => false,
+    }
+}
+
+/// One SSE event, written in one piece.
+fn sse_event(event_id: u64, line: &[u8]) -> Bytes {
+    let data = line.strip_suffix(b"\n").unwrap_or(line);
+    let mut event = Vec::with_capacity(data.len() + 32);
+    event.extend_from_slice(format!("id: {event_id}\ndata: ").as_bytes());
+    event.extend_from_slice(data);
+    event.extend_from_slice(b"\n\n");
+    Bytes::from(event)
+}
+
+/// What a POSTed request produces, on its way to the client. Dropped before the response
+/// went out (the client went away), it cancels a 2026-07-28 request: there, closing the
+/// response stream is the cancellation.
+struct Answering {
+    first: Option<Vec<u8>>,
+    rest: mpsc::Receiver<Vec<u8>>,
+    id: Option<RequestId>,
+    next_event: u64,
+    done: bool,
+    /// The loop to tell, for a 2026-07-28 request.
+    cancel: Option<mpsc::Sender<Frame>>,
+}
+
+impl Drop for Answering {
+    fn drop(&mut self) {
+        if let (false, Some(inbound), Some(id)) = (self.done, self.cancel.take(), &self.id) {
+            let notification = serde_json::json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": id, "reason": "the client closed the response stream"},
+            });
+            let _ = inbound.try_send(Frame::Message(notification.to_string().into_bytes()));
+        }
+    }
+}
+
+/// A request's SSE stream: what it produced, up to and including its response.
+fn sse_response(state: Answering) -> Response {
+    let stream = futures_util::stream::unfold(state, |mut state| async move {
+        if state.done {
+            return None;
+        }
+        let line = match state.first.take() {
+            Some(line) => line,
+            None => state.rest.recv().await?,
+        };
+        state.done = is_final(&line, state.id.as_ref());
+        let event = sse_event(state.next_event, &line);
+        state.next_event += 1;
+        Some((Ok::<_, Infallible>(event), state))
+    });
+    sse_headers(Response::new(Body::from_stream(stream)))
+}
+
+fn sse_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// GET: a session's stream of list changes and resource updates (handshake revisions).
+async fn on_get(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    if let Err(rejected) = check_headers(&app, &headers) {
+        return rejected;
+    }
+    let Some(session) = header_str(&headers, SESSION_HEADER) else {
+        return method_not_allowed("GET opens a session's stream: send Mcp-Session-Id (2026-07-28 has no GET)");
+    };
+    let Some(handle) = app.sessions.lock().unwrap_or_else(|e| e.into_inner()).get(session).cloned() else {
+        return reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Session not found"));
+    };
+    let (tx, rx) = mpsc::channel::<Vec<u8>>(connection::OUTGOING_CAPACITY);
+    *handle.listener.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+    let stopping = app.stopping.clone();
+    let stream = futures_util::stream::unfold((rx, stopping, 1_u64), |(mut rx, mut stopping, n)| async move {
+        let line = tokio::select! {
+            line = rx.recv() => line?,
+            _ = stopping.wait_for(|stop| *stop) => return None,
+        };
+        Some((Ok::<_, Infallible>(sse_event(n, &line)), (rx, stopping, n + 1)))
+    });
+    sse_headers(Response::new(Body::from_stream(stream)))
+}
+
+/// DELETE: ends a session.
+async fn on_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    if let Err(rejected) = check_headers(&app, &headers) {
+        return rejected;
+    }
+    let Some(session) = header_str(&headers, SESSION_HEADER) else {
+        return method_not_allowed("DELETE ends a session: send Mcp-Session-Id (2026-07-28 has no sessions)");
+    };
+    match app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session) {
+        // Dropping the handle ends the session's input: it finishes what runs, then stops.
+        Some(_) => StatusCode::NO_CONTENT.into_response(),
+        None => reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Session not found")),
+    }
+}
+
+fn method_not_allowed(why: &str) -> Response {
+    let mut response = reject(StatusCode::METHOD_NOT_ALLOWED, None, ErrorObject::invalid_request(why));
+    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+    response
+}
+
+/// A session id: 128 bits from the operating system's random source, as hex.
+fn new_session_id() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // Unique still, if not secret: the error is logged where the key is drawn too.
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        bytes.copy_from_slice(&now.as_nanos().to_le_bytes());
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The endpoint as a router serving `/mcp`, and what stops its sessions (send `true`).
+pub(crate) fn router(
+    core: Arc<ServerCore>,
+    options: HttpOptions,
+    bound: Option<SocketAddr>,
+) -> crate::Result<(axum::Router, Arc<watch::Sender<bool>>)> {
+    let loopback = bound.is_some_and(|addr| addr.ip().is_loopback());
+    let hosts = match (options.hosts, loopback) {
+        (Some(hosts), _) => hosts,
+        (None, true) => Allowed::Only(LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect()),
+        (None, false) => {
+            return Err(crate::Error::Usage(
+                "serving HTTP on a non-loopback address (or as a router) needs an explicit host allow-list: \
+             `HttpOptions::allowed_hosts` (`Allowed::Any` to accept any, behind a proxy that checks)"
+                    .into(),
+            ));
+        }
+    };
+    let origins = match (options.origins, bound) {
+        (Some(origins), _) => origins,
+        (None, Some(addr)) if loopback => Allowed::Only(
+            LOOPBACK_HOSTS
+                .iter()
+                .flat_map(|h| [format!("http://{h}"), format!("http://{h}:{}", addr.port()), format!("https://{h}")])
+                .collect(),
+        ),
+        (None, _) => {
+            return Err(crate::Error::Usage(
+                "serving HTTP on a non-loopback address (or as a router) needs an explicit origin allow-list: \
+             `HttpOptions::allowed_origins` (`Allowed::Any` to accept any)"
+                    .into(),
+            ));
+        }
+    };
+    let (stop, stopping) = watch::channel(false);
+    let stop = Arc::new(stop);
+    let stateless = start_loop(&core, &stopping);
+    let max = core.config.max_message_size;
+    let app = Arc::new(App {
+        core,
+        mode: options.mode,
+        hosts,
+        origins,
+        sessions: Mutex::default(),
+        stateless,
+        stopping,
+        _stop: Arc::clone(&stop),
+    });
+    let router = axum::Router::new()
+        .route("/mcp", post(on_post).get(on_get).delete(on_delete))
+        .layer(DefaultBodyLimit::max(max))
+        .with_state(app);
+    Ok((router, stop))
+}

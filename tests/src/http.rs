@@ -1,0 +1,142 @@
+//! Serving an example over Streamable HTTP in a test: start it on a free loopback port, wait
+//! until it accepts connections, and talk to `/mcp` with a small blocking client that reads
+//! JSON and SSE answers alike.
+
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// An example serving HTTP, killed when dropped.
+#[derive(Debug)]
+pub struct HttpServer {
+    child: Child,
+    /// `http://127.0.0.1:<port>/mcp`.
+    pub url: String,
+    /// `127.0.0.1:<port>`.
+    pub addr: String,
+}
+
+impl HttpServer {
+    /// Starts `program --http 127.0.0.1:<free port> args...` and waits (up to 10 s) until it
+    /// accepts connections.
+    pub fn start(program: &Path, args: &[&str]) -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+        let addr = format!("127.0.0.1:{port}");
+        let child = Command::new(program)
+            .args(args)
+            .args(["--http", &addr])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(&addr).is_err() {
+            assert!(Instant::now() < deadline, "{} did not listen on {addr}", program.display());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        HttpServer { child, url: format!("http://{addr}/mcp"), addr }
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits up to `limit` for the process to exit; its exit status.
+    pub fn wait(&mut self, limit: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("waitable") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "still running after {limit:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP exchange's answer: status, headers, and the JSON-RPC messages of its body (one
+/// for `application/json`, each event's data for `text/event-stream`, none for an empty body).
+#[derive(Debug)]
+pub struct Answer {
+    /// The status code.
+    pub status: u16,
+    /// The `Content-Type`.
+    pub content_type: String,
+    /// The `Mcp-Session-Id`, if any.
+    pub session: Option<String>,
+    /// The messages.
+    pub messages: Vec<Value>,
+    /// Each SSE event's `id`, in order.
+    pub event_ids: Vec<String>,
+}
+
+impl Answer {
+    /// The last message (the response, for a request).
+    pub fn last(&self) -> &Value {
+        self.messages.last().unwrap_or_else(|| panic!("no message in {self:?}"))
+    }
+}
+
+/// POSTs `body` to `url` with the usual headers and `extra` ones.
+pub fn post(url: &str, body: &Value, extra: &[(&str, &str)]) -> Answer {
+    send(url, "POST", Some(body), extra)
+}
+
+/// Sends `method` (GET, DELETE, POST) to `url`.
+pub fn send(url: &str, method: &str, body: Option<&Value>, extra: &[(&str, &str)]) -> Answer {
+    let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().expect("a client");
+    let mut request = client
+        .request(method.parse().expect("a method"), url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json");
+    for (name, value) in extra {
+        request = request.header(*name, *value);
+    }
+    if let Some(body) = body {
+        request = request.body(body.to_string());
+    }
+    let response = request.send().unwrap_or_else(|e| panic!("{method} {url}: {e}"));
+    let status = response.status().as_u16();
+    let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let content_type = header("content-type").unwrap_or_default();
+    let session = header("mcp-session-id");
+    let text = response.text().expect("a body");
+    let (messages, event_ids) = if content_type.starts_with("text/event-stream") {
+        let mut messages = Vec::new();
+        let mut ids = Vec::new();
+        for event in text.split("\n\n").filter(|e| !e.trim().is_empty()) {
+            for line in event.lines() {
+                if let Some(id) = line.strip_prefix("id: ") {
+                    ids.push(id.to_owned());
+                } else if let Some(data) = line.strip_prefix("data: ") {
+                    messages.push(serde_json::from_str(data).unwrap_or_else(|e| panic!("{e}: {data}")));
+                }
+            }
+        }
+        (messages, ids)
+    } else if text.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        (vec![serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))], Vec::new())
+    };
+    Answer { status, content_type, session, messages, event_ids }
+}
+
+/// An `initialize` request for `revision` declaring `capabilities`.
+pub fn initialize(revision: &str, capabilities: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": revision, "capabilities": capabilities,
+        "clientInfo": {"name": "http-tests", "version": "0"}}})
+}

@@ -1,0 +1,288 @@
+//! Streamable HTTP (`/mcp`) against the examples: sessions of the handshake revisions, the
+//! stateless 2026-07-28 POST, the status code and header rules, JSON and SSE answers, the
+//! server's questions on a request's stream, cancellation by a closed stream, the security
+//! checks, graceful shutdown, and many clients at once.
+
+use std::io::{BufRead, BufReader};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use mcp_tests::example_binary;
+use mcp_tests::http::{HttpServer, initialize, post, send};
+use mcp_tests::wire::{
+    CLIENT_CAPABILITIES_KEY, HANDSHAKE_REVISIONS, PROTOCOL_VERSION_KEY, STATELESS_REVISION, for_each_revision,
+};
+use serde_json::{Value, json};
+
+fn gift_genius() -> HttpServer {
+    HttpServer::start(&example_binary("gift_genius"), &[])
+}
+
+fn manual(args: &[&str]) -> HttpServer {
+    let mut all = vec!["--test-tools"];
+    all.extend_from_slice(args);
+    HttpServer::start(&example_binary("manual"), &all)
+}
+
+/// A request with `id`.
+fn request(id: i64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// A 2026-07-28 request: `params` plus the `_meta` naming the revision and `capabilities`.
+fn modern(id: i64, method: &str, mut params: Value, capabilities: Value) -> Value {
+    let meta = params["_meta"].as_object_mut().map(std::mem::take).unwrap_or_default();
+    params["_meta"] = json!({PROTOCOL_VERSION_KEY: STATELESS_REVISION, CLIENT_CAPABILITIES_KEY: capabilities});
+    for (key, value) in meta {
+        params["_meta"][key] = value;
+    }
+    request(id, method, params)
+}
+
+/// Opens a session of `revision` (initialize, initialized); its id.
+fn open_session(url: &str, revision: &str, capabilities: Value) -> String {
+    let answer = post(url, &initialize(revision, capabilities), &[]);
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let session = answer.session.clone().expect("Mcp-Session-Id on the initialize result");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let ack = post(url, &initialized, &[("mcp-session-id", &session), ("mcp-protocol-version", revision)]);
+    assert_eq!((ack.status, ack.messages.len()), (202, 0), "{ack:?}");
+    session
+}
+
+#[test]
+fn initialize_mints_a_session_that_later_requests_need() {
+    let server = gift_genius();
+    for_each_revision(&HANDSHAKE_REVISIONS, |rev| {
+        let answer = post(&server.url, &initialize(rev, json!({})), &[]);
+        assert_eq!((answer.status, answer.content_type.as_str()), (200, "application/json"), "{answer:?}");
+        assert_eq!(answer.last()["result"]["protocolVersion"], rev);
+        let session = answer.session.clone().expect("a session id");
+        assert!(session.len() == 32 && session.bytes().all(|b| b.is_ascii_hexdigit()), "128 random bits: {session}");
+        let list = request(1, "tools/list", json!({}));
+        assert_eq!(post(&server.url, &list, &[]).status, 400, "no session");
+        assert_eq!(post(&server.url, &list, &[("mcp-session-id", "0123")]).status, 404, "unknown session");
+        let listed = post(&server.url, &list, &[("mcp-session-id", &session), ("mcp-protocol-version", rev)]);
+        assert_eq!(listed.status, 200);
+        assert_eq!(listed.last()["result"]["tools"][0]["name"], "suggest_gifts");
+        let ended = send(&server.url, "DELETE", None, &[("mcp-session-id", &session)]);
+        assert_eq!(ended.status, 204);
+        assert_eq!(post(&server.url, &list, &[("mcp-session-id", &session)]).status, 404, "ended");
+    });
+}
+
+#[test]
+fn get_and_delete_need_a_session_and_a_bad_version_header_is_refused() {
+    let server = gift_genius();
+    for method in ["GET", "DELETE"] {
+        assert_eq!(send(&server.url, method, None, &[]).status, 405, "{method} without a session");
+    }
+    let session = open_session(&server.url, "2025-06-18", json!({}));
+    let ping = request(5, "ping", json!({}));
+    let refused = post(&server.url, &ping, &[("mcp-session-id", &session), ("mcp-protocol-version", "1999-01-01")]);
+    assert_eq!(refused.status, 400, "{refused:?}");
+    assert_eq!(post(&server.url, &ping, &[("mcp-session-id", &session)]).status, 200, "no header: assumed");
+}
+
+#[test]
+fn foreign_origins_and_hosts_are_refused() {
+    let server = gift_genius();
+    let discover = request(1, "server/discover", json!({}));
+    assert_eq!(post(&server.url, &discover, &[("origin", "http://evil.example")]).status, 403);
+    assert_eq!(post(&server.url, &discover, &[("host", "evil.example")]).status, 421);
+    let own = format!("http://{}", server.addr);
+    let port = server.addr.rsplit(':').next().unwrap();
+    let localhost = format!("http://localhost:{port}");
+    for origin in [own.as_str(), localhost.as_str()] {
+        assert_eq!(post(&server.url, &discover, &[("origin", origin)]).status, 200, "{origin}");
+    }
+}
+
+#[test]
+fn stateless_requests_need_no_session_and_errors_carry_their_status() {
+    let server = gift_genius();
+    let listed = post(&server.url, &modern(1, "tools/list", json!({}), json!({})), &[("mcp-session-id", "ignored")]);
+    assert_eq!((listed.status, listed.session.as_deref()), (200, None), "{listed:?}");
+    assert_eq!(listed.last()["result"]["resultType"], "complete");
+    let cases = [
+        (modern(2, "no/such", json!({}), json!({})), vec![], 404, -32601),
+        (
+            request(
+                3,
+                "tools/list",
+                json!({"_meta": {PROTOCOL_VERSION_KEY: "2099-01-01", CLIENT_CAPABILITIES_KEY: {}}}),
+            ),
+            vec![],
+            400,
+            -32022,
+        ),
+        (request(4, "tools/list", json!({"_meta": {PROTOCOL_VERSION_KEY: STATELESS_REVISION}})), vec![], 400, -32602),
+        (modern(5, "tools/list", json!({}), json!({})), vec![("mcp-method", "prompts/list")], 400, -32020),
+        (
+            modern(
+                6,
+                "tools/call",
+                json!({"name": "suggest_gifts", "arguments": {"age": 9, "relationship": "son"}}),
+                json!({}),
+            ),
+            vec![("mcp-name", "other_tool")],
+            400,
+            -32020,
+        ),
+        (modern(7, "tools/list", json!({}), json!({})), vec![("mcp-protocol-version", "2025-06-18")], 400, -32020),
+    ];
+    for (body, headers, status, code) in cases {
+        let answer = post(&server.url, &body, &headers);
+        assert_eq!((answer.status, answer.last()["error"]["code"].as_i64()), (status, Some(code)), "{body} {answer:?}");
+    }
+    let call = modern(
+        8,
+        "tools/call",
+        json!({"name": "suggest_gifts", "arguments": {"age": 9, "relationship": "son"}}),
+        json!({}),
+    );
+    let matching = [
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "=?base64?c3VnZ2VzdF9naWZ0cw==?="),
+        ("mcp-protocol-version", STATELESS_REVISION),
+    ];
+    let answer = post(&server.url, &call, &matching);
+    assert_eq!(answer.status, 200, "matching headers, the name base64-encoded: {answer:?}");
+    let notification = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}});
+    assert_eq!(post(&server.url, &notification, &[]).status, 202);
+}
+
+#[test]
+fn notifications_before_the_response_switch_it_to_sse() {
+    let server = manual(&["--context-items"]);
+    let session = open_session(&server.url, "2025-11-25", json!({}));
+    let params = json!({"name": "progress", "arguments": {"steps": 3}, "_meta": {"progressToken": "p"}});
+    let headers = [("mcp-session-id", session.as_str())];
+    for body in [request(1, "tools/call", params.clone()), modern(2, "tools/call", params.clone(), json!({}))] {
+        let answer = post(&server.url, &body, &headers);
+        assert!(answer.content_type.starts_with("text/event-stream"), "{answer:?}");
+        let methods: Vec<&str> = answer.messages.iter().map(|m| m["method"].as_str().unwrap_or("response")).collect();
+        assert_eq!(methods, ["notifications/progress", "notifications/progress", "notifications/progress", "response"]);
+        assert_eq!(answer.last()["id"], body["id"]);
+        assert_eq!(answer.event_ids, ["1", "2", "3", "4"], "one event per message, each with an id");
+    }
+    let plain =
+        post(&server.url, &request(3, "tools/call", json!({"name": "echo", "arguments": {"text": "x"}})), &headers);
+    assert_eq!(plain.content_type, "application/json", "nothing before the response: JSON");
+}
+
+/// Reads a POST's SSE stream as it comes (a thread per request): each event's message.
+fn stream_post(url: &str, body: &Value, headers: &[(&str, &str)]) -> mpsc::Receiver<Value> {
+    let (tx, rx) = mpsc::channel();
+    let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
+    let mut request = client
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(body.to_string());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    std::thread::spawn(move || {
+        let response = request.send().expect("a response");
+        for line in BufReader::new(response).lines() {
+            let Ok(line) = line else { return };
+            if let Some(data) = line.strip_prefix("data: ")
+                && tx.send(serde_json::from_str(data).expect("JSON data")).is_err()
+            {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+#[test]
+fn the_servers_question_travels_on_the_request_stream_and_the_answer_is_a_post() {
+    let server = manual(&["--asking-items"]);
+    let session = open_session(&server.url, "2025-11-25", json!({"elicitation": {}}));
+    let headers = [("mcp-session-id", session.as_str())];
+    let events =
+        stream_post(&server.url, &request(7, "tools/call", json!({"name": "book", "arguments": {}})), &headers);
+    let question = events.recv_timeout(Duration::from_secs(10)).expect("the question");
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    let answer = json!({"jsonrpc": "2.0", "id": question["id"], "result":
+        {"action": "accept", "content": {"name": "Ada", "nights": 1, "size": "small"}}});
+    let accepted = post(&server.url, &answer, &headers);
+    assert_eq!((accepted.status, accepted.messages.len()), (202, 0));
+    let response = events.recv_timeout(Duration::from_secs(10)).expect("the response");
+    assert_eq!(response["id"], 7);
+    assert_eq!(response["result"]["content"][0]["text"], "booked: Ada for 1 nights, breakfast None, Small");
+}
+
+#[test]
+fn closing_the_response_stream_cancels_a_2026_request() {
+    let server = manual(&["--context-items"]);
+    let waiting = modern(1, "tools/call", json!({"name": "wait_for_cancel", "arguments": {}}), json!({}));
+    let client = reqwest::blocking::Client::builder().timeout(Duration::from_millis(300)).build().unwrap();
+    let gave_up = client.post(&server.url).header("content-type", "application/json").body(waiting.to_string()).send();
+    assert!(gave_up.is_err(), "nothing came, and the client went away");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let seen = post(
+            &server.url,
+            &modern(2, "tools/call", json!({"name": "cancel_seen", "arguments": {}}), json!({})),
+            &[],
+        );
+        if seen.last()["result"]["content"][0]["text"] == "true" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the request was never cancelled");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn sigterm_lets_http_requests_in_flight_answer() {
+    let mut server = manual(&[]);
+    let session = open_session(&server.url, "2025-11-25", json!({}));
+    let url = server.url.clone();
+    let in_flight = std::thread::spawn(move || {
+        let body = request(1, "tools/call", json!({"name": "sleep", "arguments": {"ms": 500}}));
+        post(&url, &body, &[("mcp-session-id", session.as_str())])
+    });
+    std::thread::sleep(Duration::from_millis(150));
+    let status = std::process::Command::new("kill").args(["-TERM", &server.pid().to_string()]).status().unwrap();
+    assert!(status.success());
+    let answer = in_flight.join().unwrap();
+    assert_eq!(answer.last()["result"]["content"][0]["text"], "slept 500 ms", "{answer:?}");
+    assert!(server.wait(Duration::from_secs(5)).success());
+}
+
+/// Many clients at once, each with its own calls: every answer reaches the client that asked,
+/// with its own result (half of them in sessions, half stateless).
+#[test]
+fn many_concurrent_clients_each_get_their_own_answers() {
+    const CLIENTS: i64 = 200;
+    const CALLS: i64 = 50;
+    let server = manual(&[]);
+    let started = Instant::now();
+    let threads: Vec<_> = (0..CLIENTS)
+        .map(|client| {
+            let url = server.url.clone();
+            std::thread::spawn(move || {
+                let session = (client % 2 == 0).then(|| open_session(&url, "2025-11-25", json!({})));
+                for call in 0..CALLS {
+                    let params = json!({"name": "add", "arguments": {"a": client, "b": call}});
+                    let body = match &session {
+                        Some(_) => request(call, "tools/call", params),
+                        None => modern(call, "tools/call", params, json!({})),
+                    };
+                    let headers: Vec<(&str, &str)> = session.iter().map(|s| ("mcp-session-id", s.as_str())).collect();
+                    let answer = post(&url, &body, &headers);
+                    assert_eq!(answer.last()["id"], call, "{answer:?}");
+                    assert_eq!(answer.last()["result"]["content"][0]["text"], (client + call).to_string());
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().expect("a client thread");
+    }
+    eprintln!("{} calls from {CLIENTS} clients in {:?}", CLIENTS * CALLS, started.elapsed());
+}
