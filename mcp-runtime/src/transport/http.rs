@@ -195,7 +195,7 @@ fn reject(status: StatusCode, id: Option<&RequestId>, error: ErrorObject) -> Res
 }
 
 /// The `Host` and `Origin` checks.
-fn check_headers(app: &App, headers: &HeaderMap) -> Result<(), Response> {
+fn check_headers(app: &App, headers: &HeaderMap) -> Result<(), Box<Response>> {
     let allowed = |list: &Allowed, value: &str, host: bool| match list {
         Allowed::Any => true,
         Allowed::Only(values) => values.iter().any(|v| {
@@ -210,13 +210,13 @@ fn check_headers(app: &App, headers: &HeaderMap) -> Result<(), Response> {
     if !allowed(&app.hosts, host, true) {
         let error =
             ErrorObject::invalid_request(format!("Host `{}` is not served here", crate::protocol::excerpt(host)));
-        return Err(reject(StatusCode::MISDIRECTED_REQUEST, None, error));
+        return Err(Box::new(reject(StatusCode::MISDIRECTED_REQUEST, None, error)));
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("");
         if !allowed(&app.origins, origin, false) {
             let error = ErrorObject::invalid_request("Forbidden: this origin may not call this server");
-            return Err(reject(StatusCode::FORBIDDEN, None, error));
+            return Err(Box::new(reject(StatusCode::FORBIDDEN, None, error)));
         }
     }
     Ok(())
@@ -229,7 +229,7 @@ fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
 /// POST: one message.
 async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
     if let Err(rejected) = check_headers(&app, &headers) {
-        return rejected;
+        return *rejected;
     }
     let Ok(text) = std::str::from_utf8(&body) else {
         return reject(StatusCode::BAD_REQUEST, None, ErrorObject::parse_error("the body is not UTF-8"));
@@ -250,7 +250,7 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
         || (session_id.is_none() && (method == Some("server/discover") || (!is_request && !is_batch)));
     let (target, minted) = if stateless {
         if let Err(rejected) = check_modern_headers(&headers, modern_version, method, &params, id.as_ref()) {
-            return rejected;
+            return *rejected;
         }
         (Arc::clone(&app.stateless), None)
     } else {
@@ -337,10 +337,10 @@ fn check_modern_headers(
     method: Option<&str>,
     params: &ParamsHead,
     id: Option<&RequestId>,
-) -> Result<(), Response> {
+) -> Result<(), Box<Response>> {
     let mismatch = |what: &str| {
         let message = format!("Header mismatch: `{what}` does not match the body");
-        reject(StatusCode::BAD_REQUEST, id, ErrorObject::new(code::HEADER_MISMATCH, message))
+        Box::new(reject(StatusCode::BAD_REQUEST, id, ErrorObject::new(code::HEADER_MISMATCH, message)))
     };
     if let (Some(sent), Some(version)) = (header_str(headers, VERSION_HEADER), version)
         && sent != version
@@ -478,7 +478,7 @@ fn sse_headers(mut response: Response) -> Response {
 /// GET: a session's stream of list changes and resource updates (handshake revisions).
 async fn on_get(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     if let Err(rejected) = check_headers(&app, &headers) {
-        return rejected;
+        return *rejected;
     }
     let Some(session) = header_str(&headers, SESSION_HEADER) else {
         return method_not_allowed("GET opens a session's stream: send Mcp-Session-Id (2026-07-28 has no GET)");
@@ -502,7 +502,7 @@ async fn on_get(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
 /// DELETE: ends a session.
 async fn on_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     if let Err(rejected) = check_headers(&app, &headers) {
-        return rejected;
+        return *rejected;
     }
     let Some(session) = header_str(&headers, SESSION_HEADER) else {
         return method_not_allowed("DELETE ends a session: send Mcp-Session-Id (2026-07-28 has no sessions)");
