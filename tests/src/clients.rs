@@ -157,6 +157,20 @@ pub struct InspectorRun {
 pub fn run_inspector(era: &str, method_args: &[&str], server: &Path, server_args: &[&str]) -> InspectorRun {
     let mut command = inspector();
     command.args(["--format", "json", "--protocol-era", era]).args(method_args).arg("--").arg(server).args(server_args);
+    inspector_output(command)
+}
+
+/// Like [`run_inspector`], connecting to a Streamable HTTP endpoint at `url`.
+#[must_use]
+pub fn run_inspector_url(era: &str, method_args: &[&str], url: &str) -> InspectorRun {
+    let mut command = inspector();
+    command
+        .args(["--format", "json", "--protocol-era", era, "--transport", "http", "--server-url", url])
+        .args(method_args);
+    inspector_output(command)
+}
+
+fn inspector_output(command: Command) -> InspectorRun {
     let run = run_to_end(command);
     let output = if run.stdout.trim().is_empty() {
         Value::Null

@@ -4,9 +4,10 @@
 
 use std::process::Command;
 
-use mcp_tests::clients::{node_client, node_v2_client, python_client, run_plan};
+use mcp_tests::clients::{node_client, node_v2_client, python_client, run_plan, run_plan_url};
 use mcp_tests::example_binary;
 use mcp_tests::gift_genius::{expected, in_category, names, text};
+use mcp_tests::http::HttpServer;
 use mcp_tests::wire::{
     HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION as HANDSHAKE, SERVER_INFO_KEY, STATELESS_REVISION, StdioServer,
 };
@@ -42,6 +43,17 @@ fn with_mode(mut client: Command, mode: &str) -> Command {
 /// completes and gets GiftGen's resource template and prompt ([`catalog_steps`]); checks the
 /// era the client settled (`connected`) and that every answer was served under it.
 fn drive(client: Command, connected: Connected) {
+    drive_with(client, connected, |client, plan| run_plan(client, plan, &example_binary("gift_genius"), &[]));
+}
+
+/// [`drive`] over Streamable HTTP: GiftGen serving `--http` on a free loopback port.
+fn drive_http(client: Command, connected: Connected) {
+    let server = HttpServer::start(&example_binary("gift_genius"), &[]);
+    drive_with(client, connected, |client, plan| run_plan_url(client, plan, &server.url));
+}
+
+/// [`drive`], running the plan with `run`.
+fn drive_with(client: Command, connected: Connected, run: impl FnOnce(Command, &Value) -> Vec<Value>) {
     let plan = json!([
         {"op": "list_tools"},
         {"op": "call_tool", "name": "suggest_gifts", "arguments": {"age": 30, "relationship": "Sister", "budget": 100}},
@@ -50,7 +62,7 @@ fn drive(client: Command, connected: Connected) {
         {"op": "call_tool", "name": "suggest_gifts", "arguments": {"age": 130, "relationship": "friend"}},
     ]);
     let plan = Value::Array([plan.as_array().expect("steps").as_slice(), &catalog_steps()].concat());
-    let lines = run_plan(client, &plan, &example_binary("gift_genius"), &[]);
+    let lines = run(client, &plan);
     let [connect, list, sister, nephew, nothing, too_old, books, category, prompt] = &lines[..] else {
         panic!("expected a connect line and 8 step lines, got {lines:#?}");
     };
@@ -180,6 +192,23 @@ fn python_sdk_calls_suggest_gifts_in_modern_mode() {
 #[test]
 fn python_sdk_calls_suggest_gifts_in_auto_mode() {
     drive(with_mode(python_client(), "auto"), Connected::Asked(STATELESS_REVISION));
+}
+
+#[test]
+fn typescript_sdk_calls_suggest_gifts_over_http() {
+    drive_http(node_client(), Connected::Asked(HANDSHAKE));
+}
+
+#[test]
+fn typescript_sdk_v2_calls_suggest_gifts_over_http_in_both_eras() {
+    drive_http(with_mode(node_v2_client(), "legacy"), Connected::Asked(HANDSHAKE));
+    drive_http(with_mode(node_v2_client(), "modern"), Connected::Asked(STATELESS_REVISION));
+}
+
+#[test]
+fn python_sdk_calls_suggest_gifts_over_http_in_both_eras() {
+    drive_http(with_mode(python_client(), "legacy"), Connected::Asked(HANDSHAKE));
+    drive_http(with_mode(python_client(), "auto"), Connected::Asked(STATELESS_REVISION));
 }
 
 /// Structured output goes to revisions that have it; older ones get the text alone. Under

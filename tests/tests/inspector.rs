@@ -3,7 +3,7 @@
 //! handshake) and `--protocol-era modern` (pinned to 2026-07-28: `server/discover`, then `_meta`
 //! on every request). Each run is one Inspector process and one method.
 
-use mcp_tests::clients::{InspectorRun, run_inspector};
+use mcp_tests::clients::{InspectorRun, run_inspector, run_inspector_url};
 use mcp_tests::example_binary;
 use mcp_tests::gift_genius::{expected, names, text};
 use mcp_tests::wire::SERVER_INFO_KEY;
@@ -89,5 +89,27 @@ fn inspector_calls_suggest_gifts_in_each_era() {
         assert_eq!(found["isError"], true, "{era}: {run:#?}");
         assert!(text(found).contains("120"), "{era}: {found:#}");
         assert!(run.stderr.contains("tool_is_error"), "{era}: {run:#?}");
+    });
+}
+
+/// Over Streamable HTTP: GiftGen serving `--http`, the Inspector connecting to `/mcp`.
+#[test]
+fn inspector_calls_suggest_gifts_over_http_in_each_era() {
+    let server = mcp_tests::http::HttpServer::start(&example_binary("gift_genius"), &[]);
+    for_each_era(|era, revision| {
+        let args = [
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "suggest_gifts",
+            "--tool-arg",
+            "age=30",
+            "--tool-arg",
+            "relationship=sister",
+        ];
+        let run = run_inspector_url(era, &args, &server.url);
+        let found = result(&run);
+        assert_eq!(names(&found["structuredContent"]), expected(30, "sister", None), "{era}: {found:#}");
+        assert_eq!(served_statelessly(found), revision == "2026-07-28", "{era}: {found:#}");
     });
 }
