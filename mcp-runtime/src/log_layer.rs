@@ -151,6 +151,7 @@ impl Visit for Fields {
 /// installed a subscriber: a standard error logger filtered by `RUST_LOG` (`target=level`
 /// directives, e.g. `warn,my_server=debug`; `warn` when unset or unreadable) and the
 /// [`ClientLogLayer`].
+#[cfg(feature = "stdio")]
 pub(crate) fn install_default_subscriber() {
     use tracing_subscriber::Layer as _;
     use tracing_subscriber::layer::SubscriberExt as _;

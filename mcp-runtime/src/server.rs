@@ -90,6 +90,7 @@ pub struct Server {
     states: States,
     request_state_key: Option<[u8; 32]>,
     request_state_ttl: Duration,
+    event_backlog: usize,
 }
 
 /// The future that tells a serving server to stop.
@@ -124,6 +125,7 @@ impl Server {
             states: States::default(),
             request_state_key: None,
             request_state_ttl: crate::request_state::DEFAULT_TTL,
+            event_backlog: EVENT_BACKLOG,
         }
     }
 
@@ -292,6 +294,15 @@ impl Server {
         self
     }
 
+    /// Sets how many change events (list changes, resource updates) are kept for connections
+    /// that fall behind (1024 by default). A connection further behind is told that
+    /// everything it subscribed to may have changed, rather than missing a change.
+    #[must_use]
+    pub fn event_backlog(mut self, events: usize) -> Self {
+        self.event_backlog = events.max(1);
+        self
+    }
+
     /// Sets how long a `requestState` stays valid (15 minutes by default).
     #[must_use]
     pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
@@ -338,6 +349,7 @@ impl Server {
     }
 
     /// Whether a shutdown signal was given.
+    #[cfg(feature = "stdio")]
     pub(crate) fn has_shutdown_signal(&self) -> bool {
         self.shutdown.is_some()
     }
@@ -392,7 +404,7 @@ impl Server {
             capabilities,
             dynamic_lists: dynamic,
             registry: RwLock::new(Arc::new(registry)),
-            events: broadcast::channel(EVENT_BACKLOG).0,
+            events: broadcast::channel(self.event_backlog).0,
             config: self.config,
         });
         self.handle.attach(&core);
@@ -426,7 +438,8 @@ impl Server {
 }
 
 /// Events a connection may have to tell its client about, kept until every connection read
-/// them; a connection that falls further behind misses the oldest.
+/// them; a connection that falls further behind is told everything it subscribed to may have
+/// changed.
 const EVENT_BACKLOG: usize = 1024;
 
 /// A built server, shared by every connection.

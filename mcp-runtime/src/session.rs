@@ -101,6 +101,13 @@ impl Session {
         }
     }
 
+    /// What this connection sends after missing events it cannot name (see
+    /// [`Subscriptions::on_lag`]).
+    pub(crate) fn on_lag(&self) -> Vec<Vec<u8>> {
+        let ready = matches!(self.era, Era::Handshake { client_ready: true, .. });
+        self.subscriptions.on_lag(&self.core, ready)
+    }
+
     /// The notifications an event becomes on this connection.
     pub(crate) fn on_event(&self, event: &Event) -> Vec<Vec<u8>> {
         let ready = matches!(self.era, Era::Handshake { client_ready: true, .. });

@@ -162,6 +162,20 @@ impl Subscriptions {
         lines
     }
 
+    /// What to send when this connection fell behind and missed events it cannot name: every
+    /// notification its subscriptions could have needed (each list change, each subscribed
+    /// resource updated), once, so that its client reads again rather than misses a change.
+    pub(crate) fn on_lag(&self, core: &ServerCore, handshake_ready: bool) -> Vec<Vec<u8>> {
+        let kinds = [ItemKind::Tool, ItemKind::Prompt, ItemKind::Resource];
+        let uris: BTreeSet<&String> =
+            self.uris.iter().chain(self.listens.iter().flat_map(|l| &l.filter.resource_subscriptions)).collect();
+        let events = kinds
+            .into_iter()
+            .map(Event::ListChanged)
+            .chain(uris.into_iter().map(|uri| Event::ResourceUpdated(uri.as_str().into())));
+        events.flat_map(|event| self.on_event(core, &event, handshake_ready)).collect()
+    }
+
     /// The final responses of the open streams, when the server ends them.
     pub(crate) fn close(&mut self, core: &ServerCore) -> Vec<Vec<u8>> {
         self.listens
@@ -177,5 +191,34 @@ impl Subscriptions {
                 success_line(&listen.id, &result.to_string())
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ResourceDescriptor, ResourceRead, Server};
+
+    #[test]
+    fn a_lagging_connection_is_told_everything_it_subscribed_to() {
+        let resource =
+            ResourceDescriptor::fixed("test://a", "a").subscribable(true).reader(|_: ResourceRead| async { "a" });
+        let core = Server::builder("t", "1").dynamic_lists().resource(resource).build().unwrap();
+        let mut subscriptions = Subscriptions::default();
+        subscriptions.subscribe(&core, "test://a").unwrap();
+        let lines = subscriptions.on_lag(&core, true);
+        let messages: Vec<Value> = lines.iter().map(|l| serde_json::from_slice(l).unwrap()).collect();
+        let methods: Vec<&str> = messages.iter().map(|m| m["method"].as_str().unwrap()).collect();
+        assert_eq!(
+            methods,
+            [
+                "notifications/tools/list_changed",
+                "notifications/prompts/list_changed",
+                "notifications/resources/list_changed",
+                "notifications/resources/updated",
+            ]
+        );
+        assert_eq!(messages[3]["params"]["uri"], "test://a");
+        assert!(subscriptions.on_lag(&core, false).is_empty(), "nothing before `initialized`");
     }
 }

@@ -286,3 +286,53 @@ fn many_concurrent_clients_each_get_their_own_answers() {
     }
     eprintln!("{} calls from {CLIENTS} clients in {:?}", CLIENTS * CALLS, started.elapsed());
 }
+
+/// Reads a session's GET stream as it comes: each event's message.
+fn open_stream(url: &str, session: &str) -> mpsc::Receiver<Value> {
+    let (tx, rx) = mpsc::channel();
+    let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(60)).build().unwrap();
+    let request = client.get(url).header("accept", "text/event-stream").header("mcp-session-id", session);
+    std::thread::spawn(move || {
+        let response = request.send().expect("a response");
+        assert_eq!(response.status().as_u16(), 200);
+        for line in BufReader::new(response).lines() {
+            let Ok(line) = line else { return };
+            if let Some(data) = line.strip_prefix("data: ")
+                && tx.send(serde_json::from_str(data).expect("JSON data")).is_err()
+            {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// One server, several sessions: a resource update and a list change reach every session's
+/// GET stream.
+#[test]
+fn change_events_reach_every_session() {
+    let server = manual(&["--test-items"]);
+    let sessions: Vec<String> = (0..3).map(|_| open_session(&server.url, "2025-11-25", json!({}))).collect();
+    let streams: Vec<mpsc::Receiver<Value>> = sessions
+        .iter()
+        .map(|session| {
+            let subscribe = request(1, "resources/subscribe", json!({"uri": "test://static"}));
+            assert_eq!(post(&server.url, &subscribe, &[("mcp-session-id", session)]).status, 200);
+            open_stream(&server.url, session)
+        })
+        .collect();
+    // Let the streams attach.
+    std::thread::sleep(Duration::from_millis(200));
+    let headers = [("mcp-session-id", sessions[0].as_str())];
+    let touch = request(2, "tools/call", json!({"name": "touch", "arguments": {"uri": "test://static"}}));
+    assert_eq!(post(&server.url, &touch, &headers).last()["result"]["content"][0]["text"], "notified");
+    let add = request(3, "tools/call", json!({"name": "add_item", "arguments": {"kind": "prompt", "name": "fresh"}}));
+    assert_eq!(post(&server.url, &add, &headers).last()["result"]["content"][0]["text"], "added");
+    for (n, stream) in streams.iter().enumerate() {
+        let updated = stream.recv_timeout(Duration::from_secs(5)).unwrap_or_else(|e| panic!("session {n}: {e}"));
+        assert_eq!(updated["method"], "notifications/resources/updated", "session {n}: {updated}");
+        assert_eq!(updated["params"]["uri"], "test://static");
+        let changed = stream.recv_timeout(Duration::from_secs(5)).unwrap_or_else(|e| panic!("session {n}: {e}"));
+        assert_eq!(changed["method"], "notifications/prompts/list_changed", "session {n}: {changed}");
+    }
+}

@@ -33,6 +33,7 @@ pub(crate) enum Frame {
     /// A complete message (without its line terminator).
     Message(Vec<u8>),
     /// A message whose answers go to a stream of its own (an HTTP request's response).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Routed(Vec<u8>, mpsc::Sender<Vec<u8>>),
     /// A message over the size limit was skipped without being buffered.
     TooLarge,
@@ -113,7 +114,14 @@ pub(crate) async fn run<I: Input>(
                         }
                     }
                     Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::warn!(missed, "a slow connection missed list and resource change events");
+                        // Which events were missed is unknown: tell the client everything it
+                        // subscribed to may have changed, so that nothing is silently lost.
+                        tracing::warn!(missed, "a slow connection missed change events; telling it to read again");
+                        for line in session.on_lag() {
+                            if out.send(line).await.is_err() {
+                                break;
+                            }
+                        }
                     }
                     // The server core, and with it the sender, outlives every connection.
                     Err(broadcast::error::RecvError::Closed) => {}
