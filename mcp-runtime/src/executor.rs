@@ -300,7 +300,8 @@ impl Executor {
             lease: Arc::clone(&lease),
             pending: self.pending.clone(),
         });
-        let call = Call { core: &core, negotiated, id: &id, method, params, meta, cancel: cancel.clone(), link };
+        let call =
+            Call { core: &core, negotiated, id: &id, method, params, meta, cancel: cancel.clone(), link, stream: None };
         let start = Start { executor: self, id: id.clone(), lease, output, span, cancel };
         work(&call, start)
     }

@@ -23,7 +23,7 @@ use crate::protocol::{
     excerpt, shape_of,
 };
 use crate::server::ServerCore;
-use crate::subscriptions::Subscriptions;
+use crate::subscriptions::{Routed, Subscriptions};
 
 /// Where a connection is in its life.
 #[derive(Debug)]
@@ -103,20 +103,20 @@ impl Session {
 
     /// What this connection sends after missing events it cannot name (see
     /// [`Subscriptions::on_lag`]).
-    pub(crate) fn on_lag(&self) -> Vec<Vec<u8>> {
+    pub(crate) fn on_lag(&self) -> Vec<Routed> {
         let ready = matches!(self.era, Era::Handshake { client_ready: true, .. });
         self.subscriptions.on_lag(&self.core, ready)
     }
 
     /// The notifications an event becomes on this connection.
-    pub(crate) fn on_event(&self, event: &Event) -> Vec<Vec<u8>> {
+    pub(crate) fn on_event(&self, event: &Event) -> Vec<Routed> {
         let ready = matches!(self.era, Era::Handshake { client_ready: true, .. });
         self.subscriptions.on_event(&self.core, event, ready)
     }
 
     /// The connection is ending: the responses that close what is still open. Questions still
     /// waiting for the client end with `AskError::Disconnected`.
-    pub(crate) fn close(&mut self) -> Vec<Vec<u8>> {
+    pub(crate) fn close(&mut self) -> Vec<Routed> {
         self.executor.pending().close();
         self.subscriptions.close(&self.core)
     }
@@ -179,6 +179,10 @@ impl Session {
             meta: RequestMeta::NONE,
             cancel: CancelToken::default(),
             link: None,
+            stream: match &output {
+                Output::Stream(stream) => Some(stream.clone()),
+                _ => None,
+            },
         };
         let span = || tracing::debug_span!("request", method = route.method, id = %request.id, revision = %negotiated.revision);
         match route.handler {

@@ -46,7 +46,16 @@ struct ListenParams {
 struct Listen {
     id: RequestId,
     filter: Filter,
+    /// The listen request's own stream (an HTTP response); `None`: the connection's output.
+    stream: Option<Stream>,
 }
+
+/// A stream of one request's own.
+pub(crate) type Stream = tokio::sync::mpsc::Sender<Vec<u8>>;
+
+/// A message for the client, and where it goes: a request's own stream, or (`None`) the
+/// connection's output.
+pub(crate) type Routed = (Option<Stream>, Vec<u8>);
 
 /// A connection's subscriptions of both eras.
 #[derive(Debug, Default)]
@@ -89,7 +98,13 @@ impl Subscriptions {
 
     /// `subscriptions/listen`: opens a stream and returns its acknowledgement, which honours
     /// only what the server can send.
-    pub(crate) fn listen(&mut self, core: &ServerCore, id: &RequestId, params: &str) -> Result<Vec<u8>, ErrorObject> {
+    pub(crate) fn listen(
+        &mut self,
+        core: &ServerCore,
+        id: &RequestId,
+        params: &str,
+        stream: Option<Stream>,
+    ) -> Result<Vec<u8>, ErrorObject> {
         let params: ListenParams = serde_json::from_str(params)
             .map_err(|e| ErrorObject::invalid_params(format!("Invalid `subscriptions/listen` params: {e}")))?;
         if self.listens.len() >= MAX_LISTEN_STREAMS {
@@ -117,7 +132,7 @@ impl Subscriptions {
                 .collect(),
         };
         let ack = json!({ "notifications": filter, "_meta": { SUBSCRIPTION_ID: id } });
-        self.listens.push(Listen { id: id.clone(), filter });
+        self.listens.push(Listen { id: id.clone(), filter, stream });
         Ok(notification_line("notifications/subscriptions/acknowledged", Some(&ack)))
     }
 
@@ -130,7 +145,7 @@ impl Subscriptions {
 
     /// The notifications `event` becomes on this connection. `handshake_ready`: the client
     /// completed the handshake (legacy notifications may flow).
-    pub(crate) fn on_event(&self, core: &ServerCore, event: &Event, handshake_ready: bool) -> Vec<Vec<u8>> {
+    pub(crate) fn on_event(&self, core: &ServerCore, event: &Event, handshake_ready: bool) -> Vec<Routed> {
         let mut lines = Vec::new();
         match event {
             Event::ListChanged(kind) => {
@@ -142,20 +157,21 @@ impl Subscriptions {
                     }
                 };
                 if handshake_ready && core.dynamic_lists {
-                    lines.push(notification_line(method, None::<&Value>));
+                    lines.push((None, notification_line(method, None::<&Value>)));
                 }
                 for listen in self.listens.iter().filter(|l| wanted(&l.filter)) {
-                    lines.push(notification_line(method, Some(&json!({ "_meta": { SUBSCRIPTION_ID: listen.id } }))));
+                    let params = json!({ "_meta": { SUBSCRIPTION_ID: listen.id } });
+                    lines.push((listen.stream.clone(), notification_line(method, Some(&params))));
                 }
             }
             Event::ResourceUpdated(uri) => {
                 let method = "notifications/resources/updated";
                 if handshake_ready && self.uris.contains(&**uri) {
-                    lines.push(notification_line(method, Some(&json!({ "uri": &**uri }))));
+                    lines.push((None, notification_line(method, Some(&json!({ "uri": &**uri })))));
                 }
                 for listen in self.listens.iter().filter(|l| l.filter.resource_subscriptions.contains(&**uri)) {
                     let params = json!({ "uri": &**uri, "_meta": { SUBSCRIPTION_ID: listen.id } });
-                    lines.push(notification_line(method, Some(&params)));
+                    lines.push((listen.stream.clone(), notification_line(method, Some(&params))));
                 }
             }
         }
@@ -165,7 +181,7 @@ impl Subscriptions {
     /// What to send when this connection fell behind and missed events it cannot name: every
     /// notification its subscriptions could have needed (each list change, each subscribed
     /// resource updated), once, so that its client reads again rather than misses a change.
-    pub(crate) fn on_lag(&self, core: &ServerCore, handshake_ready: bool) -> Vec<Vec<u8>> {
+    pub(crate) fn on_lag(&self, core: &ServerCore, handshake_ready: bool) -> Vec<Routed> {
         let kinds = [ItemKind::Tool, ItemKind::Prompt, ItemKind::Resource];
         let uris: BTreeSet<&String> =
             self.uris.iter().chain(self.listens.iter().flat_map(|l| &l.filter.resource_subscriptions)).collect();
@@ -177,7 +193,7 @@ impl Subscriptions {
     }
 
     /// The final responses of the open streams, when the server ends them.
-    pub(crate) fn close(&mut self, core: &ServerCore) -> Vec<Vec<u8>> {
+    pub(crate) fn close(&mut self, core: &ServerCore) -> Vec<Routed> {
         self.listens
             .drain(..)
             .map(|listen| {
@@ -188,7 +204,7 @@ impl Subscriptions {
                         "io.modelcontextprotocol/serverInfo": core.info,
                     },
                 });
-                success_line(&listen.id, &result.to_string())
+                (listen.stream, success_line(&listen.id, &result.to_string()))
             })
             .collect()
     }
@@ -207,7 +223,7 @@ mod tests {
         let mut subscriptions = Subscriptions::default();
         subscriptions.subscribe(&core, "test://a").unwrap();
         let lines = subscriptions.on_lag(&core, true);
-        let messages: Vec<Value> = lines.iter().map(|l| serde_json::from_slice(l).unwrap()).collect();
+        let messages: Vec<Value> = lines.iter().map(|(_, l)| serde_json::from_slice(l).unwrap()).collect();
         let methods: Vec<&str> = messages.iter().map(|m| m["method"].as_str().unwrap()).collect();
         assert_eq!(
             methods,

@@ -336,3 +336,33 @@ fn change_events_reach_every_session() {
         assert_eq!(changed["method"], "notifications/prompts/list_changed", "session {n}: {changed}");
     }
 }
+
+/// A 2026-07-28 `subscriptions/listen` is a long-lived response stream: its acknowledgement,
+/// then the changes it asked for, each tagged with its subscription id.
+#[test]
+fn a_listen_stream_carries_its_changes() {
+    let server = manual(&["--test-items"]);
+    let filter = json!({"notifications": {"toolsListChanged": true, "resourceSubscriptions": ["test://static"]}});
+    let listen = modern(40, "subscriptions/listen", filter, json!({}));
+    let events = stream_post(&server.url, &listen, &[]);
+    let ack = events.recv_timeout(Duration::from_secs(10)).expect("the acknowledgement");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 40);
+    let add = modern(
+        41,
+        "tools/call",
+        json!({"name": "add_item", "arguments": {"kind": "tool", "name": "fresh"}}),
+        json!({}),
+    );
+    assert_eq!(post(&server.url, &add, &[]).last()["result"]["content"][0]["text"], "added");
+    let touch = modern(42, "tools/call", json!({"name": "touch", "arguments": {"uri": "test://static"}}), json!({}));
+    assert_eq!(post(&server.url, &touch, &[]).last()["result"]["content"][0]["text"], "notified");
+    let changed = events.recv_timeout(Duration::from_secs(5)).expect("the list change");
+    assert_eq!(changed["method"], "notifications/tools/list_changed", "{changed}");
+    assert_eq!(changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 40);
+    let updated = events.recv_timeout(Duration::from_secs(5)).expect("the resource update");
+    assert_eq!(
+        (updated["method"].clone(), updated["params"]["uri"].clone()),
+        (json!("notifications/resources/updated"), json!("test://static"))
+    );
+}

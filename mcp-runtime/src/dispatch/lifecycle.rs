@@ -110,7 +110,7 @@ pub(super) fn unsubscribe(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
 /// its result when the stream ends.
 pub(super) fn listen(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
     let params = call.params.map_or("{}", RawValue::get);
-    match session.subscriptions.listen(call.core, call.id, params) {
+    match session.subscriptions.listen(call.core, call.id, params, call.stream.clone()) {
         Ok(ack) => ack,
         Err(e) => call.error(&e),
     }

@@ -43,6 +43,9 @@ pub(crate) struct Call<'a> {
     pub(crate) cancel: CancelToken,
     /// What a handler reaches its client through (`None` for methods that run no user code).
     pub(crate) link: Option<CallLink>,
+    /// The request's own stream (an HTTP response), for lifecycle methods that keep one open
+    /// (`subscriptions/listen`).
+    pub(crate) stream: Option<mpsc::Sender<Vec<u8>>>,
 }
 
 /// What a request running user code may use of its connection.

@@ -23,6 +23,7 @@ use crate::executor::{Output, Reply};
 use crate::protocol::{ErrorObject, error_line, is_json_whitespace};
 use crate::server::ServerCore;
 use crate::session::Session;
+use crate::subscriptions::Routed;
 
 /// Response lines queued for the writer before tasks (and the loop) wait for it.
 pub(crate) const OUTGOING_CAPACITY: usize = 64;
@@ -106,22 +107,12 @@ pub(crate) async fn run<I: Input>(
             }
             event = events.recv(), if reading => {
                 match event {
-                    Ok(event) => {
-                        for line in session.on_event(&event) {
-                            if out.send(line).await.is_err() {
-                                break;
-                            }
-                        }
-                    }
+                    Ok(event) => send_routed(&out, session.on_event(&event)).await,
                     Err(broadcast::error::RecvError::Lagged(missed)) => {
                         // Which events were missed is unknown: tell the client everything it
                         // subscribed to may have changed, so that nothing is silently lost.
                         tracing::warn!(missed, "a slow connection missed change events; telling it to read again");
-                        for line in session.on_lag() {
-                            if out.send(line).await.is_err() {
-                                break;
-                            }
-                        }
+                        send_routed(&out, session.on_lag()).await;
                     }
                     // The server core, and with it the sender, outlives every connection.
                     Err(broadcast::error::RecvError::Closed) => {}
@@ -196,11 +187,7 @@ pub(crate) async fn run<I: Input>(
         tracing::warn!("the drain deadline passed: aborting the requests still running");
         session.executor.abort_all();
     }
-    for line in session.close() {
-        if out.send(line).await.is_err() {
-            break;
-        }
-    }
+    send_routed(&out, session.close()).await;
     match read_error {
         Some(e) => Ending::ReadFailed(e),
         None => Ending::Finished,
@@ -220,6 +207,17 @@ fn on_bytes(session: &mut Session, bytes: &[u8], output: Output) -> Option<Reply
                 _ => Reply::now(line),
             })
         }
+    }
+}
+
+/// Sends each message where it goes: its request's own stream, or the connection's output.
+async fn send_routed(out: &mpsc::Sender<Vec<u8>>, messages: Vec<Routed>) {
+    for (stream, line) in messages {
+        // A stream or output that closed has nobody left to tell.
+        let _ = match stream {
+            Some(stream) => stream.send(line).await,
+            None => out.send(line).await,
+        };
     }
 }
 
