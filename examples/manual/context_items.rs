@@ -97,6 +97,12 @@ pub(crate) fn add(server: Server) -> Server {
                     "answered"
                 }),
         )
+        .tool(ToolDescriptor::new("whoami").description("Who asked, and their `X-Trace` header").handler_with_context(
+            |_: NoArgs, ctx: Context| async move {
+                let who = ctx.identity().map_or("nobody", |identity| identity.subject());
+                format!("{who}; x-trace={}", ctx.header("x-trace").unwrap_or("-"))
+            },
+        ))
         .tool(
             ToolDescriptor::new("cancel_seen")
                 .description("Whether a cancelled `wait_for_cancel` noticed")

@@ -9,7 +9,7 @@
 //! `_meta` everywhere; `--page-size N`, `--max-in-flight N`, `--max-message-size BYTES` and
 //! `--drain-timeout-ms N` set the server's limits; `--private-tool-list-ms N` lets 2026-07-28
 //! clients cache the tool list privately for N ms; `--http ADDR` serves Streamable HTTP at
-//! `http://ADDR/mcp` instead of stdio. SIGINT and SIGTERM stop it gracefully.
+//! `http://ADDR/mcp` instead of stdio (`--bearer-auth`: tokens `user-<name>` only). SIGINT and SIGTERM stop it gracefully.
 
 mod asking_items;
 mod context_items;
@@ -19,7 +19,7 @@ mod test_tools;
 
 use std::time::Duration;
 
-use mcp_runtime::{CachePolicy, CacheScope, Cached, Server, ToolDescriptor};
+use mcp_runtime::{CachePolicy, CacheScope, Cached, HttpOptions, Identity, Reject, Server, ToolDescriptor};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tracing_subscriber::Layer as _;
@@ -56,6 +56,27 @@ fn server() -> Server {
         ))
 }
 
+/// `--bearer-auth`: a token `user-<name>` names the user `<name>`; anything else is refused,
+/// with a challenge pointing at this server's protected-resource metadata.
+fn http_options(bearer_auth: bool) -> HttpOptions {
+    if !bearer_auth {
+        return HttpOptions::default();
+    }
+    HttpOptions::default()
+        .bearer_auth(|headers| async move {
+            let token =
+                headers.get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
+            match token.and_then(|t| t.strip_prefix("user-")) {
+                Some(name) if !name.is_empty() => Ok(Identity::new(name)),
+                _ => Err(Reject::new("send `Authorization: Bearer user-<name>`")),
+            }
+        })
+        .protected_resource_metadata(serde_json::json!({
+            "resource": "http://127.0.0.1/mcp",
+            "authorization_servers": ["https://auth.example.com"],
+        }))
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Warnings and errors to standard error; events inside this crate's handlers also to the
@@ -70,6 +91,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .init();
     let mut server = server();
     let mut http = None;
+    let mut bearer_auth = false;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let mut number = || -> Result<usize, String> {
@@ -94,6 +116,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 http = Some(args.next().ok_or("--http needs an address")?);
                 server
             }
+            "--bearer-auth" => {
+                bearer_auth = true;
+                server
+            }
             "--drain-timeout-ms" => server.drain_timeout(Duration::from_millis(number()? as u64)),
             "--page-size" => server.page_size(number()?),
             "--max-in-flight" => server.max_in_flight(number()?),
@@ -107,7 +133,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let server = server.with_graceful_shutdown(mcp_runtime::termination_signal());
     match http {
-        Some(addr) => server.serve_http(addr.as_str()).await?,
+        Some(addr) => server.serve_http_with(addr.as_str(), http_options(bearer_auth)).await?,
         None => server.serve_stdio().await?,
     }
     Ok(())

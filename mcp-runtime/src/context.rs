@@ -74,6 +74,7 @@ struct RequestInfo {
     cancel: CancelToken,
     /// `None` for a context tied to no client.
     link: Option<ClientLink>,
+    extras: Option<Arc<RequestExtras>>,
     /// The last progress sent (each must be greater).
     last_progress: Mutex<Option<f64>>,
     /// The response is on its way: nothing more may be sent for this request.
@@ -174,6 +175,52 @@ impl LogLimiter {
     }
 }
 
+/// Who made a request, as the server's authentication hook established it (HTTP).
+///
+/// ```
+/// use mcp_runtime::Identity;
+/// let who = Identity::new("user-42").claim("scope", "notes:write");
+/// assert_eq!(who.subject(), "user-42");
+/// assert_eq!(who.claims()["scope"], "notes:write");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Identity {
+    subject: String,
+    claims: Map<String, Value>,
+}
+
+impl Identity {
+    /// An identity named `subject` (a stable principal id: a user id, a client id).
+    pub fn new(subject: impl Into<String>) -> Self {
+        Identity { subject: subject.into(), claims: Map::new() }
+    }
+
+    /// Adds a claim (a scope, a tenant, …).
+    #[must_use]
+    pub fn claim(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.claims.insert(name.into(), value.into());
+        self
+    }
+
+    /// The principal id.
+    pub fn subject(&self) -> &str {
+        &self.subject
+    }
+
+    /// The claims.
+    pub fn claims(&self) -> &Map<String, Value> {
+        &self.claims
+    }
+}
+
+/// What a transport knows of a request besides its message: its HTTP headers and who made it.
+#[derive(Debug, Default)]
+pub(crate) struct RequestExtras {
+    /// Header names (lowercase) and values.
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) identity: Option<Identity>,
+}
+
 /// What the runtime builds a request's context from.
 pub(crate) struct RequestParts {
     pub(crate) negotiated: Arc<Negotiated>,
@@ -181,11 +228,12 @@ pub(crate) struct RequestParts {
     pub(crate) states: Arc<States>,
     pub(crate) cancel: CancelToken,
     pub(crate) link: Option<ClientLink>,
+    pub(crate) extras: Option<Arc<RequestExtras>>,
 }
 
 impl Context {
     pub(crate) fn for_request(parts: RequestParts) -> Self {
-        let RequestParts { negotiated, request_id, states, cancel, link } = parts;
+        let RequestParts { negotiated, request_id, states, cancel, link, extras } = parts;
         Context {
             inner: Arc::new(RequestInfo {
                 negotiated,
@@ -193,6 +241,7 @@ impl Context {
                 states,
                 cancel,
                 link,
+                extras,
                 last_progress: Mutex::new(None),
                 finished: AtomicBool::new(false),
                 asked: std::sync::atomic::AtomicUsize::new(0),
@@ -211,6 +260,7 @@ impl Context {
             states: Arc::default(),
             cancel: CancelToken::default(),
             link: None,
+            extras: None,
         })
     }
 
@@ -232,6 +282,7 @@ impl Context {
             states: Arc::new(states),
             cancel: info.cancel.clone(),
             link: None,
+            extras: info.extras.clone(),
         })
     }
 
@@ -258,6 +309,19 @@ impl Context {
     /// Whether the client declared the capability `name` (e.g. `"elicitation"`).
     pub fn client_supports(&self, name: &str) -> bool {
         self.inner.negotiated.client_capabilities.contains_key(name)
+    }
+
+    /// Who made the request, when the transport authenticated it (HTTP with an
+    /// authentication hook; see [`HttpOptions::bearer_auth`](crate::HttpOptions)).
+    pub fn identity(&self) -> Option<&Identity> {
+        self.inner.extras.as_ref().and_then(|extras| extras.identity.as_ref())
+    }
+
+    /// The value of the request's HTTP header `name` (case-insensitive), when it came over
+    /// HTTP with that header.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let extras = self.inner.extras.as_ref()?;
+        extras.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
     /// The registered state of type `T` (see [`State`]); `None` when none was registered.

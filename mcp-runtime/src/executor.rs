@@ -28,7 +28,7 @@ use tokio::task::AbortHandle;
 use tracing::Instrument;
 
 use crate::asking::{Interrupt, PendingRequests};
-use crate::context::{CancelToken, Context, LogLimiter, Negotiated};
+use crate::context::{CancelToken, Context, LogLimiter, Negotiated, RequestExtras};
 use crate::dispatch::{Call, CallLink, RequestMeta, WorkFn};
 use crate::handler::HandlerFn;
 use crate::local::LocalJob;
@@ -153,6 +153,7 @@ pub(crate) struct Started(pub(crate) Option<Reply>);
 /// A request that runs user code, as the session hands it over.
 pub(crate) struct Job<'a> {
     pub(crate) meta: RequestMeta,
+    pub(crate) extras: Option<Arc<RequestExtras>>,
     pub(crate) negotiated: Arc<Negotiated>,
     pub(crate) id: RequestId,
     pub(crate) method: &'static str,
@@ -164,6 +165,7 @@ pub(crate) struct Job<'a> {
 /// A request waiting for a slot: what it needs to start later, owned.
 struct Parked {
     meta: RequestMeta,
+    extras: Option<Arc<RequestExtras>>,
     negotiated: Arc<Negotiated>,
     id: RequestId,
     method: &'static str,
@@ -257,27 +259,28 @@ impl Executor {
         if self.parked.is_empty()
             && let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned()
         {
-            let Job { meta, negotiated, id, method, params, work, output } = job;
-            return self.start(meta, &negotiated, id, method, params, work, output, slot);
+            let Job { meta, extras, negotiated, id, method, params, work, output } = job;
+            return self.start((meta, extras), &negotiated, id, method, params, work, output, slot);
         }
-        let Job { meta, negotiated, id, method, params, work, output } = job;
+        let Job { meta, extras, negotiated, id, method, params, work, output } = job;
         let params = params.map(ToOwned::to_owned);
-        self.parked.push_back(Parked { meta, negotiated, id, method, params, work, output });
+        self.parked.push_back(Parked { meta, extras, negotiated, id, method, params, work, output });
         Started(None)
     }
 
     /// Starts the first parked request with `slot`.
     pub(crate) fn resume(&mut self, slot: OwnedSemaphorePermit) -> Started {
-        let Some(Parked { meta, negotiated, id, method, params, work, output }) = self.parked.pop_front() else {
+        let Some(Parked { meta, extras, negotiated, id, method, params, work, output }) = self.parked.pop_front()
+        else {
             return Started(None);
         };
-        self.start(meta, &negotiated, id, method, params.as_deref(), work, output, slot)
+        self.start((meta, extras), &negotiated, id, method, params.as_deref(), work, output, slot)
     }
 
     #[allow(clippy::too_many_arguments)]
     fn start(
         &mut self,
-        meta: RequestMeta,
+        (meta, extras): (RequestMeta, Option<Arc<RequestExtras>>),
         negotiated: &Arc<Negotiated>,
         id: RequestId,
         method: &'static str,
@@ -300,8 +303,19 @@ impl Executor {
             lease: Arc::clone(&lease),
             pending: self.pending.clone(),
         });
-        let call =
-            Call { core: &core, negotiated, id: &id, method, params, meta, cancel: cancel.clone(), link, stream: None };
+        let cancel_token = cancel.clone();
+        let call = Call {
+            core: &core,
+            negotiated,
+            id: &id,
+            method,
+            params,
+            meta,
+            cancel: cancel_token,
+            link,
+            stream: None,
+            extras,
+        };
         let start = Start { executor: self, id: id.clone(), lease, output, span, cancel };
         work(&call, start)
     }

@@ -36,7 +36,7 @@ pub use asking::{AskError, Elicitation, Root, SampledMessage, SamplingMessage, S
 pub use bounded::Bounded;
 pub use cache::{CachePolicy, CacheScope, Cached};
 pub use completion::{CompletionContext, IntoCompleter, IntoCompletionValues, starting_with};
-pub use context::{CancelToken, Context, LOG_MESSAGES_PER_SECOND, Negotiated};
+pub use context::{CancelToken, Context, Identity, LOG_MESSAGES_PER_SECOND, Negotiated};
 pub use error::{Error, ItemKind, Result};
 pub use handle::ServerHandle;
 pub use log_layer::ClientLogLayer;
@@ -50,7 +50,7 @@ pub use tool::{BoxFuture, IntoToolResult, Json, Structured, ToolCall, ToolDescri
 pub use uri_template::{UriTemplate, UriTemplateError};
 
 #[cfg(feature = "http")]
-pub use transport::http::{Allowed, HttpOptions, ResponseMode};
+pub use transport::http::{Allowed, HttpOptions, Reject, ResponseMode};
 
 #[cfg(feature = "macros")]
 #[doc = include_str!("docs/mcp_tool.md")]

@@ -46,12 +46,22 @@ pub(crate) struct RequestState {
     /// Expiry, in seconds since the Unix epoch (set when sealed).
     #[serde(default)]
     e: u64,
+    /// The authenticated principal that asked, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    p: Option<String>,
 }
 
 impl RequestState {
-    /// The state of a request of `method` with these params, with no answers yet.
-    pub(crate) fn for_request(method: &str, params: Option<&RawValue>) -> Self {
-        RequestState { m: method.to_owned(), d: params_digest(params), a: Vec::new(), e: 0 }
+    /// The state of a request of `method` with these params, made by `principal` (the
+    /// authenticated identity, when there is one), with no answers yet.
+    pub(crate) fn for_request(method: &str, params: Option<&RawValue>, principal: Option<&str>) -> Self {
+        RequestState {
+            m: method.to_owned(),
+            d: params_digest(params),
+            a: Vec::new(),
+            e: 0,
+            p: principal.map(str::to_owned),
+        }
     }
 
     /// This state with `answers`.
@@ -124,6 +134,9 @@ impl Sealer {
         if state.m != expected.m || state.d != expected.d {
             return Err("it belongs to another request");
         }
+        if state.p != expected.p {
+            return Err("it belongs to another user");
+        }
         Ok(state.a)
     }
 }
@@ -141,23 +154,25 @@ mod tests {
     fn a_sealed_state_opens_only_for_its_own_request() {
         let sealer = Sealer::random(DEFAULT_TTL);
         let params = raw(r#"{"name":"t","arguments":{"x":1},"_meta":{"a":1}}"#);
-        let state =
-            RequestState::for_request("tools/call", Some(&params)).with_answers(vec![json!({"action": "accept"})]);
+        let state = RequestState::for_request("tools/call", Some(&params), None)
+            .with_answers(vec![json!({"action": "accept"})]);
         let token = sealer.seal(&state);
         // The retry's `_meta`, answers and state do not change the digest.
         let retry = raw(r#"{"name":"t","arguments":{"x":1},"inputResponses":{},"requestState":"x"}"#);
-        let expected = RequestState::for_request("tools/call", Some(&retry));
+        let expected = RequestState::for_request("tools/call", Some(&retry), None);
         assert_eq!(sealer.open(&token, &expected), Ok(vec![json!({"action": "accept"})]));
-        let other = RequestState::for_request("tools/call", Some(&raw(r#"{"name":"t","arguments":{"x":2}}"#)));
+        let other = RequestState::for_request("tools/call", Some(&raw(r#"{"name":"t","arguments":{"x":2}}"#)), None);
         assert_eq!(sealer.open(&token, &other), Err("it belongs to another request"));
-        let other_method = RequestState::for_request("prompts/get", Some(&retry));
+        let other_method = RequestState::for_request("prompts/get", Some(&retry), None);
         assert_eq!(sealer.open(&token, &other_method), Err("it belongs to another request"));
+        let someone_else = RequestState::for_request("tools/call", Some(&retry), Some("mallory"));
+        assert_eq!(sealer.open(&token, &someone_else), Err("it belongs to another user"));
     }
 
     #[test]
     fn altered_foreign_and_expired_states_are_refused() {
         let sealer = Sealer::random(DEFAULT_TTL);
-        let state = RequestState::for_request("tools/call", None);
+        let state = RequestState::for_request("tools/call", None, None);
         let token = sealer.seal(&state.with_answers(vec![json!(1)]));
         let (payload, tag) = token.split_once('.').unwrap();
         let forged = URL_SAFE_NO_PAD.encode(br#"{"m":"tools/call","d":"x","a":[2],"e":99999999999}"#);

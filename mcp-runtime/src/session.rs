@@ -13,8 +13,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
-use crate::context::CancelToken;
 use crate::context::Negotiated;
+use crate::context::{CancelToken, RequestExtras};
 use crate::dispatch::{Call, Handler, Logging, RequestMeta, stateless_view};
 use crate::executor::{Executor, Job, Output, Reply, collect_batch};
 use crate::handle::Event;
@@ -49,6 +49,8 @@ pub(crate) struct Session {
     fresh: Arc<Negotiated>,
     /// The least severe log message the client wants (`logging/setLevel`; handshake only).
     pub(crate) log_level: Arc<AtomicU8>,
+    /// What the transport knows of the message being handled (HTTP headers, identity).
+    extras: Option<Arc<RequestExtras>>,
 }
 
 /// The `_meta` key a 2026-07-28 request carries.
@@ -88,7 +90,15 @@ impl Session {
         });
         let executor = Executor::new(Arc::clone(&core), out);
         let log_level = Arc::new(AtomicU8::new(LogLevel::Info.index()));
-        Session { core, era: Era::Fresh, subscriptions: Subscriptions::default(), executor, fresh, log_level }
+        Session {
+            core,
+            era: Era::Fresh,
+            subscriptions: Subscriptions::default(),
+            executor,
+            fresh,
+            log_level,
+            extras: None,
+        }
     }
 
     /// Handles one incoming message (one line of stdio, one HTTP body) whose answers go to
@@ -99,6 +109,19 @@ impl Session {
             Shape::Array => self.on_batch(text, output),
             _ => self.on_single(classify(text), output),
         }
+    }
+
+    /// Like [`on_message`](Self::on_message), for a message the transport knows more of.
+    pub(crate) fn on_message_with(
+        &mut self,
+        text: &str,
+        output: Output,
+        extras: Option<Arc<RequestExtras>>,
+    ) -> Option<Reply> {
+        self.extras = extras;
+        let reply = self.on_message(text, output);
+        self.extras = None;
+        reply
     }
 
     /// What this connection sends after missing events it cannot name (see
@@ -183,6 +206,7 @@ impl Session {
                 Output::Stream(stream) => Some(stream.clone()),
                 _ => None,
             },
+            extras: self.extras.clone(),
         };
         let span = || tracing::debug_span!("request", method = route.method, id = %request.id, revision = %negotiated.revision);
         match route.handler {
@@ -194,6 +218,7 @@ impl Session {
             Handler::Work(work) => {
                 let job = Job {
                     meta,
+                    extras: self.extras.clone(),
                     negotiated: Arc::clone(&negotiated),
                     id: request.id.clone(),
                     method: route.method,

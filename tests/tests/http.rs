@@ -366,3 +366,52 @@ fn a_listen_stream_carries_its_changes() {
         (json!("notifications/resources/updated"), json!("test://static"))
     );
 }
+
+/// With an authentication hook: no valid token, a 401 whose challenge points at the
+/// protected-resource metadata (served); a valid one, handlers see who asked and the request's
+/// headers; sessions and sealed request states belong to the user who made them.
+#[test]
+fn the_authentication_hook_guards_sessions_and_reaches_handlers() {
+    let server = manual(&["--context-items", "--asking-items", "--bearer-auth"]);
+    let whoami = modern(1, "tools/call", json!({"name": "whoami", "arguments": {}}), json!({}));
+    let refused = post(&server.url, &whoami, &[("authorization", "Bearer wrong")]);
+    assert_eq!(refused.status, 401, "{refused:?}");
+    let client = reqwest::blocking::Client::new();
+    let response =
+        client.post(&server.url).header("content-type", "application/json").body(whoami.to_string()).send().unwrap();
+    let challenge = response.headers()["www-authenticate"].to_str().unwrap().to_owned();
+    assert!(
+        challenge.starts_with("Bearer ") && challenge.contains("/.well-known/oauth-protected-resource/mcp"),
+        "{challenge}"
+    );
+    let metadata_url = format!("http://{}/.well-known/oauth-protected-resource/mcp", server.addr);
+    let metadata: Value = serde_json::from_str(&client.get(&metadata_url).send().unwrap().text().unwrap()).unwrap();
+    assert_eq!(metadata["authorization_servers"], json!(["https://auth.example.com"]));
+
+    let alice = [("authorization", "Bearer user-alice"), ("x-trace", "abc")];
+    let answer = post(&server.url, &whoami, &alice);
+    assert_eq!(answer.last()["result"]["content"][0]["text"], "alice; x-trace=abc");
+
+    let bob = [("authorization", "Bearer user-bob")];
+    let session = post(&server.url, &initialize("2025-11-25", json!({})), &alice[..1]).session.expect("a session");
+    let ping = request(2, "ping", json!({}));
+    let alices = [alice[0], ("mcp-session-id", session.as_str())];
+    assert_eq!(post(&server.url, &ping, &alices).status, 200);
+    let bobs = [bob[0], ("mcp-session-id", session.as_str())];
+    assert_eq!(post(&server.url, &ping, &bobs).status, 404, "alice's session does not exist for bob");
+
+    let caps = json!({"elicitation": {}});
+    let asked = post(
+        &server.url,
+        &modern(3, "tools/call", json!({"name": "book", "arguments": {}}), caps.clone()),
+        &alice[..1],
+    );
+    let state = asked.last()["result"]["requestState"].clone();
+    let retry =
+        json!({"name": "book", "arguments": {}, "requestState": state, "inputResponses": {"0": {"action": "decline"}}});
+    let stolen = post(&server.url, &modern(4, "tools/call", retry.clone(), caps.clone()), &bob);
+    assert_eq!(stolen.last()["error"]["code"], -32602, "{stolen:?}");
+    assert!(stolen.last()["error"]["message"].as_str().unwrap().contains("another user"));
+    let own = post(&server.url, &modern(5, "tools/call", retry, caps), &alice[..1]);
+    assert_eq!(own.last()["result"]["content"][0]["text"], "declined");
+}

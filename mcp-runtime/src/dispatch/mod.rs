@@ -14,7 +14,10 @@ use tokio::sync::mpsc;
 
 use crate::asking::{InputRound, Interrupt, PendingRequests};
 use crate::cache::{CachePolicy, Cached};
-use crate::context::{Asker, CancelToken, ClientLink, Context, LogLimiter, LogThreshold, Negotiated, RequestParts};
+use crate::context::{
+    Asker, CancelToken, ClientLink, Context, Identity, LogLimiter, LogThreshold, Negotiated, RequestExtras,
+    RequestParts,
+};
 use crate::executor::SlotLease;
 use crate::protocol::{
     CallToolResult, ErrorObject, Feature, Implementation, LogLevel, RequestId, Revision, code, error_line,
@@ -46,6 +49,8 @@ pub(crate) struct Call<'a> {
     /// The request's own stream (an HTTP response), for lifecycle methods that keep one open
     /// (`subscriptions/listen`).
     pub(crate) stream: Option<mpsc::Sender<Vec<u8>>>,
+    /// What the transport knows of the request (HTTP headers, identity).
+    pub(crate) extras: Option<Arc<RequestExtras>>,
 }
 
 /// What a request running user code may use of its connection.
@@ -102,6 +107,7 @@ impl Call<'_> {
             states: Arc::clone(&self.core.states),
             cancel: self.cancel.clone(),
             link,
+            extras: self.extras.clone(),
         }))
     }
 
@@ -116,7 +122,8 @@ impl Call<'_> {
             #[serde(default)]
             request_state: Option<String>,
         }
-        let state = RequestState::for_request(self.method, self.params);
+        let principal = self.extras.as_ref().and_then(|e| e.identity.as_ref()).map(Identity::subject);
+        let state = RequestState::for_request(self.method, self.params, principal);
         let retry: Retry = match self.params.map(RawValue::get) {
             Some(text) if text.contains("inputResponses") || text.contains("requestState") => {
                 serde_json::from_str(text).map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?

@@ -19,6 +19,7 @@ use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
+use crate::context::RequestExtras;
 use crate::executor::{Output, Reply};
 use crate::protocol::{ErrorObject, error_line, is_json_whitespace};
 use crate::server::ServerCore;
@@ -35,7 +36,7 @@ pub(crate) enum Frame {
     Message(Vec<u8>),
     /// A message whose answers go to a stream of its own (an HTTP request's response).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    Routed(Vec<u8>, mpsc::Sender<Vec<u8>>),
+    Routed(Vec<u8>, mpsc::Sender<Vec<u8>>, Option<Arc<RequestExtras>>),
     /// A message over the size limit was skipped without being buffered.
     TooLarge,
     /// The input ended.
@@ -120,8 +121,10 @@ pub(crate) async fn run<I: Input>(
                 None
             }
             frame = input.next(), if reading && session.executor.can_read() => match frame {
-                Ok(Frame::Message(bytes)) => on_bytes(&mut session, &bytes, Output::Connection),
-                Ok(Frame::Routed(bytes, stream)) => on_bytes(&mut session, &bytes, Output::Stream(stream)),
+                Ok(Frame::Message(bytes)) => on_bytes(&mut session, &bytes, Output::Connection, None),
+                Ok(Frame::Routed(bytes, stream, extras)) => {
+                    on_bytes(&mut session, &bytes, Output::Stream(stream), extras)
+                }
                 Ok(Frame::TooLarge) => Some(Reply::now(error_line(
                     None,
                     &ErrorObject::invalid_request(format!(
@@ -196,10 +199,10 @@ pub(crate) async fn run<I: Input>(
 
 /// Handles one message's bytes: JSON whitespace alone is skipped, anything else that is not
 /// UTF-8 is a parse error.
-fn on_bytes(session: &mut Session, bytes: &[u8], output: Output) -> Option<Reply> {
+fn on_bytes(session: &mut Session, bytes: &[u8], output: Output, extras: Option<Arc<RequestExtras>>) -> Option<Reply> {
     match std::str::from_utf8(bytes) {
         Ok(text) if text.chars().all(is_json_whitespace) => None,
-        Ok(text) => session.on_message(text, output),
+        Ok(text) => session.on_message_with(text, output, extras),
         Err(e) => {
             let line = error_line(None, &ErrorObject::parse_error(e));
             Some(match output {

@@ -22,6 +22,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{mpsc, watch};
 
 use super::connection::{self, Frame, Input};
+use crate::context::{Identity, RequestExtras};
 use crate::protocol::{ErrorObject, Feature, RequestId, Revision, code, error_line};
 use crate::server::ServerCore;
 
@@ -61,11 +62,43 @@ pub enum Allowed {
 ///     .allowed_origins(Allowed::Only(vec!["https://app.example.com".into()]));
 /// # drop(options);
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct HttpOptions {
     mode: ResponseMode,
     hosts: Option<Allowed>,
     origins: Option<Allowed>,
+    auth: Option<AuthHook>,
+    resource_metadata: Option<serde_json::Value>,
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("mode", &self.mode)
+            .field("hosts", &self.hosts)
+            .field("origins", &self.origins)
+            .field("auth", &self.auth.is_some())
+            .field("resource_metadata", &self.resource_metadata)
+            .finish()
+    }
+}
+
+/// The authentication hook: the request's headers in, who made it (or why not) out.
+type AuthHook = Arc<dyn Fn(HeaderMap) -> crate::tool::BoxFuture<'static, Result<Identity, Reject>> + Send + Sync>;
+
+/// Why the authentication hook refused a request: answered with 401 and a
+/// `WWW-Authenticate: Bearer` challenge (pointing at the protected-resource metadata when
+/// configured).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reject {
+    message: String,
+}
+
+impl Reject {
+    /// A refusal saying `message` (sent to the client: say nothing secret).
+    pub fn new(message: impl Into<String>) -> Self {
+        Reject { message: message.into() }
+    }
 }
 
 impl HttpOptions {
@@ -85,6 +118,39 @@ impl HttpOptions {
         self
     }
 
+    /// Authenticates every request: `hook` gets its headers and returns who made it (which
+    /// handlers see as [`Context::identity`](crate::Context::identity), and which owns the
+    /// sessions it opens) or a [`Reject`] (answered 401 with a `WWW-Authenticate` challenge).
+    ///
+    /// ```
+    /// use mcp_runtime::{HttpOptions, Identity, Reject};
+    /// let options = HttpOptions::default().bearer_auth(|headers| async move {
+    ///     match headers.get("authorization").and_then(|v| v.to_str().ok()) {
+    ///         Some("Bearer let-me-in") => Ok(Identity::new("alice")),
+    ///         _ => Err(Reject::new("a valid bearer token is required")),
+    ///     }
+    /// });
+    /// # drop(options);
+    /// ```
+    #[must_use]
+    pub fn bearer_auth<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(HeaderMap) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Identity, Reject>> + Send + 'static,
+    {
+        self.auth = Some(Arc::new(move |headers| Box::pin(hook(headers))));
+        self
+    }
+
+    /// Serves this OAuth protected-resource metadata (RFC 9728) at
+    /// `/.well-known/oauth-protected-resource` and `/.well-known/oauth-protected-resource/mcp`,
+    /// and points 401 challenges at it.
+    #[must_use]
+    pub fn protected_resource_metadata(mut self, metadata: serde_json::Value) -> Self {
+        self.resource_metadata = Some(metadata);
+        self
+    }
+
     /// The `Origin` values accepted (a request without `Origin` is accepted). The default is
     /// the loopback origins when bound to loopback; elsewhere the server refuses to start
     /// without this.
@@ -94,6 +160,9 @@ impl HttpOptions {
         self
     }
 }
+
+/// Where the protected-resource metadata is served (RFC 9728).
+const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
 /// The loopback names a local server answers to.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
@@ -106,6 +175,9 @@ struct App {
     origins: Allowed,
     /// Handshake-era sessions by id.
     sessions: Mutex<HashMap<String, Arc<SessionHandle>>>,
+    auth: Option<AuthHook>,
+    /// Whether 401 challenges point at protected-resource metadata.
+    has_metadata: bool,
     /// The loop serving 2026-07-28 requests.
     stateless: Arc<SessionHandle>,
     stopping: watch::Receiver<bool>,
@@ -116,6 +188,8 @@ struct App {
 /// One loop's inbox, and where its connection-level messages go.
 struct SessionHandle {
     inbound: mpsc::Sender<Frame>,
+    /// The principal that opened it: only it may use it.
+    owner: Option<String>,
     /// The open GET stream, if any: list changes, resource updates.
     listener: Arc<Mutex<Option<mpsc::Sender<Vec<u8>>>>>,
 }
@@ -131,7 +205,7 @@ impl Input for Inbox {
 }
 
 /// Starts a loop (a session, or the stateless one) and returns its handle.
-fn start_loop(core: &Arc<ServerCore>, stopping: &watch::Receiver<bool>) -> Arc<SessionHandle> {
+fn start_loop(core: &Arc<ServerCore>, stopping: &watch::Receiver<bool>, owner: Option<String>) -> Arc<SessionHandle> {
     let (inbound, inbox) = mpsc::channel(crate::executor::LOOK_AHEAD);
     let (out, mut outbox) = mpsc::channel::<Vec<u8>>(connection::OUTGOING_CAPACITY);
     let listener: Arc<Mutex<Option<mpsc::Sender<Vec<u8>>>>> = Arc::default();
@@ -152,7 +226,7 @@ fn start_loop(core: &Arc<ServerCore>, stopping: &watch::Receiver<bool>) -> Arc<S
         let _ = stopping.wait_for(|stop| *stop).await;
     };
     tokio::spawn(connection::run(Arc::clone(core), Inbox(inbox), out, shutdown));
-    Arc::new(SessionHandle { inbound, listener })
+    Arc::new(SessionHandle { inbound, owner, listener })
 }
 
 /// What the endpoint reads of a message before handing it over.
@@ -226,11 +300,47 @@ fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
+/// Runs the authentication hook: who made the request (`None` without a hook), or the 401.
+async fn authenticate(app: &App, headers: &HeaderMap) -> Result<Option<Identity>, Box<Response>> {
+    let Some(hook) = &app.auth else { return Ok(None) };
+    match hook(headers.clone()).await {
+        Ok(identity) => Ok(Some(identity)),
+        Err(reject) => {
+            let mut response =
+                self::reject(StatusCode::UNAUTHORIZED, None, ErrorObject::invalid_request(reject.message));
+            let challenge = match (app.has_metadata, header_str(headers, "host")) {
+                (true, Some(host)) => {
+                    format!("Bearer error=\"invalid_token\", resource_metadata=\"http://{host}{METADATA_PATH}/mcp\"")
+                }
+                _ => "Bearer error=\"invalid_token\"".to_owned(),
+            };
+            if let Ok(value) = HeaderValue::from_str(&challenge) {
+                response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+            }
+            Err(Box::new(response))
+        }
+    }
+}
+
+/// The checks every method of the endpoint runs first: `Host`, `Origin`, authentication.
+async fn admit(app: &App, headers: &HeaderMap) -> Result<Option<Identity>, Box<Response>> {
+    check_headers(app, headers)?;
+    authenticate(app, headers).await
+}
+
+/// The session `id` names, if `identity` may use it.
+fn find_session(app: &App, id: &str, identity: Option<&Identity>) -> Option<Arc<SessionHandle>> {
+    let found = app.sessions.lock().unwrap_or_else(|e| e.into_inner()).get(id).cloned()?;
+    // Another principal's session is, to this one, a session that does not exist.
+    (found.owner.as_deref() == identity.map(Identity::subject)).then_some(found)
+}
+
 /// POST: one message.
 async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
-    if let Err(rejected) = check_headers(&app, &headers) {
-        return *rejected;
-    }
+    let identity = match admit(&app, &headers).await {
+        Ok(identity) => identity,
+        Err(rejected) => return *rejected,
+    };
     let Ok(text) = std::str::from_utf8(&body) else {
         return reject(StatusCode::BAD_REQUEST, None, ErrorObject::parse_error("the body is not UTF-8"));
     };
@@ -264,21 +374,18 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
             return reject(StatusCode::BAD_REQUEST, id.as_ref(), error);
         }
         match session_id {
-            Some(session) => {
-                let found = app.sessions.lock().unwrap_or_else(|e| e.into_inner()).get(session).cloned();
-                match found {
-                    Some(handle) => (handle, None),
-                    None => {
-                        let error = ErrorObject::invalid_request(
-                            "Session not found: it ended or never existed; initialize again",
-                        );
-                        return reject(StatusCode::NOT_FOUND, id.as_ref(), error);
-                    }
+            Some(session) => match find_session(&app, session, identity.as_ref()) {
+                Some(handle) => (handle, None),
+                None => {
+                    let error =
+                        ErrorObject::invalid_request("Session not found: it ended or never existed; initialize again");
+                    return reject(StatusCode::NOT_FOUND, id.as_ref(), error);
                 }
-            }
+            },
             None if method == Some("initialize") => {
                 let session = new_session_id();
-                let handle = start_loop(&app.core, &app.stopping);
+                let owner = identity.as_ref().map(|i| i.subject().to_owned());
+                let handle = start_loop(&app.core, &app.stopping, owner);
                 app.sessions.lock().unwrap_or_else(|e| e.into_inner()).insert(session.clone(), Arc::clone(&handle));
                 (handle, Some(session))
             }
@@ -297,7 +404,14 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
         return StatusCode::ACCEPTED.into_response();
     }
     let (stream, answers) = mpsc::channel::<Vec<u8>>(16);
-    if target.inbound.send(Frame::Routed(body.to_vec(), stream)).await.is_err() {
+    let extras = RequestExtras {
+        headers: headers
+            .iter()
+            .filter_map(|(name, value)| Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned())))
+            .collect(),
+        identity,
+    };
+    if target.inbound.send(Frame::Routed(body.to_vec(), stream, Some(Arc::new(extras)))).await.is_err() {
         let error = ErrorObject::internal("The session ended");
         return reject(StatusCode::NOT_FOUND, id.as_ref(), error);
     }
@@ -477,13 +591,14 @@ fn sse_headers(mut response: Response) -> Response {
 
 /// GET: a session's stream of list changes and resource updates (handshake revisions).
 async fn on_get(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    if let Err(rejected) = check_headers(&app, &headers) {
-        return *rejected;
-    }
+    let identity = match admit(&app, &headers).await {
+        Ok(identity) => identity,
+        Err(rejected) => return *rejected,
+    };
     let Some(session) = header_str(&headers, SESSION_HEADER) else {
         return method_not_allowed("GET opens a session's stream: send Mcp-Session-Id (2026-07-28 has no GET)");
     };
-    let Some(handle) = app.sessions.lock().unwrap_or_else(|e| e.into_inner()).get(session).cloned() else {
+    let Some(handle) = find_session(&app, session, identity.as_ref()) else {
         return reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Session not found"));
     };
     let (tx, rx) = mpsc::channel::<Vec<u8>>(connection::OUTGOING_CAPACITY);
@@ -501,17 +616,19 @@ async fn on_get(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
 
 /// DELETE: ends a session.
 async fn on_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    if let Err(rejected) = check_headers(&app, &headers) {
-        return *rejected;
-    }
+    let identity = match admit(&app, &headers).await {
+        Ok(identity) => identity,
+        Err(rejected) => return *rejected,
+    };
     let Some(session) = header_str(&headers, SESSION_HEADER) else {
         return method_not_allowed("DELETE ends a session: send Mcp-Session-Id (2026-07-28 has no sessions)");
     };
-    match app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session) {
-        // Dropping the handle ends the session's input: it finishes what runs, then stops.
-        Some(_) => StatusCode::NO_CONTENT.into_response(),
-        None => reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Session not found")),
+    if find_session(&app, session, identity.as_ref()).is_none() {
+        return reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Session not found"));
     }
+    // Dropping the handle ends the session's input: it finishes what runs, then stops.
+    app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session);
+    StatusCode::NO_CONTENT.into_response()
 }
 
 fn method_not_allowed(why: &str) -> Response {
@@ -567,7 +684,7 @@ pub(crate) fn router(
     };
     let (stop, stopping) = watch::channel(false);
     let stop = Arc::new(stop);
-    let stateless = start_loop(&core, &stopping);
+    let stateless = start_loop(&core, &stopping, None);
     let max = core.config.max_message_size;
     let app = Arc::new(App {
         core,
@@ -575,13 +692,25 @@ pub(crate) fn router(
         hosts,
         origins,
         sessions: Mutex::default(),
+        auth: options.auth,
+        has_metadata: options.resource_metadata.is_some(),
         stateless,
         stopping,
         _stop: Arc::clone(&stop),
     });
-    let router = axum::Router::new()
+    let mut router = axum::Router::new()
         .route("/mcp", post(on_post).get(on_get).delete(on_delete))
         .layer(DefaultBodyLimit::max(max))
         .with_state(app);
+    if let Some(metadata) = options.resource_metadata {
+        let body = metadata.to_string();
+        let serve = move || {
+            let body = body.clone();
+            async move { ([(header::CONTENT_TYPE, "application/json")], body) }
+        };
+        router = router
+            .route(METADATA_PATH, axum::routing::get(serve.clone()))
+            .route(&format!("{METADATA_PATH}/mcp"), axum::routing::get(serve));
+    }
     Ok((router, stop))
 }
