@@ -9,7 +9,8 @@
 //! `_meta` everywhere; `--page-size N`, `--max-in-flight N`, `--max-message-size BYTES` and
 //! `--drain-timeout-ms N` set the server's limits; `--private-tool-list-ms N` lets 2026-07-28
 //! clients cache the tool list privately for N ms; `--http ADDR` serves Streamable HTTP at
-//! `http://ADDR/mcp` instead of stdio (`--bearer-auth`: tokens `user-<name>` only). SIGINT and SIGTERM stop it gracefully.
+//! `http://ADDR/mcp` instead of stdio (`--bearer-auth`: tokens `user-<name>` only;
+//! `--max-sessions N`, `--max-requests N`, `--session-idle-ms N`, `--cors ORIGIN`). SIGINT and SIGTERM stop it gracefully.
 
 mod asking_items;
 mod context_items;
@@ -19,7 +20,7 @@ mod test_tools;
 
 use std::time::Duration;
 
-use mcp_runtime::{CachePolicy, CacheScope, Cached, HttpOptions, Identity, Reject, Server, ToolDescriptor};
+use mcp_runtime::{Allowed, CachePolicy, CacheScope, Cached, HttpOptions, Identity, Reject, Server, ToolDescriptor};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tracing_subscriber::Layer as _;
@@ -58,11 +59,11 @@ fn server() -> Server {
 
 /// `--bearer-auth`: a token `user-<name>` names the user `<name>`; anything else is refused,
 /// with a challenge pointing at this server's protected-resource metadata.
-fn http_options(bearer_auth: bool) -> HttpOptions {
+fn http_options(options: HttpOptions, bearer_auth: bool) -> HttpOptions {
     if !bearer_auth {
-        return HttpOptions::default();
+        return options;
     }
-    HttpOptions::default()
+    options
         .bearer_auth(|headers| async move {
             let token =
                 headers.get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
@@ -92,6 +93,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut server = server();
     let mut http = None;
     let mut bearer_auth = false;
+    let mut options = HttpOptions::default();
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let mut number = || -> Result<usize, String> {
@@ -120,6 +122,25 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 bearer_auth = true;
                 server
             }
+            "--max-sessions" => {
+                options = options.max_sessions(number()?);
+                server
+            }
+            "--max-requests" => {
+                options = options.max_requests(number()?);
+                server
+            }
+            "--session-idle-ms" => {
+                options = options.session_idle_timeout(Duration::from_millis(number()? as u64));
+                server
+            }
+            "--cors" => {
+                let origin = args.next().ok_or("--cors needs an origin")?;
+                options = options
+                    .cors(Allowed::Only(vec![origin.clone()]))
+                    .allowed_origins(Allowed::Only(vec![origin, "http://localhost".into()]));
+                server
+            }
             "--drain-timeout-ms" => server.drain_timeout(Duration::from_millis(number()? as u64)),
             "--page-size" => server.page_size(number()?),
             "--max-in-flight" => server.max_in_flight(number()?),
@@ -133,7 +154,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let server = server.with_graceful_shutdown(mcp_runtime::termination_signal());
     match http {
-        Some(addr) => server.serve_http_with(addr.as_str(), http_options(bearer_auth)).await?,
+        Some(addr) => server.serve_http_with(addr.as_str(), http_options(options, bearer_auth)).await?,
         None => server.serve_stdio().await?,
     }
     Ok(())

@@ -289,7 +289,19 @@ impl Executor {
         output: Output,
         slot: OwnedSemaphorePermit,
     ) -> Started {
-        let span = tracing::debug_span!("request", method, id = %id, revision = %negotiated.revision);
+        let span = tracing::debug_span!(
+            "request",
+            method,
+            id = %id,
+            revision = %negotiated.revision,
+            traceparent = tracing::field::Empty
+        );
+        // A W3C trace context the client sent (HTTP) ties this request's logs to its trace.
+        if let Some((_, traceparent)) =
+            extras.as_ref().and_then(|e| e.headers.iter().find(|(name, _)| name.eq_ignore_ascii_case("traceparent")))
+        {
+            span.record("traceparent", traceparent.as_str());
+        }
         let core = Arc::clone(&self.core);
         let cancel = CancelToken::default();
         let lease = SlotLease::new(Arc::clone(&self.slots), slot);

@@ -50,7 +50,9 @@ pub use tool::{BoxFuture, IntoToolResult, Json, Structured, ToolCall, ToolDescri
 pub use uri_template::{UriTemplate, UriTemplateError};
 
 #[cfg(feature = "http")]
-pub use transport::http::{Allowed, HttpOptions, Reject, ResponseMode};
+pub use transport::http::{
+    Allowed, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS, HttpOptions, Reject, ResponseMode,
+};
 
 #[cfg(feature = "macros")]
 #[doc = include_str!("docs/mcp_tool.md")]

@@ -415,3 +415,63 @@ fn the_authentication_hook_guards_sessions_and_reaches_handlers() {
     let own = post(&server.url, &modern(5, "tools/call", retry, caps), &alice[..1]);
     assert_eq!(own.last()["result"]["content"][0]["text"], "declined");
 }
+
+/// The server-wide limits answer 503 with `Retry-After` rather than exhausting memory, and an
+/// idle session ends.
+#[test]
+fn limits_answer_503_and_idle_sessions_end() {
+    let server = manual(&["--max-sessions", "2", "--max-requests", "1", "--session-idle-ms", "400"]);
+    let first = open_session(&server.url, "2025-11-25", json!({}));
+    open_session(&server.url, "2025-11-25", json!({}));
+    let third = post(&server.url, &initialize("2025-11-25", json!({})), &[]);
+    assert_eq!(third.status, 503, "{third:?}");
+
+    let url = server.url.clone();
+    let slow = std::thread::spawn(move || {
+        post(&url, &modern(1, "tools/call", json!({"name": "sleep", "arguments": {"ms": 600}}), json!({})), &[])
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    let client = reqwest::blocking::Client::new();
+    let busy = client
+        .post(&server.url)
+        .header("content-type", "application/json")
+        .body(modern(2, "tools/list", json!({}), json!({})).to_string())
+        .send()
+        .unwrap();
+    assert_eq!(busy.status().as_u16(), 503);
+    assert_eq!(busy.headers()["retry-after"], "1");
+    assert_eq!(slow.join().unwrap().last()["result"]["content"][0]["text"], "slept 600 ms");
+
+    // By now (600 ms later) both sessions went unused for longer than 400 ms.
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(post(&server.url, &request(3, "ping", json!({})), &[("mcp-session-id", &first)]).status, 404);
+    open_session(&server.url, "2025-11-25", json!({}));
+}
+
+/// With CORS enabled for an origin, its preflight and its requests get the CORS headers.
+#[test]
+fn cors_answers_the_allowed_origin() {
+    let server = manual(&["--cors", "https://app.example"]);
+    let client = reqwest::blocking::Client::new();
+    let preflight = client
+        .request(reqwest::Method::OPTIONS, &server.url)
+        .header("origin", "https://app.example")
+        .header("access-control-request-method", "POST")
+        .send()
+        .unwrap();
+    assert_eq!(preflight.status().as_u16(), 204);
+    assert_eq!(preflight.headers()["access-control-allow-origin"], "https://app.example");
+    assert!(preflight.headers()["access-control-allow-headers"].to_str().unwrap().contains("mcp-session-id"));
+    let answer = client
+        .post(&server.url)
+        .header("origin", "https://app.example")
+        .header("content-type", "application/json")
+        .body(initialize("2025-11-25", json!({})).to_string())
+        .send()
+        .unwrap();
+    assert_eq!(answer.status().as_u16(), 200);
+    assert_eq!(answer.headers()["access-control-allow-origin"], "https://app.example");
+    assert!(answer.headers()["access-control-expose-headers"].to_str().unwrap().contains("mcp-session-id"));
+    let other = post(&server.url, &initialize("2025-11-25", json!({})), &[("origin", "https://other.example")]);
+    assert_eq!(other.status, 403);
+}

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, State};
@@ -62,14 +63,41 @@ pub enum Allowed {
 ///     .allowed_origins(Allowed::Only(vec!["https://app.example.com".into()]));
 /// # drop(options);
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct HttpOptions {
     mode: ResponseMode,
     hosts: Option<Allowed>,
     origins: Option<Allowed>,
     auth: Option<AuthHook>,
     resource_metadata: Option<serde_json::Value>,
+    cors: Option<Allowed>,
+    max_sessions: usize,
+    max_requests: usize,
+    idle_timeout: Duration,
 }
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            mode: ResponseMode::default(),
+            hosts: None,
+            origins: None,
+            auth: None,
+            resource_metadata: None,
+            cors: None,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            max_requests: DEFAULT_MAX_REQUESTS,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+        }
+    }
+}
+
+/// Handshake-era sessions open at once, unless configured: past it `initialize` gets 503.
+pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
+/// Requests served at once across the server, unless configured: past it a POST gets 503.
+pub const DEFAULT_MAX_REQUESTS: usize = 4_096;
+/// How long a session may stay unused before it ends, unless configured.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
 impl std::fmt::Debug for HttpOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -79,6 +107,10 @@ impl std::fmt::Debug for HttpOptions {
             .field("origins", &self.origins)
             .field("auth", &self.auth.is_some())
             .field("resource_metadata", &self.resource_metadata)
+            .field("cors", &self.cors)
+            .field("max_sessions", &self.max_sessions)
+            .field("max_requests", &self.max_requests)
+            .field("idle_timeout", &self.idle_timeout)
             .finish()
     }
 }
@@ -151,6 +183,39 @@ impl HttpOptions {
         self
     }
 
+    /// Answers browsers' CORS preflights and adds the CORS headers for these origins (off by
+    /// default: no browser page may call the server).
+    #[must_use]
+    pub fn cors(mut self, origins: Allowed) -> Self {
+        self.cors = Some(origins);
+        self
+    }
+
+    /// How many handshake-era sessions may be open at once (default
+    /// [`DEFAULT_MAX_SESSIONS`]); past it `initialize` is answered 503 with `Retry-After`
+    /// rather than exhausting memory.
+    #[must_use]
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// How many requests the server serves at once, all sessions together (default
+    /// [`DEFAULT_MAX_REQUESTS`]); past it a POST is answered 503 with `Retry-After`.
+    #[must_use]
+    pub fn max_requests(mut self, requests: usize) -> Self {
+        self.max_requests = requests.max(1);
+        self
+    }
+
+    /// How long a session may stay unused before it ends (default
+    /// [`DEFAULT_IDLE_TIMEOUT`]); its client then gets 404 and initializes again.
+    #[must_use]
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle_timeout = idle;
+        self
+    }
+
     /// The `Origin` values accepted (a request without `Origin` is accepted). The default is
     /// the loopback origins when bound to loopback; elsewhere the server refuses to start
     /// without this.
@@ -178,6 +243,9 @@ struct App {
     auth: Option<AuthHook>,
     /// Whether 401 challenges point at protected-resource metadata.
     has_metadata: bool,
+    max_sessions: usize,
+    /// Requests being served, all sessions together.
+    requests: Arc<tokio::sync::Semaphore>,
     /// The loop serving 2026-07-28 requests.
     stateless: Arc<SessionHandle>,
     stopping: watch::Receiver<bool>,
@@ -188,6 +256,8 @@ struct App {
 /// One loop's inbox, and where its connection-level messages go.
 struct SessionHandle {
     inbound: mpsc::Sender<Frame>,
+    /// When a request last used it.
+    used: Mutex<Instant>,
     /// The principal that opened it: only it may use it.
     owner: Option<String>,
     /// The open GET stream, if any: list changes, resource updates.
@@ -226,7 +296,7 @@ fn start_loop(core: &Arc<ServerCore>, stopping: &watch::Receiver<bool>, owner: O
         let _ = stopping.wait_for(|stop| *stop).await;
     };
     tokio::spawn(connection::run(Arc::clone(core), Inbox(inbox), out, shutdown));
-    Arc::new(SessionHandle { inbound, owner, listener })
+    Arc::new(SessionHandle { inbound, used: Mutex::new(Instant::now()), owner, listener })
 }
 
 /// What the endpoint reads of a message before handing it over.
@@ -332,7 +402,11 @@ async fn admit(app: &App, headers: &HeaderMap) -> Result<Option<Identity>, Box<R
 fn find_session(app: &App, id: &str, identity: Option<&Identity>) -> Option<Arc<SessionHandle>> {
     let found = app.sessions.lock().unwrap_or_else(|e| e.into_inner()).get(id).cloned()?;
     // Another principal's session is, to this one, a session that does not exist.
-    (found.owner.as_deref() == identity.map(Identity::subject)).then_some(found)
+    if found.owner.as_deref() != identity.map(Identity::subject) {
+        return None;
+    }
+    *found.used.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+    Some(found)
 }
 
 /// POST: one message.
@@ -383,6 +457,9 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
                 }
             },
             None if method == Some("initialize") => {
+                if app.sessions.lock().unwrap_or_else(|e| e.into_inner()).len() >= app.max_sessions {
+                    return busy(id.as_ref(), "Too many open sessions: retry later");
+                }
                 let session = new_session_id();
                 let owner = identity.as_ref().map(|i| i.subject().to_owned());
                 let handle = start_loop(&app.core, &app.stopping, owner);
@@ -398,6 +475,14 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
         }
     };
 
+    // A listen stream lives long and counts against its own limit, not this one.
+    let slot = match method == Some("subscriptions/listen") {
+        true => None,
+        false => match Arc::clone(&app.requests).try_acquire_owned() {
+            Ok(slot) => Some(slot),
+            Err(_) => return busy(id.as_ref(), "The server is busy: retry later"),
+        },
+    };
     if !is_request && !is_batch {
         // A notification or a response: never answered.
         let _ = target.inbound.send(Frame::Message(body.to_vec())).await;
@@ -417,7 +502,8 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
     }
     // From here on, a 2026-07-28 client that goes away cancels the request.
     let cancel = (stateless && is_request).then(|| target.inbound.clone());
-    let mut answering = Answering { first: None, rest: answers, id: id.clone(), next_event: 1, done: false, cancel };
+    let mut answering =
+        Answering { first: None, rest: answers, id: id.clone(), next_event: 1, done: false, cancel, _slot: slot };
     let Some(first) = answering.rest.recv().await else {
         return reject(StatusCode::INTERNAL_SERVER_ERROR, id.as_ref(), ErrorObject::internal("No answer"));
     };
@@ -548,6 +634,8 @@ struct Answering {
     done: bool,
     /// The loop to tell, for a 2026-07-28 request.
     cancel: Option<mpsc::Sender<Frame>>,
+    /// Its share of the server-wide request limit, held until the answer is out.
+    _slot: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 impl Drop for Answering {
@@ -631,9 +719,60 @@ async fn on_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Response 
     StatusCode::NO_CONTENT.into_response()
 }
 
+/// 503 with `Retry-After`: a limit is reached.
+fn busy(id: Option<&RequestId>, why: &str) -> Response {
+    let mut response = reject(StatusCode::SERVICE_UNAVAILABLE, id, ErrorObject::internal(why));
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
 fn method_not_allowed(why: &str) -> Response {
     let mut response = reject(StatusCode::METHOD_NOT_ALLOWED, None, ErrorObject::invalid_request(why));
     response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+    response
+}
+
+/// Ends sessions unused for `idle`, checking every so often while the endpoint exists.
+fn expire_idle_sessions(app: std::sync::Weak<App>, idle: Duration) {
+    let every = (idle / 2).clamp(Duration::from_millis(50), Duration::from_secs(60));
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            let Some(app) = app.upgrade() else { return };
+            let now = Instant::now();
+            app.sessions.lock().unwrap_or_else(|e| e.into_inner()).retain(|_, session| {
+                now.duration_since(*session.used.lock().unwrap_or_else(|e| e.into_inner())) < idle
+            });
+        }
+    });
+}
+
+/// OPTIONS: a CORS preflight (answered with the CORS headers when enabled, else plainly).
+async fn on_preflight() -> Response {
+    StatusCode::NO_CONTENT.into_response()
+}
+
+/// The headers browsers may send and read.
+const CORS_ALLOW_HEADERS: &str =
+    "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id";
+const CORS_EXPOSE_HEADERS: &str = "mcp-session-id, www-authenticate";
+
+/// Adds the CORS headers to the answers of allowed origins.
+async fn with_cors(origins: Arc<Allowed>, request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let origin = request.headers().get(header::ORIGIN).cloned();
+    let mut response = next.run(request).await;
+    let allowed = origin.as_ref().and_then(|o| o.to_str().ok()).is_some_and(|o| match &*origins {
+        Allowed::Any => true,
+        Allowed::Only(list) => list.iter().any(|v| v.eq_ignore_ascii_case(o)),
+    });
+    if let (true, Some(origin)) = (allowed, origin) {
+        let headers = response.headers_mut();
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+        headers.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("POST, GET, DELETE, OPTIONS"));
+        headers.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static(CORS_ALLOW_HEADERS));
+        headers.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static(CORS_EXPOSE_HEADERS));
+        headers.insert(header::VARY, HeaderValue::from_static("Origin"));
+    }
     response
 }
 
@@ -686,6 +825,7 @@ pub(crate) fn router(
     let stop = Arc::new(stop);
     let stateless = start_loop(&core, &stopping, None);
     let max = core.config.max_message_size;
+    let idle = options.idle_timeout;
     let app = Arc::new(App {
         core,
         mode: options.mode,
@@ -694,14 +834,22 @@ pub(crate) fn router(
         sessions: Mutex::default(),
         auth: options.auth,
         has_metadata: options.resource_metadata.is_some(),
+        max_sessions: options.max_sessions,
+        requests: Arc::new(tokio::sync::Semaphore::new(options.max_requests)),
         stateless,
         stopping,
         _stop: Arc::clone(&stop),
     });
+    expire_idle_sessions(Arc::downgrade(&app), idle);
+    let cors = options.cors.map(Arc::new);
     let mut router = axum::Router::new()
-        .route("/mcp", post(on_post).get(on_get).delete(on_delete))
+        .route("/mcp", post(on_post).get(on_get).delete(on_delete).options(on_preflight))
         .layer(DefaultBodyLimit::max(max))
         .with_state(app);
+    if let Some(cors) = cors {
+        router =
+            router.layer(axum::middleware::from_fn(move |request, next| with_cors(Arc::clone(&cors), request, next)));
+    }
     if let Some(metadata) = options.resource_metadata {
         let body = metadata.to_string();
         let serve = move || {
