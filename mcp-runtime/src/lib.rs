@@ -119,6 +119,43 @@ impl Server {
         transport::lines::serve(core, reader, writer, shutdown).await
     }
 
+    /// Serves one client over a transport of your own (a WebSocket, a message queue, a test
+    /// harness): each message the client sent goes into `incoming` (one JSON-RPC message or
+    /// batch per item, without a line terminator), and each message the server writes comes
+    /// out of `outgoing` (one per item, ending in `\n`). Everything else is as on stdio: one
+    /// session, the in-flight bound, cancellation, back-pressure (a full `outgoing` stops the
+    /// server taking from `incoming`). Serving ends when `incoming` closes and every response
+    /// is out, or on the [shutdown signal](Self::with_graceful_shutdown); if `outgoing` closes,
+    /// work is aborted and this returns [`Error::OutputClosed`].
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    /// use tokio::sync::mpsc;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> mcp_runtime::Result<()> {
+    /// let (to_server, incoming) = mpsc::channel::<Vec<u8>>(16);
+    /// let (outgoing, mut from_server) = mpsc::channel::<Vec<u8>>(16);
+    /// let serving = tokio::spawn(Server::builder("demo", "1.0.0").serve_channel(incoming, outgoing));
+    /// to_server.send(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec()).await.unwrap();
+    /// let answer = from_server.recv().await.unwrap();
+    /// assert_eq!(answer, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+    /// drop(to_server); // the client went away
+    /// serving.await.unwrap()?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn serve_channel(
+        self,
+        incoming: tokio::sync::mpsc::Receiver<Vec<u8>>,
+        outgoing: tokio::sync::mpsc::Sender<Vec<u8>>,
+    ) -> Result<()> {
+        let (core, shutdown) = self.start()?;
+        let input = transport::connection::Messages(incoming);
+        let ending = transport::connection::run(core, input, outgoing, shutdown).await;
+        transport::lines::finish(ending, Ok(()))
+    }
+
     /// Serves one client on standard input and output until standard input closes (or the
     /// [shutdown signal](Self::with_graceful_shutdown) comes), then answers what is in flight.
     /// Standard output carries protocol messages only; log with `tracing` to standard error.

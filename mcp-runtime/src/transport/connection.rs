@@ -58,6 +58,26 @@ pub(crate) trait Input {
 /// item, once the input would wait or this many bytes are gathered.
 const COALESCE_BYTES: usize = 64 * 1024;
 
+/// A connection's input from a channel of whole messages (the public transport boundary,
+/// and the HTTP endpoint's sessions).
+pub(crate) struct Inbox(pub(crate) mpsc::Receiver<Frame>);
+
+impl Input for Inbox {
+    async fn next(&mut self) -> io::Result<Frame> {
+        // The sender is gone: the client (or the endpoint) ended the connection.
+        Ok(self.0.recv().await.unwrap_or(Frame::End))
+    }
+}
+
+/// Messages arriving on a channel of the user's transport.
+pub(crate) struct Messages(pub(crate) mpsc::Receiver<Vec<u8>>);
+
+impl Input for Messages {
+    async fn next(&mut self) -> io::Result<Frame> {
+        Ok(self.0.recv().await.map_or(Frame::End, Frame::Message))
+    }
+}
+
 /// How a connection ended.
 #[derive(Debug)]
 pub(crate) enum Ending {

@@ -22,7 +22,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, watch};
 
-use super::connection::{self, Frame, Input};
+use super::connection::{self, Frame, Inbox};
 use crate::context::{Identity, RequestExtras};
 use crate::protocol::{ErrorObject, Feature, RequestId, Revision, code, error_line};
 use crate::server::ServerCore;
@@ -262,16 +262,6 @@ struct SessionHandle {
     owner: Option<String>,
     /// The open GET stream, if any: list changes, resource updates.
     listener: Arc<Mutex<Option<mpsc::Sender<Vec<u8>>>>>,
-}
-
-/// A loop's input: frames sent by the endpoint's handlers.
-struct Inbox(mpsc::Receiver<Frame>);
-
-impl Input for Inbox {
-    async fn next(&mut self) -> std::io::Result<Frame> {
-        // The endpoint dropped the session (DELETE, or the server stopping).
-        Ok(self.0.recv().await.unwrap_or(Frame::End))
-    }
 }
 
 /// Starts a loop (a session, or the stateless one) and returns its handle.
