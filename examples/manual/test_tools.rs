@@ -31,8 +31,23 @@ const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR
 static RUNNING: AtomicUsize = AtomicUsize::new(0);
 static MOST: AtomicUsize = AtomicUsize::new(0);
 
+#[derive(Deserialize, JsonSchema)]
+struct RegionalArgs {
+    /// A region, mirrored in the `Mcp-Param-Region` header
+    region: String,
+    /// A count, mirrored in the `Mcp-Param-Count` header
+    count: i64,
+}
+
 pub(crate) fn add(server: Server) -> Server {
     server
+        .tool(
+            ToolDescriptor::new("regional")
+                .description("Arguments mirrored in HTTP headers (2026-07-28)")
+                .header_param("region", "Region")
+                .header_param("count", "Count")
+                .handler(|a: RegionalArgs| async move { format!("region={} count={}", a.region, a.count) }),
+        )
         .tool(
             ToolDescriptor::new("gauge")
                 .description("Sleeps, then says how many calls of it ran at once at most so far")

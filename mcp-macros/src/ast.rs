@@ -28,6 +28,8 @@ pub(crate) struct Param {
     pub(crate) default: bool,
     /// The argument's name on the wire (`#[mcp(rename)]`, else the parameter's name).
     pub(crate) wire_name: String,
+    /// `#[mcp(header = "...")]`: the HTTP header (after `Mcp-Param-`) that mirrors it.
+    pub(crate) header: Option<syn::LitStr>,
     pub(crate) kind: ParamKind,
 }
 
@@ -157,12 +159,20 @@ impl FnItem {
                             ),
                         );
                     }
+                    if let (Some(header), false) = (&args.header, matches!(kind, ParamKind::Argument) && what == "tool")
+                    {
+                        cx.error_spanned_by(
+                            header,
+                            "`#[mcp(header)]` mirrors a tool argument in an HTTP header: use it on a tool's argument",
+                        );
+                    }
                     params.push(Param {
                         ident: pat.ident.clone(),
                         ty: (*typed.ty).clone(),
                         docs,
                         default,
                         wire_name,
+                        header: args.header.clone(),
                         kind,
                     });
                 }

@@ -532,9 +532,12 @@ pub(crate) struct ParamArgs {
     pub(crate) default: Option<Span>,
     /// `#[mcp(rename = "type")]`: the argument's name on the wire.
     pub(crate) rename: Option<LitStr>,
+    /// `#[mcp(header = "Region")]`: the argument is mirrored in the `Mcp-Param-Region` HTTP
+    /// header (2026-07-28).
+    pub(crate) header: Option<LitStr>,
 }
 
-pub(crate) const PARAM_KEYS: &[&str] = &["flatten", "context", "default", "rename"];
+pub(crate) const PARAM_KEYS: &[&str] = &["flatten", "context", "default", "rename", "header"];
 
 impl ParamArgs {
     /// Reads and removes our `#[mcp(...)]` attributes from a parameter.
@@ -546,10 +549,11 @@ impl ParamArgs {
             }
             let result = attr.parse_nested_meta(|meta| {
                 let key = meta.path.to_token_stream().to_string();
-                if key == "rename" {
-                    let name = string_value(&meta, "rename")?;
-                    if out.rename.replace(name).is_some() {
-                        cx.error_spanned_by(&meta.path, "duplicate `mcp` argument `rename`; give it once");
+                if key == "rename" || key == "header" {
+                    let value = string_value(&meta, &key)?;
+                    let slot = if key == "rename" { &mut out.rename } else { &mut out.header };
+                    if slot.replace(value).is_some() {
+                        cx.error_spanned_by(&meta.path, format!("duplicate `mcp` argument `{key}`; give it once"));
                     }
                     return Ok(());
                 }

@@ -67,6 +67,12 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
     if let Some(schema) = args.input_schema.get() {
         builder.push(quote!(.input_schema(#schema)));
     }
+    for param in tool.params.iter() {
+        if let Some(header) = &param.header {
+            let argument = &param.wire_name;
+            builder.push(quote!(.header_param(#argument, #header)));
+        }
+    }
     let returns = nameable_return(&tool.item.sig);
     let output_schema = match (args.output_schema.get(), &returns) {
         (Some(schema), _) => quote!(::core::option::Option::Some(#schema)),

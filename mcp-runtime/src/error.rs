@@ -70,6 +70,15 @@ pub enum Error {
         /// The state's type.
         type_name: String,
     },
+    /// A tool argument declared as mirrored in an HTTP header cannot be.
+    InvalidHeaderParam {
+        /// The tool.
+        tool: String,
+        /// The argument.
+        argument: String,
+        /// Why.
+        why: String,
+    },
     /// A tool's name is not 1–128 characters of `A-Z a-z 0-9 _ - .`.
     InvalidToolName {
         /// The name.
@@ -117,6 +126,9 @@ impl fmt::Display for Error {
                 "{kind} `{name}` (defined at {defined_at}) takes `State<{type_name}>`, but no `{type_name}` is \
                  registered: add `.state(value)` with a `{type_name}` to the server"
             ),
+            Error::InvalidHeaderParam { tool, argument, why } => {
+                write!(f, "tool `{tool}` mirrors its argument `{argument}` in a header, but {why}")
+            }
             Error::InvalidToolName { name } => write!(
                 f,
                 "tool name `{name}` is invalid: use 1 to 128 characters among A-Z, a-z, 0-9, `_`, `-` and `.`"

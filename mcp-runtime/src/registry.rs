@@ -31,6 +31,9 @@ pub(crate) struct ToolEntry {
     pub(crate) required_client_capabilities: Vec<String>,
     pub(crate) spec: HandlerSpec,
     pub(crate) origin: Option<&'static str>,
+    /// Arguments mirrored in HTTP headers: (argument, header name after `Mcp-Param-`).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) header_params: Vec<(String, String)>,
 }
 
 impl ToolEntry {
@@ -187,14 +190,17 @@ impl Registry {
                     .handler
                     .ok_or_else(|| Error::MissingHandler { kind: ItemKind::Tool, name: d.tool.name.clone() })?;
                 let wrap_output = d.tool.output_schema.as_ref().is_some_and(|s| !is_object_schema(s));
+                let mut tool = d.tool;
+                mark_header_params(&tool.name, &mut tool.input_schema, &d.header_params)?;
                 let entry = ToolEntry {
-                    name: Arc::from(d.tool.name.as_str()),
-                    tool: d.tool,
+                    name: Arc::from(tool.name.as_str()),
+                    tool,
                     handler,
                     wrap_output,
                     required_client_capabilities: d.required_client_capabilities,
                     spec: d.spec,
                     origin: d.origin,
+                    header_params: d.header_params,
                 };
                 Ok((entry, d.defined_at.into_owned()))
             })
@@ -442,4 +448,33 @@ mod tests {
             matches!(err, Error::Duplicate { kind: ItemKind::Prompt, ref first, ref second, .. } if first == "x.rs:1" && second == "y.rs:2")
         );
     }
+}
+
+/// Marks each argument mirrored in a header with `x-mcp-header` in the tool's input schema,
+/// checking what 2026-07-28 requires of it.
+fn mark_header_params(tool: &str, schema: &mut serde_json::Value, params: &[(String, String)]) -> Result<(), Error> {
+    let invalid = |argument: &str, why: &str| Error::InvalidHeaderParam {
+        tool: tool.to_owned(),
+        argument: argument.to_owned(),
+        why: why.to_owned(),
+    };
+    for (n, (argument, header)) in params.iter().enumerate() {
+        let token =
+            !header.is_empty() && header.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        if !token {
+            return Err(invalid(argument, "its header name is not an HTTP token (letters, digits, `-` and the like)"));
+        }
+        if params[..n].iter().any(|(_, other)| other.eq_ignore_ascii_case(header)) {
+            return Err(invalid(argument, "another argument of the tool uses the same header name"));
+        }
+        let property = schema.get_mut("properties").and_then(|p| p.get_mut(argument.as_str()));
+        let Some(serde_json::Value::Object(property)) = property else {
+            return Err(invalid(argument, "the tool's input schema has no such property"));
+        };
+        if !matches!(property.get("type").and_then(serde_json::Value::as_str), Some("string" | "integer" | "boolean")) {
+            return Err(invalid(argument, "only string, integer and boolean arguments can be mirrored in a header"));
+        }
+        property.insert("x-mcp-header".into(), serde_json::Value::from(header.as_str()));
+    }
+    Ok(())
 }

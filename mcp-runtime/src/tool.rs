@@ -94,6 +94,8 @@ pub struct ToolDescriptor {
     pub(crate) origin: Option<&'static str>,
     /// The states the handler takes: checked when the server starts.
     pub(crate) required_states: Vec<RequiredState>,
+    /// Arguments mirrored in HTTP headers: (argument, header name after `Mcp-Param-`).
+    pub(crate) header_params: Vec<(String, String)>,
 }
 
 impl fmt::Debug for ToolDescriptor {
@@ -127,6 +129,7 @@ impl ToolDescriptor {
             spec: HandlerSpec::default(),
             origin: None,
             required_states: Vec::new(),
+            header_params: Vec::new(),
         }
     }
 
@@ -225,6 +228,17 @@ impl ToolDescriptor {
     #[must_use]
     pub fn requires_client_capability(mut self, name: impl Into<String>) -> Self {
         self.required_client_capabilities.push(name.into());
+        self
+    }
+
+    /// Mirrors the argument `argument` in the HTTP header `Mcp-Param-<header>` (2026-07-28):
+    /// its input schema property gets `"x-mcp-header": header`, clients send the header, and
+    /// the server refuses a request whose header does not match the body (400, -32020). The
+    /// argument must be a string, integer or boolean; the name a token, unique in the tool.
+    /// What `#[mcp(header = "...")]` on a parameter does.
+    #[must_use]
+    pub fn header_param(mut self, argument: impl Into<String>, header: impl Into<String>) -> Self {
+        self.header_params.push((argument.into(), header.into()));
         self
     }
 

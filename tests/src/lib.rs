@@ -11,8 +11,19 @@ use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
 /// Every tool `manual --test-tools` offers, in name order.
-pub const MANUAL_TEST_TOOLS: [&str; 10] =
-    ["add", "content_kinds", "echo", "fail", "gauge", "needs_elicitation", "numbers", "panic", "point", "sleep"];
+pub const MANUAL_TEST_TOOLS: [&str; 11] = [
+    "add",
+    "content_kinds",
+    "echo",
+    "fail",
+    "gauge",
+    "needs_elicitation",
+    "numbers",
+    "panic",
+    "point",
+    "regional",
+    "sleep",
+];
 
 /// The workspace's root directory.
 pub fn workspace_root() -> &'static Path {

@@ -475,3 +475,32 @@ fn cors_answers_the_allowed_origin() {
     let other = post(&server.url, &initialize("2025-11-25", json!({})), &[("origin", "https://other.example")]);
     assert_eq!(other.status, 403);
 }
+
+/// Arguments mirrored in `Mcp-Param-*` headers (2026-07-28): declared in the tool's schema,
+/// required, and checked against the body (base64-encoded values decoded).
+#[test]
+fn mirrored_arguments_must_match_their_headers() {
+    let server = manual(&[]);
+    let listed = post(&server.url, &modern(1, "tools/list", json!({}), json!({})), &[]);
+    let tools = listed.last()["result"]["tools"].as_array().unwrap().clone();
+    let regional = tools.iter().find(|t| t["name"] == "regional").expect("the tool");
+    assert_eq!(regional["inputSchema"]["properties"]["region"]["x-mcp-header"], "Region");
+    let call =
+        modern(2, "tools/call", json!({"name": "regional", "arguments": {"region": "eu", "count": 3}}), json!({}));
+    let cases: [(&[(&str, &str)], u16); 5] = [
+        (&[("mcp-param-region", "eu"), ("mcp-param-count", "3")], 200),
+        (&[("Mcp-Param-Region", "=?base64?ZXU=?="), ("mcp-param-count", "3")], 200),
+        (&[("mcp-param-region", "eu")], 400),
+        (&[("mcp-param-region", "us"), ("mcp-param-count", "3")], 400),
+        (&[("mcp-param-region", "eu"), ("mcp-param-count", "03")], 400),
+    ];
+    for (headers, status) in cases {
+        let answer = post(&server.url, &call, headers);
+        assert_eq!(answer.status, status, "{headers:?}: {answer:?}");
+        if status == 400 {
+            assert_eq!(answer.last()["error"]["code"], -32020, "{answer:?}");
+        } else {
+            assert_eq!(answer.last()["result"]["content"][0]["text"], "region=eu count=3");
+        }
+    }
+}

@@ -133,3 +133,27 @@ async fn handlers_stay_plain_functions_callable_in_unit_tests() {
     let hits = ctx.state::<Hits>().expect("registered on the context");
     assert_eq!(hit_page(hits, 1), "page 1: 0 hits");
 }
+
+/// Returns the region it was called for.
+#[mcp_tool]
+async fn regional(#[mcp(header = "Region")] region: String, #[mcp(rename = "n", header = "N")] count: i64) -> String {
+    format!("{region} {count}")
+}
+
+/// Mirrors a number: refused at start-up.
+#[mcp_tool]
+async fn unmirrorable(#[mcp(header = "Ratio")] ratio: f64) -> String {
+    ratio.to_string()
+}
+
+#[test]
+fn mirrored_arguments_are_declared_in_the_schema_and_checked_at_start() {
+    let listing = Server::builder("headers", "1").tool(regional {}).describe().unwrap();
+    let line = listing.lines().find(|l| l.starts_with("tool regional")).unwrap();
+    let tool: Value = serde_json::from_str(line.split_once(": ").unwrap().1).unwrap();
+    assert_eq!(tool["inputSchema"]["properties"]["region"]["x-mcp-header"], "Region");
+    assert_eq!(tool["inputSchema"]["properties"]["n"]["x-mcp-header"], "N", "the wire name carries it");
+    let error = Server::builder("headers", "1").tool(unmirrorable {}).validate().unwrap_err();
+    let message = error.to_string();
+    assert!(message.contains("`ratio`") && message.contains("only string, integer and boolean"), "{message}");
+}

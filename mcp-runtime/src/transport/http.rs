@@ -313,6 +313,8 @@ struct ParamsHead {
     name: Option<String>,
     #[serde(default)]
     uri: Option<String>,
+    #[serde(default)]
+    arguments: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -424,6 +426,11 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
         || (session_id.is_none() && (method == Some("server/discover") || (!is_request && !is_batch)));
     let (target, minted) = if stateless {
         if let Err(rejected) = check_modern_headers(&headers, modern_version, method, &params, id.as_ref()) {
+            return *rejected;
+        }
+        if method == Some("tools/call")
+            && let Err(rejected) = check_param_headers(&app, &headers, &params, id.as_ref())
+        {
             return *rejected;
         }
         (Arc::clone(&app.stateless), None)
@@ -546,6 +553,35 @@ fn check_modern_headers(
         let named = params.name.as_deref().or(params.uri.as_deref());
         if named.is_some_and(|named| decode_header_value(sent) != named) {
             return Err(mismatch("Mcp-Name"));
+        }
+    }
+    Ok(())
+}
+
+/// The `Mcp-Param-*` headers of a tool's mirrored arguments must be sent and match the body.
+fn check_param_headers(
+    app: &App,
+    headers: &HeaderMap,
+    params: &ParamsHead,
+    id: Option<&RequestId>,
+) -> Result<(), Box<Response>> {
+    let Some(name) = &params.name else { return Ok(()) };
+    let registry = app.core.registry();
+    let Some(tool) = registry.tools.get(name) else { return Ok(()) };
+    for (argument, header) in &tool.header_params {
+        let sent = header_str(headers, &format!("mcp-param-{header}")).map(decode_header_value);
+        let value = params.arguments.as_ref().and_then(|arguments| arguments.get(argument));
+        let expected = value.map(|v| match v {
+            serde_json::Value::String(text) => text.clone(),
+            other => other.to_string(),
+        });
+        if sent != expected {
+            let message = format!("Header mismatch: `Mcp-Param-{header}` does not match the argument `{argument}`");
+            return Err(Box::new(reject(
+                StatusCode::BAD_REQUEST,
+                id,
+                ErrorObject::new(code::HEADER_MISMATCH, message),
+            )));
         }
     }
     Ok(())
