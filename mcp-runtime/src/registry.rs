@@ -402,6 +402,35 @@ fn decode_cursor(cursor: &str) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
+/// Marks each argument mirrored in a header with `x-mcp-header` in the tool's input schema,
+/// checking what 2026-07-28 requires of it.
+fn mark_header_params(tool: &str, schema: &mut serde_json::Value, params: &[(String, String)]) -> Result<(), Error> {
+    let invalid = |argument: &str, why: &str| Error::InvalidHeaderParam {
+        tool: tool.to_owned(),
+        argument: argument.to_owned(),
+        why: why.to_owned(),
+    };
+    for (n, (argument, header)) in params.iter().enumerate() {
+        let token =
+            !header.is_empty() && header.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        if !token {
+            return Err(invalid(argument, "its header name is not an HTTP token (letters, digits, `-` and the like)"));
+        }
+        if params[..n].iter().any(|(_, other)| other.eq_ignore_ascii_case(header)) {
+            return Err(invalid(argument, "another argument of the tool uses the same header name"));
+        }
+        let property = schema.get_mut("properties").and_then(|p| p.get_mut(argument.as_str()));
+        let Some(serde_json::Value::Object(property)) = property else {
+            return Err(invalid(argument, "the tool's input schema has no such property"));
+        };
+        if !matches!(property.get("type").and_then(serde_json::Value::as_str), Some("string" | "integer" | "boolean")) {
+            return Err(invalid(argument, "only string, integer and boolean arguments can be mirrored in a header"));
+        }
+        property.insert("x-mcp-header".into(), serde_json::Value::from(header.as_str()));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -448,33 +477,4 @@ mod tests {
             matches!(err, Error::Duplicate { kind: ItemKind::Prompt, ref first, ref second, .. } if first == "x.rs:1" && second == "y.rs:2")
         );
     }
-}
-
-/// Marks each argument mirrored in a header with `x-mcp-header` in the tool's input schema,
-/// checking what 2026-07-28 requires of it.
-fn mark_header_params(tool: &str, schema: &mut serde_json::Value, params: &[(String, String)]) -> Result<(), Error> {
-    let invalid = |argument: &str, why: &str| Error::InvalidHeaderParam {
-        tool: tool.to_owned(),
-        argument: argument.to_owned(),
-        why: why.to_owned(),
-    };
-    for (n, (argument, header)) in params.iter().enumerate() {
-        let token =
-            !header.is_empty() && header.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
-        if !token {
-            return Err(invalid(argument, "its header name is not an HTTP token (letters, digits, `-` and the like)"));
-        }
-        if params[..n].iter().any(|(_, other)| other.eq_ignore_ascii_case(header)) {
-            return Err(invalid(argument, "another argument of the tool uses the same header name"));
-        }
-        let property = schema.get_mut("properties").and_then(|p| p.get_mut(argument.as_str()));
-        let Some(serde_json::Value::Object(property)) = property else {
-            return Err(invalid(argument, "the tool's input schema has no such property"));
-        };
-        if !matches!(property.get("type").and_then(serde_json::Value::as_str), Some("string" | "integer" | "boolean")) {
-            return Err(invalid(argument, "only string, integer and boolean arguments can be mirrored in a header"));
-        }
-        property.insert("x-mcp-header".into(), serde_json::Value::from(header.as_str()));
-    }
-    Ok(())
 }
