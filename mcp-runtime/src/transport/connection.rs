@@ -58,10 +58,11 @@ pub(crate) trait Input {
 /// item, once the input would wait or this many bytes are gathered.
 const COALESCE_BYTES: usize = 64 * 1024;
 
-/// A connection's input from a channel of whole messages (the public transport boundary,
-/// and the HTTP endpoint's sessions).
+/// A connection's input from a channel of frames (the HTTP endpoint's sessions).
+#[cfg(feature = "http")]
 pub(crate) struct Inbox(pub(crate) mpsc::Receiver<Frame>);
 
+#[cfg(feature = "http")]
 impl Input for Inbox {
     async fn next(&mut self) -> io::Result<Frame> {
         // The sender is gone: the client (or the endpoint) ended the connection.
