@@ -222,7 +222,7 @@ impl Server {
     /// let options = HttpOptions::default()
     ///     .allowed_hosts(Allowed::Only(vec!["mcp.example.com".into()]))
     ///     .allowed_origins(Allowed::Only(vec!["https://app.example.com".into()]));
-    /// let mcp = Server::new("demo", "1.0.0").http_router(options)?;
+    /// let mcp = Server::builder("demo", "1.0.0").http_router(options)?;
     /// let app: axum::Router = axum::Router::new()
     ///     .route("/health", axum::routing::get(|| async { "ok" }))
     ///     .merge(mcp);
