@@ -89,9 +89,27 @@ impl Answer {
     }
 }
 
-/// POSTs `body` to `url` with the usual headers and `extra` ones.
+/// POSTs `body` to `url` with the usual headers and `extra` ones (and, for a 2026-07-28
+/// request, the `Mcp-Method` and `Mcp-Name` headers it requires, unless `extra` names them).
 pub fn post(url: &str, body: &Value, extra: &[(&str, &str)]) -> Answer {
     send(url, "POST", Some(body), extra)
+}
+
+/// The headers a 2026-07-28 request must carry, for `body`: `Mcp-Method`, and `Mcp-Name` for
+/// the methods that name something. Nothing for other messages.
+pub fn modern_headers(body: &Value) -> Vec<(String, String)> {
+    let modern = body["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").is_some();
+    let Some(method) = body["method"].as_str().filter(|_| modern) else { return Vec::new() };
+    let mut headers = vec![("mcp-method".to_owned(), method.to_owned())];
+    let named = match method {
+        "tools/call" | "prompts/get" => body["params"]["name"].as_str(),
+        "resources/read" => body["params"]["uri"].as_str(),
+        _ => None,
+    };
+    if let Some(name) = named {
+        headers.push(("mcp-name".to_owned(), name.to_owned()));
+    }
+    headers
 }
 
 /// Sends `method` (GET, DELETE, POST) to `url`.
@@ -105,6 +123,11 @@ pub fn send(url: &str, method: &str, body: Option<&Value>, extra: &[(&str, &str)
         request = request.header(*name, *value);
     }
     if let Some(body) = body {
+        for (name, value) in modern_headers(body) {
+            if !extra.iter().any(|(given, _)| given.eq_ignore_ascii_case(&name)) {
+                request = request.header(name, value);
+            }
+        }
         request = request.body(body.to_string());
     }
     let response = request.send().unwrap_or_else(|e| panic!("{method} {url}: {e}"));

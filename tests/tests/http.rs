@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mcp_tests::example_binary;
-use mcp_tests::http::{HttpServer, initialize, post, send};
+use mcp_tests::http::{HttpServer, initialize, modern_headers, post, send};
 use mcp_tests::wire::{
     CLIENT_CAPABILITIES_KEY, HANDSHAKE_REVISIONS, PROTOCOL_VERSION_KEY, STATELESS_REVISION, for_each_revision,
 };
@@ -130,6 +130,18 @@ fn stateless_requests_need_no_session_and_errors_carry_their_status() {
             -32020,
         ),
         (modern(7, "tools/list", json!({}), json!({})), vec![("mcp-protocol-version", "2025-06-18")], 400, -32020),
+        (modern(8, "tools/list", json!({}), json!({})), vec![("mcp-method", "")], 400, -32020),
+        (
+            modern(
+                9,
+                "tools/call",
+                json!({"name": "suggest_gifts", "arguments": {"age": 9, "relationship": "son"}}),
+                json!({}),
+            ),
+            vec![("mcp-name", "")],
+            400,
+            -32020,
+        ),
     ];
     for (body, headers, status, code) in cases {
         let answer = post(&server.url, &body, &headers);
@@ -183,6 +195,9 @@ fn stream_post(url: &str, body: &Value, headers: &[(&str, &str)]) -> mpsc::Recei
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
+    for (name, value) in modern_headers(body) {
+        request = request.header(name, value);
+    }
     std::thread::spawn(move || {
         let response = request.send().expect("a response");
         for line in BufReader::new(response).lines() {
@@ -220,7 +235,11 @@ fn closing_the_response_stream_cancels_a_2026_request() {
     let server = manual(&["--context-items"]);
     let waiting = modern(1, "tools/call", json!({"name": "wait_for_cancel", "arguments": {}}), json!({}));
     let client = reqwest::blocking::Client::builder().timeout(Duration::from_millis(300)).build().unwrap();
-    let gave_up = client.post(&server.url).header("content-type", "application/json").body(waiting.to_string()).send();
+    let mut request = client.post(&server.url).header("content-type", "application/json");
+    for (name, value) in modern_headers(&waiting) {
+        request = request.header(name, value);
+    }
+    let gave_up = request.body(waiting.to_string()).send();
     assert!(gave_up.is_err(), "nothing came, and the client went away");
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
@@ -432,10 +451,12 @@ fn limits_answer_503_and_idle_sessions_end() {
     });
     std::thread::sleep(Duration::from_millis(200));
     let client = reqwest::blocking::Client::new();
+    let list = modern(2, "tools/list", json!({}), json!({}));
     let busy = client
         .post(&server.url)
         .header("content-type", "application/json")
-        .body(modern(2, "tools/list", json!({}), json!({})).to_string())
+        .header("mcp-method", "tools/list")
+        .body(list.to_string())
         .send()
         .unwrap();
     assert_eq!(busy.status().as_u16(), 503);

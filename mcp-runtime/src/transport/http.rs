@@ -425,7 +425,11 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
     let stateless = modern_version.is_some()
         || (session_id.is_none() && (method == Some("server/discover") || (!is_request && !is_batch)));
     let (target, minted) = if stateless {
-        if let Err(rejected) = check_modern_headers(&headers, modern_version, method, &params, id.as_ref()) {
+        // The header rules bind messages that name 2026-07-28 in their `_meta`; a sessionless
+        // probe or notification without it has nothing to match.
+        if modern_version.is_some()
+            && let Err(rejected) = check_modern_headers(&headers, modern_version, method, &params, id.as_ref())
+        {
             return *rejected;
         }
         if method == Some("tools/call")
@@ -526,8 +530,9 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
     response
 }
 
-/// The 2026-07-28 header rules: `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`, when
-/// sent, must match the body (400 with -32020 otherwise).
+/// The 2026-07-28 header rules: a request carries `Mcp-Method` (and, for the methods that name
+/// something, `Mcp-Name`) matching its body; `MCP-Protocol-Version`, when sent, matches its
+/// `_meta` (400 with -32020 otherwise).
 fn check_modern_headers(
     headers: &HeaderMap,
     version: Option<&str>,
@@ -544,16 +549,17 @@ fn check_modern_headers(
     {
         return Err(mismatch("MCP-Protocol-Version"));
     }
-    if let (Some(sent), Some(method)) = (header_str(headers, "mcp-method"), method)
-        && sent != method
-    {
+    let Some(method) = method else { return Ok(()) };
+    if header_str(headers, "mcp-method") != Some(method) {
         return Err(mismatch("Mcp-Method"));
     }
-    if let Some(sent) = header_str(headers, "mcp-name") {
-        let named = params.name.as_deref().or(params.uri.as_deref());
-        if named.is_some_and(|named| decode_header_value(sent) != named) {
-            return Err(mismatch("Mcp-Name"));
-        }
+    let named = match method {
+        "tools/call" | "prompts/get" => params.name.as_deref(),
+        "resources/read" => params.uri.as_deref(),
+        _ => return Ok(()),
+    };
+    if header_str(headers, "mcp-name").map(decode_header_value).as_deref() != named {
+        return Err(mismatch("Mcp-Name"));
     }
     Ok(())
 }
