@@ -10,7 +10,8 @@
 //! `--drain-timeout-ms N` set the server's limits; `--private-tool-list-ms N` lets 2026-07-28
 //! clients cache the tool list privately for N ms; `--http ADDR` serves Streamable HTTP at
 //! `http://ADDR/mcp` instead of stdio (`--bearer-auth`: tokens `user-<name>` only;
-//! `--max-sessions N`, `--max-requests N`, `--session-idle-ms N`, `--cors ORIGIN`). SIGINT and SIGTERM stop it gracefully.
+//! `--max-sessions N`, `--max-requests N`, `--max-listen-streams N`, `--session-idle-ms N`,
+//! `--cors ORIGIN`). SIGINT and SIGTERM stop it gracefully.
 
 mod asking_items;
 mod context_items;
@@ -128,6 +129,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             "--max-requests" => {
                 options = options.max_requests(number()?);
+                server
+            }
+            "--max-listen-streams" => {
+                options = options.max_listen_streams(number()?);
                 server
             }
             "--session-idle-ms" => {

@@ -51,7 +51,8 @@ pub use uri_template::{UriTemplate, UriTemplateError};
 
 #[cfg(feature = "http")]
 pub use transport::http::{
-    Allowed, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS, HttpOptions, Reject, ResponseMode,
+    Allowed, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS, HttpOptions,
+    Reject, ResponseMode,
 };
 
 #[cfg(feature = "macros")]
@@ -152,7 +153,8 @@ impl Server {
     ) -> Result<()> {
         let (core, shutdown) = self.start()?;
         let input = transport::connection::Messages(incoming);
-        let ending = transport::connection::run(core, input, outgoing, shutdown).await;
+        let listens = subscriptions::MAX_LISTEN_STREAMS;
+        let ending = transport::connection::run(core, input, outgoing, shutdown, listens).await;
         transport::lines::finish(ending, Ok(()))
     }
 

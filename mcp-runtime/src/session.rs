@@ -82,7 +82,7 @@ fn is_stateless(params: Option<&RawValue>) -> bool {
 
 impl Session {
     /// A new connection whose responses go to `out`.
-    pub(crate) fn new(core: Arc<ServerCore>, out: mpsc::Sender<Vec<u8>>) -> Self {
+    pub(crate) fn new(core: Arc<ServerCore>, out: mpsc::Sender<Vec<u8>>, listen_limit: usize) -> Self {
         let fresh = Arc::new(Negotiated {
             revision: Revision::LATEST_HANDSHAKE,
             client_capabilities: Default::default(),
@@ -93,7 +93,7 @@ impl Session {
         Session {
             core,
             era: Era::Fresh,
-            subscriptions: Subscriptions::default(),
+            subscriptions: Subscriptions::with_limit(listen_limit),
             executor,
             fresh,
             log_level,

@@ -19,8 +19,9 @@ use crate::server::ServerCore;
 
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
-/// Open `subscriptions/listen` streams a connection may have. Streams live long, so they
-/// count against this limit rather than the in-flight bound of requests.
+/// Open `subscriptions/listen` streams a connection may have, unless its transport says
+/// otherwise (the HTTP endpoint's stateless loop serves every client). Streams live long, so
+/// they count against this limit rather than the in-flight bound of requests.
 pub(crate) const MAX_LISTEN_STREAMS: usize = 32;
 
 /// What a `subscriptions/listen` stream asks for (and, acknowledged, what it gets).
@@ -58,8 +59,10 @@ pub(crate) type Stream = tokio::sync::mpsc::Sender<Vec<u8>>;
 pub(crate) type Routed = (Option<Stream>, Vec<u8>);
 
 /// A connection's subscriptions of both eras.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Subscriptions {
+    /// How many listen streams may be open at once.
+    limit: usize,
     /// URIs of `resources/subscribe` (handshake revisions).
     uris: BTreeSet<String>,
     /// Open `subscriptions/listen` streams (2026-07-28).
@@ -83,7 +86,18 @@ fn check_subscribable(registry: &Registry, uri: &str) -> Result<(), ErrorObject>
     }
 }
 
+impl Default for Subscriptions {
+    fn default() -> Self {
+        Subscriptions::with_limit(MAX_LISTEN_STREAMS)
+    }
+}
+
 impl Subscriptions {
+    /// Subscriptions allowing `limit` open listen streams.
+    pub(crate) fn with_limit(limit: usize) -> Self {
+        Subscriptions { limit: limit.max(1), uris: BTreeSet::new(), listens: Vec::new() }
+    }
+
     /// `resources/subscribe`: `Ok` when `uri` is a subscribable resource.
     pub(crate) fn subscribe(&mut self, core: &ServerCore, uri: &str) -> Result<(), ErrorObject> {
         check_subscribable(&core.registry(), uri)?;
@@ -107,9 +121,10 @@ impl Subscriptions {
     ) -> Result<Vec<u8>, ErrorObject> {
         let params: ListenParams = serde_json::from_str(params)
             .map_err(|e| ErrorObject::invalid_params(format!("Invalid `subscriptions/listen` params: {e}")))?;
-        if self.listens.len() >= MAX_LISTEN_STREAMS {
+        if self.listens.len() >= self.limit {
             return Err(ErrorObject::invalid_request(format!(
-                "Invalid request: a connection may have {MAX_LISTEN_STREAMS} open streams; cancel one first"
+                "Invalid request: {} streams are open, the most this connection may have; cancel one first",
+                self.limit
             )));
         }
         if self.listens.iter().any(|l| &l.id == id) {

@@ -525,3 +525,26 @@ fn mirrored_arguments_must_match_their_headers() {
         }
     }
 }
+
+/// 2026-07-28 listen streams of all clients share one limit of their own, apart from the
+/// request limit.
+#[test]
+fn listen_streams_have_a_limit_of_their_own() {
+    let server = manual(&["--test-items", "--max-listen-streams", "2", "--max-requests", "1"]);
+    let filter = json!({"notifications": {"toolsListChanged": true}});
+    let open: Vec<_> = (0..2)
+        .map(|n| {
+            let events =
+                stream_post(&server.url, &modern(50 + n, "subscriptions/listen", filter.clone(), json!({})), &[]);
+            let ack = events.recv_timeout(Duration::from_secs(10)).expect("acknowledged");
+            assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+            events
+        })
+        .collect();
+    let third = post(&server.url, &modern(60, "subscriptions/listen", filter, json!({})), &[]);
+    assert_eq!(third.last()["error"]["code"], -32600, "{third:?}");
+    // The two open streams hold none of the single request slot.
+    let listed = post(&server.url, &modern(61, "tools/list", json!({}), json!({})), &[]);
+    assert_eq!(listed.status, 200, "{listed:?}");
+    drop(open);
+}

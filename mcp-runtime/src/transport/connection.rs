@@ -97,11 +97,12 @@ pub(crate) async fn run<I: Input>(
     mut input: I,
     out: mpsc::Sender<Vec<u8>>,
     shutdown: impl Future<Output = ()>,
+    listen_limit: usize,
 ) -> Ending {
     let max_message_size = core.config.max_message_size;
     let drain_timeout = core.config.drain_timeout;
     let mut events = core.events.subscribe();
-    let mut session = Session::new(core, out.clone());
+    let mut session = Session::new(core, out.clone(), listen_limit);
     let mut shutdown = std::pin::pin!(shutdown);
     let mut reading = true;
     let mut deadline: Option<Instant> = None;

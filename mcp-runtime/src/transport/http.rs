@@ -74,6 +74,7 @@ pub struct HttpOptions {
     max_sessions: usize,
     max_requests: usize,
     idle_timeout: Duration,
+    max_listen_streams: usize,
 }
 
 impl Default for HttpOptions {
@@ -88,6 +89,7 @@ impl Default for HttpOptions {
             max_sessions: DEFAULT_MAX_SESSIONS,
             max_requests: DEFAULT_MAX_REQUESTS,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            max_listen_streams: DEFAULT_MAX_LISTEN_STREAMS,
         }
     }
 }
@@ -96,6 +98,8 @@ impl Default for HttpOptions {
 pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
 /// Requests served at once across the server, unless configured: past it a POST gets 503.
 pub const DEFAULT_MAX_REQUESTS: usize = 4_096;
+/// Open 2026-07-28 `subscriptions/listen` streams across all clients, unless configured.
+pub const DEFAULT_MAX_LISTEN_STREAMS: usize = 1_024;
 /// How long a session may stay unused before it ends, unless configured.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
@@ -111,6 +115,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_sessions", &self.max_sessions)
             .field("max_requests", &self.max_requests)
             .field("idle_timeout", &self.idle_timeout)
+            .field("max_listen_streams", &self.max_listen_streams)
             .finish()
     }
 }
@@ -208,6 +213,15 @@ impl HttpOptions {
         self
     }
 
+    /// How many 2026-07-28 `subscriptions/listen` streams may be open at once, all clients
+    /// together (default [`DEFAULT_MAX_LISTEN_STREAMS`]); they do not count against
+    /// [`max_requests`](Self::max_requests). (A handshake-era session has 32 of its own.)
+    #[must_use]
+    pub fn max_listen_streams(mut self, streams: usize) -> Self {
+        self.max_listen_streams = streams.max(1);
+        self
+    }
+
     /// How long a session may stay unused before it ends (default
     /// [`DEFAULT_IDLE_TIMEOUT`]); its client then gets 404 and initializes again.
     #[must_use]
@@ -265,7 +279,12 @@ struct SessionHandle {
 }
 
 /// Starts a loop (a session, or the stateless one) and returns its handle.
-fn start_loop(core: &Arc<ServerCore>, stopping: &watch::Receiver<bool>, owner: Option<String>) -> Arc<SessionHandle> {
+fn start_loop(
+    core: &Arc<ServerCore>,
+    stopping: &watch::Receiver<bool>,
+    owner: Option<String>,
+    listen_limit: usize,
+) -> Arc<SessionHandle> {
     let (inbound, inbox) = mpsc::channel(crate::executor::LOOK_AHEAD);
     let (out, mut outbox) = mpsc::channel::<Vec<u8>>(connection::OUTGOING_CAPACITY);
     let listener: Arc<Mutex<Option<mpsc::Sender<Vec<u8>>>>> = Arc::default();
@@ -285,7 +304,7 @@ fn start_loop(core: &Arc<ServerCore>, stopping: &watch::Receiver<bool>, owner: O
     let shutdown = async move {
         let _ = stopping.wait_for(|stop| *stop).await;
     };
-    tokio::spawn(connection::run(Arc::clone(core), Inbox(inbox), out, shutdown));
+    tokio::spawn(connection::run(Arc::clone(core), Inbox(inbox), out, shutdown, listen_limit));
     Arc::new(SessionHandle { inbound, used: Mutex::new(Instant::now()), owner, listener })
 }
 
@@ -463,7 +482,7 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
                 }
                 let session = new_session_id();
                 let owner = identity.as_ref().map(|i| i.subject().to_owned());
-                let handle = start_loop(&app.core, &app.stopping, owner);
+                let handle = start_loop(&app.core, &app.stopping, owner, crate::subscriptions::MAX_LISTEN_STREAMS);
                 app.sessions.lock().unwrap_or_else(|e| e.into_inner()).insert(session.clone(), Arc::clone(&handle));
                 (handle, Some(session))
             }
@@ -855,7 +874,8 @@ pub(crate) fn router(
     };
     let (stop, stopping) = watch::channel(false);
     let stop = Arc::new(stop);
-    let stateless = start_loop(&core, &stopping, None);
+    // Every 2026-07-28 client shares this loop: its listen streams get a limit of their own.
+    let stateless = start_loop(&core, &stopping, None, options.max_listen_streams);
     let max = core.config.max_message_size;
     let idle = options.idle_timeout;
     let app = Arc::new(App {
