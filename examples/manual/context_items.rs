@@ -104,6 +104,19 @@ pub(crate) fn add(server: Server) -> Server {
             },
         ))
         .tool(
+            ToolDescriptor::new("reconnect")
+                .description("Reports progress, closing its SSE stream after the first (HTTP): the client resumes")
+                .handler_with_context(|_: NoArgs, ctx: Context| async move {
+                    ctx.progress(1.0, Some(3.0), None).await;
+                    ctx.close_sse_stream();
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    ctx.progress(2.0, Some(3.0), None).await;
+                    ctx.progress(3.0, Some(3.0), None).await;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    "reconnected"
+                }),
+        )
+        .tool(
             ToolDescriptor::new("cancel_seen")
                 .description("Whether a cancelled `wait_for_cancel` noticed")
                 .handler(|_: NoArgs| async move { CANCEL_SEEN.load(Ordering::SeqCst).to_string() }),

@@ -219,6 +219,8 @@ pub(crate) struct RequestExtras {
     /// Header names (lowercase) and values.
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) identity: Option<Identity>,
+    /// Closes the request's resumable SSE stream (HTTP, handshake revisions).
+    pub(crate) stream_close: Option<Arc<Notify>>,
 }
 
 /// What the runtime builds a request's context from.
@@ -322,6 +324,17 @@ impl Context {
     pub fn header(&self, name: &str) -> Option<&str> {
         let extras = self.inner.extras.as_ref()?;
         extras.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// Ends the connection carrying this request's SSE stream now, without ending the request
+    /// (HTTP, handshake revisions): the client reconnects with `Last-Event-ID` after the
+    /// stream's `retry` delay and misses nothing, since every event is kept. Handlers of long
+    /// tasks use it so that no connection stays open for the whole task (SSE polling). No
+    /// effect anywhere else.
+    pub fn close_sse_stream(&self) {
+        if let Some(close) = self.inner.extras.as_ref().and_then(|e| e.stream_close.as_ref()) {
+            close.notify_one();
+        }
     }
 
     /// The registered state of type `T` (see [`State`]); `None` when none was registered.

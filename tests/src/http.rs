@@ -78,8 +78,10 @@ pub struct Answer {
     pub session: Option<String>,
     /// The messages.
     pub messages: Vec<Value>,
-    /// Each SSE event's `id`, in order.
+    /// Each SSE event's `id`, in order (the priming event's included).
     pub event_ids: Vec<String>,
+    /// Whether an SSE stream opened with a priming event (an id, empty data, `retry`).
+    pub primed: bool,
 }
 
 impl Answer {
@@ -136,15 +138,20 @@ pub fn send(url: &str, method: &str, body: Option<&Value>, extra: &[(&str, &str)
     let content_type = header("content-type").unwrap_or_default();
     let session = header("mcp-session-id");
     let text = response.text().expect("a body");
+    let mut primed = false;
     let (messages, event_ids) = if content_type.starts_with("text/event-stream") {
         let mut messages = Vec::new();
         let mut ids = Vec::new();
-        for event in text.split("\n\n").filter(|e| !e.trim().is_empty()) {
+        for (n, event) in text.split("\n\n").filter(|e| !e.trim().is_empty()).enumerate() {
             for line in event.lines() {
                 if let Some(id) = line.strip_prefix("id: ") {
                     ids.push(id.to_owned());
-                } else if let Some(data) = line.strip_prefix("data: ") {
-                    messages.push(serde_json::from_str(data).unwrap_or_else(|e| panic!("{e}: {data}")));
+                } else if let Some(data) = line.strip_prefix("data: ").or(line.strip_prefix("data:")) {
+                    if data.trim().is_empty() {
+                        primed |= n == 0 && event.contains("retry: ");
+                    } else {
+                        messages.push(serde_json::from_str(data).unwrap_or_else(|e| panic!("{e}: {data}")));
+                    }
                 }
             }
         }
@@ -154,7 +161,7 @@ pub fn send(url: &str, method: &str, body: Option<&Value>, extra: &[(&str, &str)
     } else {
         (vec![serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))], Vec::new())
     };
-    Answer { status, content_type, session, messages, event_ids }
+    Answer { status, content_type, session, messages, event_ids, primed }
 }
 
 /// An `initialize` request for `revision` declaring `capabilities`.

@@ -176,7 +176,13 @@ fn notifications_before_the_response_switch_it_to_sse() {
         let methods: Vec<&str> = answer.messages.iter().map(|m| m["method"].as_str().unwrap_or("response")).collect();
         assert_eq!(methods, ["notifications/progress", "notifications/progress", "notifications/progress", "response"]);
         assert_eq!(answer.last()["id"], body["id"]);
-        assert_eq!(answer.event_ids, ["1", "2", "3", "4"], "one event per message, each with an id");
+        // Handshake-era streams are resumable: a priming event first, ids naming the stream.
+        let resumable = body["id"] == 1;
+        assert_eq!(answer.primed, resumable, "{answer:?}");
+        assert_eq!(answer.event_ids.len(), 4 + usize::from(resumable), "one event per message, each with an id");
+        let mut distinct = answer.event_ids.clone();
+        distinct.dedup();
+        assert_eq!(distinct, answer.event_ids);
     }
     let plain =
         post(&server.url, &request(3, "tools/call", json!({"name": "echo", "arguments": {"text": "x"}})), &headers);
@@ -202,7 +208,8 @@ fn stream_post(url: &str, body: &Value, headers: &[(&str, &str)]) -> mpsc::Recei
         let response = request.send().expect("a response");
         for line in BufReader::new(response).lines() {
             let Ok(line) = line else { return };
-            if let Some(data) = line.strip_prefix("data: ")
+            // An empty `data` is a priming event: nothing to read.
+            if let Some(data) = line.strip_prefix("data: ").filter(|d| !d.trim().is_empty())
                 && tx.send(serde_json::from_str(data).expect("JSON data")).is_err()
             {
                 return;
@@ -316,7 +323,8 @@ fn open_stream(url: &str, session: &str) -> mpsc::Receiver<Value> {
         assert_eq!(response.status().as_u16(), 200);
         for line in BufReader::new(response).lines() {
             let Ok(line) = line else { return };
-            if let Some(data) = line.strip_prefix("data: ")
+            // An empty `data` is a priming event: nothing to read.
+            if let Some(data) = line.strip_prefix("data: ").filter(|d| !d.trim().is_empty())
                 && tx.send(serde_json::from_str(data).expect("JSON data")).is_err()
             {
                 return;
@@ -547,4 +555,54 @@ fn listen_streams_have_a_limit_of_their_own() {
     let listed = post(&server.url, &modern(61, "tools/list", json!({}), json!({})), &[]);
     assert_eq!(listed.status, 200, "{listed:?}");
     drop(open);
+}
+
+/// A handshake-era request's SSE stream is resumable: the handler closes it mid-call
+/// (`Context::close_sse_stream`), the client reconnects with `Last-Event-ID`, and gets what it
+/// missed, then the rest, up to the response; nothing twice.
+#[test]
+fn a_closed_stream_resumes_with_last_event_id() {
+    let server = manual(&["--context-items"]);
+    let session = open_session(&server.url, "2025-11-25", json!({}));
+    let headers = [("mcp-session-id", session.as_str())];
+    let call = request(7, "tools/call", json!({"name": "reconnect", "arguments": {}, "_meta": {"progressToken": "r"}}));
+    // The first connection ends when the handler closes it, after the first progress.
+    let first = post(&server.url, &call, &headers);
+    assert!(first.primed, "{first:?}");
+    assert!(first.messages.iter().all(|m| m["method"] == "notifications/progress"), "{first:?}");
+    let last = first.event_ids.last().expect("an event id").clone();
+    let resumed =
+        send(&server.url, "GET", None, &[("mcp-session-id", session.as_str()), ("last-event-id", last.as_str())]);
+    assert_eq!(resumed.status, 200);
+    let all: Vec<&Value> = first.messages.iter().chain(&resumed.messages).collect();
+    let progress: Vec<f64> = all.iter().filter_map(|m| m["params"]["progress"].as_f64()).collect();
+    assert_eq!(progress, [1.0, 2.0, 3.0], "every progress once, in order: {all:?}");
+    let response = all.last().expect("the response");
+    assert_eq!(response["id"], 7);
+    assert_eq!(response["result"]["content"][0]["text"], "reconnected");
+    // Resuming again from the same id replays the same events: they are kept.
+    let again =
+        send(&server.url, "GET", None, &[("mcp-session-id", session.as_str()), ("last-event-id", last.as_str())]);
+    assert_eq!(again.messages, resumed.messages);
+    let unknown = send(&server.url, "GET", None, &[("mcp-session-id", session.as_str()), ("last-event-id", "nope_1")]);
+    assert_eq!(unknown.status, 404);
+}
+
+#[test]
+fn the_standalone_stream_is_primed() {
+    let server = manual(&["--test-items"]);
+    let session = open_session(&server.url, "2025-11-25", json!({}));
+    let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(5)).build().unwrap();
+    let response = client
+        .get(&server.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session.as_str())
+        .send()
+        .unwrap();
+    let mut first = String::new();
+    let mut reader = BufReader::new(response);
+    while !first.ends_with("\n\n") {
+        reader.read_line(&mut first).unwrap();
+    }
+    assert!(first.starts_with("id: get-") && first.contains("retry: ") && first.contains("data: \n"), "{first:?}");
 }

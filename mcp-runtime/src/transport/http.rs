@@ -23,6 +23,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{mpsc, watch};
 
 use super::connection::{self, Frame, Inbox};
+pub use super::events::{EventStore, MemoryEventStore, StoredEvents};
 use crate::context::{Identity, RequestExtras};
 use crate::protocol::{ErrorObject, Feature, RequestId, Revision, code, error_line};
 use crate::server::ServerCore;
@@ -75,6 +76,7 @@ pub struct HttpOptions {
     max_requests: usize,
     idle_timeout: Duration,
     max_listen_streams: usize,
+    events: Option<Arc<dyn EventStore>>,
 }
 
 impl Default for HttpOptions {
@@ -90,6 +92,7 @@ impl Default for HttpOptions {
             max_requests: DEFAULT_MAX_REQUESTS,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             max_listen_streams: DEFAULT_MAX_LISTEN_STREAMS,
+            events: None,
         }
     }
 }
@@ -222,6 +225,15 @@ impl HttpOptions {
         self
     }
 
+    /// Where the events of resumable SSE streams are kept (handshake revisions; default: in
+    /// the process, [`MemoryEventStore`]). Instances behind a load balancer share one so that
+    /// a client resumes on any of them.
+    #[must_use]
+    pub fn event_store(mut self, store: impl EventStore) -> Self {
+        self.events = Some(Arc::new(store));
+        self
+    }
+
     /// How long a session may stay unused before it ends (default
     /// [`DEFAULT_IDLE_TIMEOUT`]); its client then gets 404 and initializes again.
     #[must_use]
@@ -258,6 +270,8 @@ struct App {
     /// Whether 401 challenges point at protected-resource metadata.
     has_metadata: bool,
     max_sessions: usize,
+    /// Where resumable streams' events are kept.
+    events: Arc<dyn EventStore>,
     /// Requests being served, all sessions together.
     requests: Arc<tokio::sync::Semaphore>,
     /// The loop serving 2026-07-28 requests.
@@ -276,7 +290,22 @@ struct SessionHandle {
     owner: Option<String>,
     /// The open GET stream, if any: list changes, resource updates.
     listener: Arc<Mutex<Option<mpsc::Sender<Vec<u8>>>>>,
+    /// The resumable streams of its requests still running, by stream id.
+    streams: Mutex<HashMap<String, Arc<LiveStream>>>,
 }
+
+/// A handshake-era request's resumable SSE stream while its request runs: every event goes
+/// to the event store and to the connection reading it now, if any.
+struct LiveStream {
+    id: String,
+    /// The body of the HTTP response reading it now.
+    reader: tokio::sync::Mutex<Option<mpsc::Sender<Bytes>>>,
+    /// `Context::close_sse_stream`: end the current connection; the client reconnects.
+    close: Arc<tokio::sync::Notify>,
+}
+
+/// How long a client waits before reconnecting to a stream the server closed (SSE `retry`).
+const RETRY_MS: u64 = 500;
 
 /// Starts a loop (a session, or the stateless one) and returns its handle.
 fn start_loop(
@@ -305,7 +334,7 @@ fn start_loop(
         let _ = stopping.wait_for(|stop| *stop).await;
     };
     tokio::spawn(connection::run(Arc::clone(core), Inbox(inbox), out, shutdown, listen_limit));
-    Arc::new(SessionHandle { inbound, used: Mutex::new(Instant::now()), owner, listener })
+    Arc::new(SessionHandle { inbound, used: Mutex::new(Instant::now()), owner, listener, streams: Mutex::default() })
 }
 
 /// What the endpoint reads of a message before handing it over.
@@ -509,12 +538,15 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
         return StatusCode::ACCEPTED.into_response();
     }
     let (stream, answers) = mpsc::channel::<Vec<u8>>(16);
+    // A handshake-era request's SSE stream is resumable, and its handler may close it.
+    let close = (!stateless).then(|| Arc::new(tokio::sync::Notify::new()));
     let extras = RequestExtras {
         headers: headers
             .iter()
             .filter_map(|(name, value)| Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned())))
             .collect(),
         identity,
+        stream_close: close.clone(),
     };
     if target.inbound.send(Frame::Routed(body.to_vec(), stream, Some(Arc::new(extras)))).await.is_err() {
         let error = ErrorObject::internal("The session ended");
@@ -537,6 +569,16 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
             app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session);
         }
         (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+    } else if let Some(close) = close {
+        let live = Arc::new(LiveStream { id: new_session_id(), reader: Default::default(), close });
+        target.streams.lock().unwrap_or_else(|e| e.into_inner()).insert(live.id.clone(), Arc::clone(&live));
+        let (body, reading) = mpsc::channel::<Bytes>(16);
+        *live.reader.lock().await = Some(body);
+        answering.done = true;
+        let rest = std::mem::replace(&mut answering.rest, mpsc::channel(1).1);
+        let slot = answering._slot.take();
+        tokio::spawn(pump(Arc::clone(&app.events), Arc::clone(&target), live, first, rest, id.clone(), slot));
+        sse_headers(Response::new(Body::from_stream(body_stream(reading))))
     } else {
         answering.first = Some(first);
         sse_response(answering)
@@ -665,13 +707,82 @@ fn is_final(line: &[u8], id: Option<&RequestId>) -> bool {
 }
 
 /// One SSE event, written in one piece.
-fn sse_event(event_id: u64, line: &[u8]) -> Bytes {
+fn sse_event(event_id: impl std::fmt::Display, line: &[u8]) -> Bytes {
     let data = line.strip_suffix(b"\n").unwrap_or(line);
     let mut event = Vec::with_capacity(data.len() + 32);
     event.extend_from_slice(format!("id: {event_id}\ndata: ").as_bytes());
     event.extend_from_slice(data);
     event.extend_from_slice(b"\n\n");
     Bytes::from(event)
+}
+
+/// The priming event that opens a resumable stream: an id to resume from, empty data, and how
+/// long to wait before reconnecting.
+fn priming_event(event_id: &str) -> Bytes {
+    Bytes::from(format!("id: {event_id}\nretry: {RETRY_MS}\ndata: \n\n"))
+}
+
+/// An HTTP body of the events sent into `reading`.
+fn body_stream(reading: mpsc::Receiver<Bytes>) -> impl futures_util::Stream<Item = Result<Bytes, Infallible>> {
+    futures_util::stream::unfold(reading, |mut reading| async move {
+        reading.recv().await.map(|event| (Ok(event), reading))
+    })
+}
+
+/// Carries a handshake-era request's messages into its resumable stream: each is kept in the
+/// event store, then sent to the connection reading the stream, if any. A connection that
+/// breaks (or that the handler closes) loses nothing: the client resumes with
+/// `Last-Event-ID`.
+async fn pump(
+    events: Arc<dyn EventStore>,
+    session: Arc<SessionHandle>,
+    live: Arc<LiveStream>,
+    first: Vec<u8>,
+    mut rest: mpsc::Receiver<Vec<u8>>,
+    id: Option<RequestId>,
+    _slot: Option<tokio::sync::OwnedSemaphorePermit>,
+) {
+    {
+        let mut reader = live.reader.lock().await;
+        let priming = events.append(&live.id, b"").await;
+        send_event(&mut reader, priming_event(&priming)).await;
+    }
+    let mut next = Some(first);
+    loop {
+        let line = match next.take() {
+            Some(line) => line,
+            None => tokio::select! {
+                line = rest.recv() => match line {
+                    Some(line) => line,
+                    None => break,
+                },
+                () = live.close.notified() => {
+                    // The handler closed the stream: the client reconnects after `retry`.
+                    live.reader.lock().await.take();
+                    continue;
+                }
+            },
+        };
+        let last = is_final(&line, id.as_ref());
+        // Kept and sent under one lock, so a reconnection replays up to exactly here.
+        let mut reader = live.reader.lock().await;
+        let event_id = events.append(&live.id, &line).await;
+        send_event(&mut reader, sse_event(&event_id, &line)).await;
+        if last {
+            reader.take();
+            break;
+        }
+    }
+    session.streams.lock().unwrap_or_else(|e| e.into_inner()).remove(&live.id);
+}
+
+/// Sends an event to the connection reading a stream; a connection gone is forgotten.
+async fn send_event(reader: &mut Option<mpsc::Sender<Bytes>>, event: Bytes) {
+    if let Some(connection) = reader.as_ref()
+        && connection.send(event).await.is_err()
+    {
+        *reader = None;
+    }
 }
 
 /// What a POSTed request produces, on its way to the client. Dropped before the response
@@ -740,9 +851,17 @@ async fn on_get(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     let Some(handle) = find_session(&app, session, identity.as_ref()) else {
         return reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Session not found"));
     };
+    if let Some(last) = header_str(&headers, "last-event-id").filter(|last| !last.starts_with(STANDALONE)) {
+        return resume(&app, &handle, last).await;
+    }
     let (tx, rx) = mpsc::channel::<Vec<u8>>(connection::OUTGOING_CAPACITY);
     *handle.listener.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
     let stopping = app.stopping.clone();
+    // A priming event opens the stream; reconnecting with its id opens a new one (list changes
+    // and resource updates are not kept).
+    let stream_id = format!("{STANDALONE}{}", new_session_id());
+    let priming =
+        futures_util::stream::once(async move { Ok::<_, Infallible>(priming_event(&format!("{stream_id}_0"))) });
     let stream = futures_util::stream::unfold((rx, stopping, 1_u64), |(mut rx, mut stopping, n)| async move {
         let line = tokio::select! {
             line = rx.recv() => line?,
@@ -750,7 +869,47 @@ async fn on_get(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
         };
         Some((Ok::<_, Infallible>(sse_event(n, &line)), (rx, stopping, n + 1)))
     });
-    sse_headers(Response::new(Body::from_stream(stream)))
+    use futures_util::StreamExt as _;
+    sse_headers(Response::new(Body::from_stream(priming.chain(stream))))
+}
+
+/// The prefix of a session's standalone GET stream ids.
+const STANDALONE: &str = "get-";
+
+/// GET with `Last-Event-ID`: what the stream missed, then (if its request still runs) what
+/// follows.
+async fn resume(app: &App, session: &SessionHandle, last: &str) -> Response {
+    use futures_util::StreamExt as _;
+    let live = app
+        .events
+        .stream_of(last)
+        .and_then(|stream| session.streams.lock().unwrap_or_else(|e| e.into_inner()).get(stream).cloned());
+    let missed = |events: StoredEvents| {
+        let replay: Vec<Result<Bytes, Infallible>> = events
+            .into_iter()
+            .filter(|(_, data)| !data.is_empty())
+            .map(|(id, data)| Ok(sse_event(id, &data)))
+            .collect();
+        futures_util::stream::iter(replay)
+    };
+    let body = match live {
+        Some(live) => {
+            // Replayed and attached under the stream's lock: nothing missed, nothing twice.
+            let mut reader = live.reader.lock().await;
+            let Some(events) = app.events.after(last).await else {
+                return reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Unknown Last-Event-ID"));
+            };
+            let (connection, reading) = mpsc::channel::<Bytes>(16);
+            *reader = Some(connection);
+            Body::from_stream(missed(events).chain(body_stream(reading)))
+        }
+        None => match app.events.after(last).await {
+            // Its request finished: what it missed, and the stream ends.
+            Some(events) => Body::from_stream(missed(events)),
+            None => return reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Unknown Last-Event-ID")),
+        },
+    };
+    sse_headers(Response::new(body))
 }
 
 /// DELETE: ends a session.
@@ -887,6 +1046,7 @@ pub(crate) fn router(
         auth: options.auth,
         has_metadata: options.resource_metadata.is_some(),
         max_sessions: options.max_sessions,
+        events: options.events.unwrap_or_else(|| Arc::new(MemoryEventStore::default())),
         requests: Arc::new(tokio::sync::Semaphore::new(options.max_requests)),
         stateless,
         stopping,

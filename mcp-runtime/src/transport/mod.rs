@@ -8,6 +8,8 @@
 
 pub(crate) mod connection;
 #[cfg(feature = "http")]
+pub(crate) mod events;
+#[cfg(feature = "http")]
 pub(crate) mod http;
 pub(crate) mod lines;
 #[cfg(feature = "stdio")]
