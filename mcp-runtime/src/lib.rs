@@ -52,7 +52,7 @@ pub use uri_template::{UriTemplate, UriTemplateError};
 #[cfg(feature = "http")]
 pub use transport::http::{
     Allowed, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS, EventStore,
-    HttpOptions, MemoryEventStore, Reject, ResponseMode,
+    HttpOptions, MemoryEventStore, Reject, ResponseMode, StoredEvents,
 };
 
 #[cfg(feature = "macros")]
