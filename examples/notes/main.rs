@@ -1,14 +1,16 @@
 //! Notes: a small note-taking server. Its tools and its resource template share one state (the
 //! notes), a slow search reports progress and can be cancelled, deleting asks the user to
 //! confirm (a request in the handshake revisions, an input-required result in 2026-07-28),
-//! and what the handlers log with `tracing` also reaches the client when it asks for it.
+//! and what the handlers log with `tracing` also reaches the client when it asks for it. A
+//! client subscribed to a note is told when it is written (the tool reaches the server's own
+//! handle as a state).
 
 use std::collections::BTreeMap;
 use std::sync::RwLock;
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::{AskError, Elicitation};
+use mcp_runtime::{AskError, Elicitation, ServerHandle};
 
 /// Every note, by title: the state the handlers share.
 #[derive(Default)]
@@ -28,14 +30,16 @@ struct Hits {
 
 /// Writes a note, replacing one with the same title.
 #[mcp_tool(idempotent)]
-fn write_note(notes: State<Notes>, title: String, text: String) -> String {
+fn write_note(notes: State<Notes>, server: State<ServerHandle>, title: String, text: String) -> String {
     let replaced = notes.0.write().unwrap_or_else(|e| e.into_inner()).insert(title.clone(), text).is_some();
+    // Clients subscribed to this note are told it changed.
+    let _ = server.resource_updated(&format!("notes://{title}"));
     tracing::info!(%title, replaced, "note written");
     if replaced { format!("Replaced \"{title}\"") } else { format!("Wrote \"{title}\"") }
 }
 
 /// One note, by title.
-#[mcp_resource("notes://{title}", mime = "text/markdown")]
+#[mcp_resource("notes://{title}", mime = "text/markdown", subscribe)]
 fn note(notes: State<Notes>, title: String) -> Result<String, ReadError> {
     let text = notes.read().get(&title).cloned().ok_or(NotFound)?;
     Ok(format!("# {title}\n\n{text}"))
@@ -80,5 +84,7 @@ async fn search(ctx: Context, notes: State<Notes>, word: String) -> Json<Hits> {
 }
 
 fn main() -> mcp_runtime::Result<()> {
-    Server::new("notes", env!("CARGO_PKG_VERSION")).state(Notes::default()).client_logging().run()
+    let server = Server::new("notes", env!("CARGO_PKG_VERSION")).state(Notes::default()).client_logging();
+    let handle = server.handle();
+    server.state(handle).run()
 }

@@ -97,3 +97,33 @@ fn delete_with_confirmation(server: &mut StdioServer, rev: &str) {
     let (_, gone) = request(server, rev, "resources/read", json!({"uri": "notes://Trip"}), json!({}));
     assert!(gone.get("error").is_some(), "deleted: {gone}");
 }
+
+/// Over Streamable HTTP, an official client subscribes to a note and is told when it is
+/// written (handshake era: the update travels on the session's GET stream).
+fn subscribe_over_http(client: std::process::Command) {
+    let server = mcp_tests::http::HttpServer::start(&mcp_tests::example_binary("notes"), &[]);
+    let plan = json!([
+        {"op": "call_tool", "name": "write_note", "arguments": {"title": "Groceries", "text": "eggs"}},
+        {"op": "subscribe_resource", "uri": "notes://Groceries"},
+        {"op": "call_tool", "name": "write_note", "arguments": {"title": "Groceries", "text": "eggs, milk"}},
+        {"op": "resource_updates"},
+        {"op": "read_resource", "uri": "notes://Groceries"},
+    ]);
+    let lines = mcp_tests::clients::run_plan_url(client, &plan, &server.url);
+    let [connect, _, subscribed, written, updates, read] = &lines[..] else { panic!("{lines:#?}") };
+    assert_eq!(connect["capabilities"]["resources"]["subscribe"], true, "{connect}");
+    assert!(subscribed.get("error").is_none(), "{subscribed}");
+    assert_eq!(written["result"]["content"][0]["text"], "Replaced \"Groceries\"");
+    assert_eq!(updates["result"], json!([{"uri": "notes://Groceries"}]), "{updates}");
+    assert_eq!(read["result"]["contents"][0]["text"], "# Groceries\n\neggs, milk");
+}
+
+#[test]
+fn official_clients_subscribe_to_a_note_over_http() {
+    let mut typescript = mcp_tests::clients::node_v2_client();
+    typescript.args(["--mode", "legacy"]);
+    subscribe_over_http(typescript);
+    let mut python = mcp_tests::clients::python_client();
+    python.args(["--mode", "legacy"]);
+    subscribe_over_http(python);
+}

@@ -290,6 +290,8 @@ struct SessionHandle {
     owner: Option<String>,
     /// The open GET stream, if any: list changes, resource updates.
     listener: Arc<Mutex<Option<mpsc::Sender<Vec<u8>>>>>,
+    /// Told when a GET stream attaches.
+    attached: Arc<tokio::sync::Notify>,
     /// The resumable streams of its requests still running, by stream id.
     streams: Mutex<HashMap<String, Arc<LiveStream>>>,
 }
@@ -304,6 +306,9 @@ struct LiveStream {
     close: Arc<tokio::sync::Notify>,
 }
 
+/// Connection-level messages kept while a session has no GET stream open.
+const UNSENT_KEPT: usize = 64;
+
 /// How long a client waits before reconnecting to a stream the server closed (SSE `retry`).
 const RETRY_MS: u64 = 500;
 
@@ -317,15 +322,34 @@ fn start_loop(
     let (inbound, inbox) = mpsc::channel(crate::executor::LOOK_AHEAD);
     let (out, mut outbox) = mpsc::channel::<Vec<u8>>(connection::OUTGOING_CAPACITY);
     let listener: Arc<Mutex<Option<mpsc::Sender<Vec<u8>>>>> = Arc::default();
+    let attached = Arc::new(tokio::sync::Notify::new());
     let forward_to = Arc::clone(&listener);
-    // Connection-level messages go to the GET stream when one is open, else nowhere.
+    let on_attach = Arc::clone(&attached);
+    // Connection-level messages go to the GET stream when one is open. Until one is, the
+    // latest few wait for it (a client opens its stream just after it subscribes).
     tokio::spawn(async move {
-        while let Some(line) = outbox.recv().await {
+        let mut waiting: std::collections::VecDeque<Vec<u8>> = std::collections::VecDeque::new();
+        loop {
+            tokio::select! {
+                line = outbox.recv() => match line {
+                    Some(line) => {
+                        waiting.push_back(line);
+                        if waiting.len() > UNSENT_KEPT {
+                            waiting.pop_front();
+                        }
+                    }
+                    None => break,
+                },
+                // A GET stream attached: what waits goes out now.
+                () = on_attach.notified() => {}
+            }
             let target = forward_to.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            if let Some(target) = target
-                && target.send(line).await.is_err()
-            {
-                forward_to.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let Some(target) = target else { continue };
+            while let Some(line) = waiting.pop_front() {
+                if target.send(line).await.is_err() {
+                    forward_to.lock().unwrap_or_else(|e| e.into_inner()).take();
+                    break;
+                }
             }
         }
     });
@@ -334,7 +358,14 @@ fn start_loop(
         let _ = stopping.wait_for(|stop| *stop).await;
     };
     tokio::spawn(connection::run(Arc::clone(core), Inbox(inbox), out, shutdown, listen_limit));
-    Arc::new(SessionHandle { inbound, used: Mutex::new(Instant::now()), owner, listener, streams: Mutex::default() })
+    Arc::new(SessionHandle {
+        inbound,
+        used: Mutex::new(Instant::now()),
+        owner,
+        listener,
+        attached,
+        streams: Mutex::default(),
+    })
 }
 
 /// What the endpoint reads of a message before handing it over.
@@ -856,6 +887,7 @@ async fn on_get(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     }
     let (tx, rx) = mpsc::channel::<Vec<u8>>(connection::OUTGOING_CAPACITY);
     *handle.listener.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+    handle.attached.notify_one();
     let stopping = app.stopping.clone();
     // A priming event opens the stream; reconnecting with its id opens a new one (list changes
     // and resource updates are not kept).

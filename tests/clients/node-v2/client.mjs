@@ -99,11 +99,24 @@ async function walk(list, key) {
   return { result: { [key]: result[key] ?? [] }, pages: (sent.get(method) ?? 0) - before };
 }
 
-// The log messages (`notifications/message` params) received and not yet reported.
+// The log messages (`notifications/message` params) and resource updates received and not
+// yet reported.
 const logMessages = [];
 client.setNotificationHandler('notifications/message', (notification) => {
   logMessages.push(notification.params);
 });
+const updates = [];
+client.setNotificationHandler('notifications/resources/updated', (notification) => {
+  updates.push(notification.params);
+});
+
+/** Waits up to 5 s for at least one resource update. */
+async function awaitUpdates() {
+  for (let waited = 0; updates.length === 0 && waited < 5000; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return updates.splice(0);
+}
 
 // Steps of this driver only: progress and log messages, as the v2 client exposes them.
 const talkBackOps = {
@@ -120,6 +133,8 @@ const talkBackOps = {
   },
   set_logging_level: async (s) => ({ result: await client.setLoggingLevel(s.level) }),
   log_messages: async () => ({ result: logMessages.splice(0) }),
+  subscribe_resource: async (s) => ({ result: await client.subscribeResource({ uri: s.uri }) }),
+  resource_updates: async () => ({ result: await awaitUpdates() }),
 };
 
 try {

@@ -120,6 +120,28 @@ async def on_log_message(params: Any) -> None:
     LOG_MESSAGES.append(dump(params))
 
 
+# The resource updates (`notifications/resources/updated` params) received and not yet reported.
+UPDATES: list[Any] = []
+
+
+async def on_message(message: Any) -> None:
+    if isinstance(message, Exception):
+        return
+    notification = dump(message)
+    if isinstance(notification, dict) and notification.get("method") == "notifications/resources/updated":
+        UPDATES.append(notification.get("params"))
+
+
+async def await_updates() -> list[Any]:
+    """Waits up to 5 s for at least one resource update."""
+    with anyio.move_on_after(5):
+        while not UPDATES:
+            await anyio.sleep(0.02)
+    updates = list(UPDATES)
+    UPDATES.clear()
+    return updates
+
+
 async def run_step(client: Client, step: dict[str, Any]) -> dict[str, Any]:
     """Runs one plan step and returns the fields of its output line (besides `op`)."""
     op = step.get("op")
@@ -133,6 +155,10 @@ async def run_step(client: Client, step: dict[str, Any]) -> dict[str, Any]:
         return {"result": dump(result), "progress": progress}
     if op == "set_logging_level":
         return {"result": dump(await client.set_logging_level(step["level"]))}
+    if op == "subscribe_resource":
+        return {"result": dump(await client.subscribe_resource(step["uri"]))}
+    if op == "resource_updates":
+        return {"result": await await_updates()}
     if op == "log_messages":
         messages = list(LOG_MESSAGES)
         LOG_MESSAGES.clear()
@@ -194,6 +220,7 @@ async def main(
         elicitation_callback=on_elicit,
         sampling_callback=on_sample,
         list_roots_callback=on_list_roots,
+        message_handler=on_message,
         # 2026-07-28: the level every request opts in to (`_meta` logLevel); none by default.
         log_level=log_level,
     )
