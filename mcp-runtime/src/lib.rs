@@ -8,6 +8,8 @@ mod asking;
 mod base64;
 mod bounded;
 mod cache;
+#[cfg(feature = "stdio")]
+mod command_line;
 mod completion;
 mod context;
 mod dispatch;
@@ -239,11 +241,27 @@ impl Server {
         Ok(router)
     }
 
-    /// Runs the server from a plain `fn main`, on a multi-threaded runtime of its own, as the
-    /// command line says (see [`run_from_args`](Self::run_from_args)). SIGINT and SIGTERM stop
-    /// it gracefully (unless [`with_graceful_shutdown`](Self::with_graceful_shutdown) gave
-    /// another signal): reading stops, requests in flight get the
-    /// [drain timeout](Self::drain_timeout) to answer, and it returns `Ok`.
+    /// Runs the server from a plain `fn main`, as the program's command line says, on a
+    /// multi-threaded runtime of its own; no tokio dependency or `#[tokio::main]` is needed.
+    ///
+    /// The command line it reads:
+    ///
+    /// | argument | what it does |
+    /// |---|---|
+    /// | none, or `--stdio` | serves one client on standard input and output |
+    /// | `--http ADDR` | serves Streamable HTTP at `http://ADDR/mcp` (with the `http` feature) |
+    /// | `--list [REVISION]` | prints the tools, resources and prompts with their schemas as a client of `REVISION` (default: the latest) sees them, and exits |
+    /// | `-h`, `--help` | prints the usage text and exits |
+    /// | `-V`, `--version` | prints the server's name and version and exits |
+    ///
+    /// An argument it does not understand is reported on stderr with the usage text, and the
+    /// process exits with status 2 (as command-line tools do), before anything is started.
+    /// [`run_stdio`](Self::run_stdio) serves on stdio without reading the command line.
+    ///
+    /// SIGINT and SIGTERM stop the server gracefully (unless
+    /// [`with_graceful_shutdown`](Self::with_graceful_shutdown) gave another signal): reading
+    /// stops, requests in flight get the [drain timeout](Self::drain_timeout) to answer, and it
+    /// returns `Ok`.
     ///
     /// ```no_run
     /// fn main() -> mcp_runtime::Result<()> {
@@ -252,36 +270,91 @@ impl Server {
     /// ```
     #[cfg(feature = "stdio")]
     pub fn run(self) -> Result<()> {
+        let command = match command_line::parse(std::env::args().skip(1)) {
+            Ok(command) => command,
+            Err(message) => {
+                let usage = command_line::usage(&command_line::program_name(), &self.info().name, &self.info().version);
+                eprintln!("error: {message}\n\n{usage}");
+                std::process::exit(2);
+            }
+        };
+        self.block_on(command)
+    }
+
+    /// Serves one client on stdio from a plain `fn main`, like [`run`](Self::run) with no
+    /// argument, but without reading the command line: for binaries that parse their own.
+    ///
+    /// ```no_run
+    /// fn main() -> mcp_runtime::Result<()> {
+    ///     mcp_runtime::Server::new("demo", "1.0.0").run_stdio()
+    /// }
+    /// ```
+    #[cfg(feature = "stdio")]
+    pub fn run_stdio(self) -> Result<()> {
+        self.block_on(command_line::Command::Serve(command_line::Transport::Stdio))
+    }
+
+    /// Serves as the program's command line says (the arguments [`run`](Self::run) reads), on
+    /// the caller's runtime. An argument it does not understand is returned as
+    /// [`Error::Usage`], whose text ends with the usage.
+    #[cfg(feature = "stdio")]
+    pub async fn run_from_args(self) -> Result<()> {
+        match command_line::parse(std::env::args().skip(1)) {
+            Ok(command) => self.execute(command).await,
+            Err(message) => {
+                let usage = command_line::usage(&command_line::program_name(), &self.info().name, &self.info().version);
+                Err(Error::Usage(format!("{message}\n\n{usage}")))
+            }
+        }
+    }
+
+    /// Runs `command`: what only prints, at once; serving, on a runtime of its own that stops
+    /// on the termination signals.
+    #[cfg(feature = "stdio")]
+    fn block_on(self, command: command_line::Command) -> Result<()> {
+        let transport = match command {
+            command_line::Command::Print(what) => return self.print(what),
+            command_line::Command::Serve(transport) => transport,
+        };
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
         log_layer::install_default_subscriber();
         runtime.block_on(async {
             let server =
                 if self.has_shutdown_signal() { self } else { self.with_graceful_shutdown(termination_signal()) };
-            server.run_from_args().await
+            server.serve_on(transport).await
         })
     }
 
-    /// Serves as the program's command line says: `--list` prints what the server declares
-    /// (tools with their schemas) and exits; no argument serves on stdio. An unknown argument
-    /// is an error naming it.
+    /// Does what the command line asked, on the caller's runtime.
     #[cfg(feature = "stdio")]
-    pub async fn run_from_args(self) -> Result<()> {
-        let args: Vec<String> = std::env::args().skip(1).collect();
-        match args.first().map(String::as_str) {
-            None => self.serve_stdio().await,
-            Some("--list") => {
-                print!("{}", self.describe()?);
-                Ok(())
-            }
-            #[cfg(feature = "http")]
-            Some("--http") => match args.get(1) {
-                Some(addr) => self.serve_http(addr.as_str()).await,
-                None => Err(Error::Usage("`--http` needs an address, e.g. `--http 127.0.0.1:3000`".into())),
-            },
-            Some(other) => {
-                Err(Error::Usage(format!("unknown argument `{other}`; use `--list`, or no argument to serve on stdio")))
-            }
+    async fn execute(self, command: command_line::Command) -> Result<()> {
+        match command {
+            command_line::Command::Print(what) => self.print(what),
+            command_line::Command::Serve(transport) => self.serve_on(transport).await,
         }
+    }
+
+    #[cfg(feature = "stdio")]
+    async fn serve_on(self, transport: command_line::Transport) -> Result<()> {
+        match transport {
+            command_line::Transport::Stdio => self.serve_stdio().await,
+            #[cfg(feature = "http")]
+            command_line::Transport::Http(addr) => self.serve_http(addr.as_str()).await,
+        }
+    }
+
+    /// `--help`, `--version` and `--list`: printed to stdout.
+    #[cfg(feature = "stdio")]
+    fn print(self, what: command_line::Print) -> Result<()> {
+        let program = command_line::program_name();
+        match what {
+            command_line::Print::Help => {
+                print!("{}", command_line::usage(&program, &self.info().name, &self.info().version))
+            }
+            command_line::Print::Version => println!("{} {}", self.info().name, self.info().version),
+            command_line::Print::List(revision) => print!("{}", self.describe_for(revision)?),
+        }
+        Ok(())
     }
 }
 

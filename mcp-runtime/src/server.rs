@@ -348,6 +348,12 @@ impl Server {
         self
     }
 
+    /// The name and version the server introduces itself with.
+    #[cfg(feature = "stdio")]
+    pub(crate) fn info(&self) -> &Implementation {
+        &self.info
+    }
+
     /// Whether a shutdown signal was given.
     #[cfg(feature = "stdio")]
     pub(crate) fn has_shutdown_signal(&self) -> bool {
@@ -416,23 +422,47 @@ impl Server {
         self.build().map(drop)
     }
 
-    /// A description of what this server offers, one item per line with its schemas: for
-    /// `--list` flags and for checking a declaration without a client.
+    /// A description of what this server offers, one item per line with its schemas, as the
+    /// latest revision ([`Revision::LATEST`](crate::protocol::Revision::LATEST)) lists them:
+    /// for `--list` flags and for checking a declaration without a client.
+    ///
+    /// ```
+    /// let listing = mcp_runtime::Server::new("demo", "1.0.0").describe().unwrap();
+    /// assert!(listing.starts_with("demo 1.0.0"));
+    /// ```
     pub fn describe(self) -> Result<String> {
+        self.describe_for(Revision::LATEST)
+    }
+
+    /// [`describe`](Self::describe), as a client speaking `revision` would see each item
+    /// listed: fields that revision does not know are left out, and a tool whose structured
+    /// output is not an object declares it wrapped as `{"result": …}` before 2026-07-28.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::Revision;
+    /// let listing = mcp_runtime::Server::new("demo", "1.0.0").describe_for(Revision::V2025_06_18).unwrap();
+    /// assert_eq!(listing, "demo 1.0.0 (as listed to a 2025-06-18 client)\n");
+    /// ```
+    pub fn describe_for(self, revision: Revision) -> Result<String> {
         let core = self.build()?;
-        let latest = Revision::LATEST;
-        let mut out = format!("{} {}\n", core.info.name, core.info.version);
+        let mut out =
+            format!("{} {} (as listed to a {} client)\n", core.info.name, core.info.version, revision.as_str());
         let mut line = |kind: &str, key: &str, value: Result<String, serde_json::Error>| {
             out.push_str(&format!("{kind} {key}: {}\n", value.unwrap_or_default()));
         };
         let registry = core.registry();
-        registry.tools.iter().for_each(|t| line("tool", &t.name, serde_json::to_string(&t.listing(latest))));
-        registry.resources.iter().for_each(|r| line("resource", &r.resource.uri, serde_json::to_string(&r.resource)));
+        registry.tools.iter().for_each(|t| line("tool", &t.name, serde_json::to_string(&t.listing(revision))));
         registry
-            .templates
+            .resources
             .iter()
-            .for_each(|t| line("template", &t.template.uri_template, serde_json::to_string(&t.template)));
-        registry.prompts.iter().for_each(|p| line("prompt", &p.name, serde_json::to_string(&p.prompt)));
+            .for_each(|r| line("resource", &r.resource.uri, serde_json::to_string(&r.resource.for_revision(revision))));
+        registry.templates.iter().for_each(|t| {
+            line("template", &t.template.uri_template, serde_json::to_string(&t.template.for_revision(revision)))
+        });
+        registry
+            .prompts
+            .iter()
+            .for_each(|p| line("prompt", &p.name, serde_json::to_string(&p.prompt.for_revision(revision))));
         Ok(out)
     }
 }

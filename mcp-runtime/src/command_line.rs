@@ -1,0 +1,190 @@
+//! The command line a server binary accepts when it starts with [`Server::run`]: parsing and
+//! the usage text. Kept apart from serving so that a bad argument is reported before any
+//! runtime, thread or socket exists.
+//!
+//! [`Server::run`]: crate::Server::run
+
+use crate::protocol::Revision;
+
+/// What the command line asks the server binary to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Command {
+    /// Serve clients on a transport.
+    Serve(Transport),
+    /// Print something and exit, without starting anything.
+    Print(Print),
+}
+
+/// Where to serve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Transport {
+    /// One client on standard input and output (also what no argument means).
+    Stdio,
+    /// Streamable HTTP at this address.
+    #[cfg(feature = "http")]
+    Http(String),
+}
+
+/// What to print.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Print {
+    /// What the server declares, as a client of this revision sees it.
+    List(Revision),
+    /// The usage text.
+    Help,
+    /// The name and version.
+    Version,
+}
+
+/// Reads the arguments after the program name. At most one mode may be given; anything else
+/// is an error message naming the argument (the caller adds the usage text).
+pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
+    let mut args = args.into_iter().peekable();
+    let mut command: Option<(String, Command)> = None;
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => (flag.to_owned(), Some(value.to_owned())),
+            _ => (arg.clone(), None),
+        };
+        if inline.is_some() && matches!(flag.as_str(), "--stdio" | "--help" | "--version") {
+            return Err(format!("`{flag}` takes no value"));
+        }
+        let next = match flag.as_str() {
+            "--stdio" => Command::Serve(Transport::Stdio),
+            "-h" | "--help" => Command::Print(Print::Help),
+            "-V" | "--version" => Command::Print(Print::Version),
+            "--http" => {
+                let addr = inline.or_else(|| args.next_if(|a| !a.starts_with('-')));
+                match addr {
+                    Some(addr) if !addr.is_empty() => http(addr)?,
+                    _ => return Err("`--http` needs an address, e.g. `--http 127.0.0.1:3000`".into()),
+                }
+            }
+            "--list" => match inline.or_else(|| args.next_if(|a| !a.starts_with('-'))) {
+                None => Command::Print(Print::List(Revision::LATEST)),
+                Some(revision) => Command::Print(Print::List(Revision::parse(&revision).ok_or_else(|| {
+                    format!("`--list {revision}`: not a protocol revision; use one of {}", revisions())
+                })?)),
+            },
+            _ if arg.starts_with('-') => return Err(format!("unknown argument `{arg}`")),
+            _ => return Err(format!("unexpected argument `{arg}`")),
+        };
+        if let Some((first, _)) = &command {
+            return Err(format!("`{first}` and `{flag}` cannot be combined: give one of them"));
+        }
+        command = Some((flag, next));
+    }
+    Ok(command.map_or(Command::Serve(Transport::Stdio), |(_, command)| command))
+}
+
+#[cfg(feature = "http")]
+fn http(addr: String) -> Result<Command, String> {
+    Ok(Command::Serve(Transport::Http(addr)))
+}
+
+#[cfg(not(feature = "http"))]
+fn http(_addr: String) -> Result<Command, String> {
+    Err("this server was built without HTTP: enable the `http` feature of mcp-runtime".into())
+}
+
+/// The revisions `--list` accepts, newest first.
+fn revisions() -> String {
+    let names: Vec<&str> = Revision::ALL.iter().rev().map(|r| r.as_str()).collect();
+    names.join(", ")
+}
+
+/// The text `--help` prints, and a usage error ends with.
+pub(crate) fn usage(program: &str, name: &str, version: &str) -> String {
+    let http = if cfg!(feature = "http") {
+        "  --http ADDR        serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:3000)\n"
+    } else {
+        ""
+    };
+    format!(
+        "{name} {version}: an MCP server\n\
+         \n\
+         Usage: {program} [--stdio{http_mode} | --list [REVISION] | --help | --version]\n\
+         \n\
+         \x20 --stdio            serve one client on standard input and output (the default)\n\
+         {http}\
+         \x20 --list [REVISION]  print the tools, resources and prompts with their schemas as a\n\
+         \x20                    client of REVISION sees them, and exit; REVISION is one of\n\
+         \x20                    {all} (default {latest})\n\
+         \x20 -h, --help         print this help\n\
+         \x20 -V, --version      print the name and version\n",
+        http_mode = if cfg!(feature = "http") { " | --http ADDR" } else { "" },
+        latest = Revision::LATEST.as_str(),
+        all = revisions(),
+    )
+}
+
+/// The program's name as invoked, for the usage line.
+pub(crate) fn program_name() -> String {
+    std::env::args_os()
+        .next()
+        .as_deref()
+        .map(std::path::Path::new)
+        .and_then(|path| path.file_name())
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "server".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(args: &[&str]) -> Result<Command, String> {
+        parse(args.iter().map(|a| (*a).to_owned()))
+    }
+
+    #[test]
+    fn no_argument_serves_on_stdio() {
+        assert_eq!(parsed(&[]), Ok(Command::Serve(Transport::Stdio)));
+        assert_eq!(parsed(&["--stdio"]), Ok(Command::Serve(Transport::Stdio)));
+    }
+
+    #[test]
+    fn help_and_version_have_short_forms() {
+        assert_eq!(parsed(&["-h"]), Ok(Command::Print(Print::Help)));
+        assert_eq!(parsed(&["--help"]), Ok(Command::Print(Print::Help)));
+        assert_eq!(parsed(&["-V"]), Ok(Command::Print(Print::Version)));
+        assert_eq!(parsed(&["--version"]), Ok(Command::Print(Print::Version)));
+    }
+
+    #[test]
+    fn list_takes_an_optional_revision() {
+        assert_eq!(parsed(&["--list"]), Ok(Command::Print(Print::List(Revision::LATEST))));
+        assert_eq!(parsed(&["--list", "2024-11-05"]), Ok(Command::Print(Print::List(Revision::V2024_11_05))));
+        assert_eq!(parsed(&["--list=2025-06-18"]), Ok(Command::Print(Print::List(Revision::V2025_06_18))));
+        let bad = parsed(&["--list", "extra"]).unwrap_err();
+        assert!(bad.contains("`--list extra`") && bad.contains("2024-11-05"), "{bad}");
+    }
+
+    #[test]
+    fn unknown_and_extra_arguments_are_named() {
+        assert_eq!(parsed(&["--nope"]), Err("unknown argument `--nope`".into()));
+        assert_eq!(parsed(&["stray"]), Err("unexpected argument `stray`".into()));
+        assert_eq!(parsed(&["--help=yes"]), Err("`--help` takes no value".into()));
+        let combined = parsed(&["--list", "--stdio"]).unwrap_err();
+        assert!(combined.contains("cannot be combined"), "{combined}");
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn http_needs_an_address() {
+        assert_eq!(parsed(&["--http", "127.0.0.1:0"]), Ok(Command::Serve(Transport::Http("127.0.0.1:0".into()))));
+        assert_eq!(parsed(&["--http=[::1]:80"]), Ok(Command::Serve(Transport::Http("[::1]:80".into()))));
+        assert!(parsed(&["--http"]).unwrap_err().contains("needs an address"));
+        assert!(parsed(&["--http", "--stdio"]).unwrap_err().contains("needs an address"));
+    }
+
+    #[test]
+    fn usage_lists_every_mode() {
+        let text = usage("gift_genius", "gift-genius", "0.1.0");
+        assert!(text.starts_with("gift-genius 0.1.0: an MCP server\n"));
+        for flag in ["--stdio", "--list [REVISION]", "--help", "--version"] {
+            assert!(text.contains(flag), "{flag} missing from:\n{text}");
+        }
+        assert_eq!(text.contains("--http ADDR"), cfg!(feature = "http"));
+    }
+}

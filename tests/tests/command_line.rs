@@ -1,0 +1,95 @@
+//! The command line of a server binary started with `Server::run()`, driven on GiftGen's
+//! release binary as a user would type it.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use mcp_tests::example_binary;
+
+fn gift_genius(args: &[&str]) -> Output {
+    Command::new(example_binary("gift_genius")).args(args).stdin(Stdio::null()).output().expect("gift_genius runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("utf-8")
+}
+
+#[test]
+fn help_prints_the_usage_on_stdout_and_succeeds() {
+    for flag in ["--help", "-h"] {
+        let out = gift_genius(&[flag]);
+        assert!(out.status.success(), "{flag}: {:?}", out.status);
+        let stdout = text(&out.stdout);
+        assert!(stdout.starts_with(&format!("gift-genius {}: an MCP server", env!("CARGO_PKG_VERSION"))), "{stdout}");
+        for mode in ["Usage: gift_genius", "--stdio", "--http ADDR", "--list [REVISION]", "--version"] {
+            assert!(stdout.contains(mode), "{flag}: `{mode}` missing from:\n{stdout}");
+        }
+        assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    }
+}
+
+#[test]
+fn version_prints_the_name_and_version() {
+    for flag in ["--version", "-V"] {
+        let out = gift_genius(&[flag]);
+        assert!(out.status.success());
+        assert_eq!(text(&out.stdout), format!("gift-genius {}\n", env!("CARGO_PKG_VERSION")));
+    }
+}
+
+#[test]
+fn a_bad_command_line_exits_2_with_the_usage_on_stderr() {
+    let cases: [(&[&str], &str); 4] = [
+        (&["--nope"], "unknown argument `--nope`"),
+        (&["--list", "extra"], "`--list extra`: not a protocol revision"),
+        (&["--http"], "`--http` needs an address"),
+        (&["--list", "--stdio"], "cannot be combined"),
+    ];
+    for (args, message) in cases {
+        let out = gift_genius(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = text(&out.stderr);
+        let first = stderr.lines().next().unwrap_or_default();
+        assert!(first.starts_with("error: ") && first.contains(message), "{args:?}:\n{stderr}");
+        assert!(stderr.contains("Usage: gift_genius"), "{args:?}: no usage in\n{stderr}");
+        assert!(out.stdout.is_empty(), "{args:?} wrote to stdout: {}", text(&out.stdout));
+    }
+}
+
+#[test]
+fn list_says_which_revision_it_shows_and_follows_it() {
+    let latest = text(&gift_genius(&["--list"]).stdout);
+    assert!(latest.starts_with("gift-genius ") && latest.contains("(as listed to a 2026-07-28 client)"), "{latest}");
+    let tool = |listing: &str| listing.lines().find(|l| l.starts_with("tool suggest_gifts:")).map(str::to_owned);
+    let newest_tool = tool(&latest).expect("suggest_gifts listed");
+    assert!(newest_tool.contains("\"outputSchema\"") && newest_tool.contains("\"title\""), "{newest_tool}");
+
+    let oldest = gift_genius(&["--list", "2024-11-05"]);
+    assert!(oldest.status.success());
+    let oldest = text(&oldest.stdout);
+    assert!(oldest.contains("(as listed to a 2024-11-05 client)"), "{oldest}");
+    // 2024-11-05 has neither output schemas nor titles.
+    let oldest_tool = tool(&oldest).expect("suggest_gifts listed");
+    assert!(!oldest_tool.contains("outputSchema") && !oldest_tool.contains("\"title\""), "{oldest_tool}");
+    assert_eq!(latest.lines().count(), oldest.lines().count(), "the same items in every revision");
+}
+
+#[test]
+fn stdio_flag_serves_like_no_argument() {
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    for args in [&["--stdio"][..], &[]] {
+        let mut child = Command::new(example_binary("gift_genius"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        writeln!(child.stdin.take().expect("stdin"), "{initialize}").expect("write");
+        // stdin is closed: the server answers what it read, then exits.
+        let out = child.wait_with_output().expect("exits");
+        assert!(out.status.success(), "{args:?}: {:?}", out.status);
+        let reply: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON reply");
+        assert_eq!(reply["result"]["serverInfo"]["name"], "gift-genius", "{args:?}");
+    }
+}
