@@ -427,7 +427,7 @@ impl Server {
     /// for `--list` flags and for checking a declaration without a client.
     ///
     /// ```
-    /// let listing = mcp_runtime::Server::new("demo", "1.0.0").describe().unwrap();
+    /// let listing = mcp_runtime::Server::builder("demo", "1.0.0").describe().unwrap();
     /// assert!(listing.starts_with("demo 1.0.0"));
     /// ```
     pub fn describe(self) -> Result<String> {
@@ -440,7 +440,7 @@ impl Server {
     ///
     /// ```
     /// use mcp_runtime::protocol::Revision;
-    /// let listing = mcp_runtime::Server::new("demo", "1.0.0").describe_for(Revision::V2025_06_18).unwrap();
+    /// let listing = mcp_runtime::Server::builder("demo", "1.0.0").describe_for(Revision::V2025_06_18).unwrap();
     /// assert_eq!(listing, "demo 1.0.0 (as listed to a 2025-06-18 client)\n");
     /// ```
     pub fn describe_for(self, revision: Revision) -> Result<String> {
