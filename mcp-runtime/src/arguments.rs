@@ -31,7 +31,8 @@ impl<T: DeserializeOwned> ArgumentValue for T {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot describe an MCP tool argument: it is not `JsonSchema`",
     label = "this type is not `schemars::JsonSchema`",
-    note = "derive it (`#[derive(serde::Deserialize, schemars::JsonSchema)]`), or use a type that has it: `String`, numbers, `bool`, `Vec<T>`, `Option<T>`, maps"
+    note = "derive it (`#[derive(serde::Deserialize, schemars::JsonSchema)]`), or use a type that has it: `String`, numbers, `bool`, `Vec<T>`, `Option<T>`, maps",
+    note = "if it does derive `JsonSchema`: mcp-runtime reads schemas from schemars 1.x, and a derive from another major version (such as `schemars = \"0.8\"`) does not count; depend on `schemars = \"1\"`"
 )]
 pub trait ArgumentSchema: JsonSchema {}
 
