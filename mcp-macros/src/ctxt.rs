@@ -46,7 +46,7 @@ impl Ctxt {
 impl Drop for Ctxt {
     fn drop(&mut self) {
         if !std::thread::panicking() && self.errors.borrow().is_some() {
-            panic!("mcp-macros bug: a Ctxt was dropped without `check()`");
+            panic!("mcp-runtime-macros bug: a Ctxt was dropped without `check()`");
         }
     }
 }

@@ -10,11 +10,6 @@ mod paths;
 mod prompt;
 mod resource;
 mod tool;
-// The runtime's URI template parser, compiled here too so that templates are checked at
-// compile time exactly as they are matched at run time.
-#[path = "../../mcp-runtime/src/uri_template.rs"]
-#[allow(dead_code, unreachable_pub)]
-mod uri_template;
 
 use proc_macro::TokenStream;
 

@@ -11,7 +11,9 @@ use crate::attr::{ResourceArgs, docs};
 use crate::ctxt::Ctxt;
 use crate::expand::{Declaration, common_builder, completer, finish_handler, item_name, nameable_return, return_span};
 use crate::paths::RuntimePath;
-use crate::uri_template::UriTemplate;
+// The runtime's own parser: templates are checked at compile time exactly as they are
+// matched at run time.
+use mcp_uri_template::UriTemplate;
 
 /// Expands `#[mcp_resource(args)] item`.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {

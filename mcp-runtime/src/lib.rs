@@ -32,7 +32,6 @@ mod state;
 mod subscriptions;
 mod tool;
 mod transport;
-mod uri_template;
 
 pub use asking::{AskError, Elicitation, Root, SampledMessage, SamplingMessage, SamplingRequest};
 pub use bounded::Bounded;
@@ -42,6 +41,7 @@ pub use context::{CancelToken, Context, Identity, LOG_MESSAGES_PER_SECOND, Negot
 pub use error::{Error, ItemKind, Result};
 pub use handle::ServerHandle;
 pub use log_layer::ClientLogLayer;
+pub use mcp_uri_template::{UriTemplate, UriTemplateError};
 pub use prompt::{IntoPromptResult, PromptDescriptor, PromptGet};
 pub use protocol::{CallToolResult, Content};
 pub use resource::{IntoResourceContents, NotFound, ReadError, ResourceDescriptor, ResourceRead};
@@ -49,7 +49,6 @@ pub use schema::{input_schema_for, schema_for};
 pub use server::Server;
 pub use state::State;
 pub use tool::{BoxFuture, IntoToolResult, Json, Structured, ToolCall, ToolDescriptor};
-pub use uri_template::{UriTemplate, UriTemplateError};
 
 #[cfg(feature = "http")]
 pub use transport::http::{
@@ -59,15 +58,15 @@ pub use transport::http::{
 
 #[cfg(feature = "macros")]
 #[doc = include_str!("docs/mcp_tool.md")]
-pub use mcp_macros::mcp_tool;
+pub use mcp_runtime_macros::mcp_tool;
 
 #[cfg(feature = "macros")]
 #[doc = include_str!("docs/mcp_resource.md")]
-pub use mcp_macros::mcp_resource;
+pub use mcp_runtime_macros::mcp_resource;
 
 #[cfg(feature = "macros")]
 #[doc = include_str!("docs/mcp_prompt.md")]
-pub use mcp_macros::mcp_prompt;
+pub use mcp_runtime_macros::mcp_prompt;
 
 /// The macros' diagnostics: each mistake, what the compiler says, and how to fix it.
 #[doc = include_str!("docs/diagnostics.md")]

@@ -16,7 +16,7 @@ use crate::protocol::{
 };
 use crate::resource::{Address, ListHandler, ReadHandler, ResourceDescriptor};
 use crate::tool::{ToolDescriptor, ToolHandler, is_valid_tool_name};
-use crate::uri_template::UriTemplate;
+use mcp_uri_template::UriTemplate;
 
 /// A registered tool, ready to list and call.
 #[derive(Clone)]

@@ -17,7 +17,7 @@ use crate::handler::HandlerFn;
 use crate::protocol::{Annotations, ErrorObject, Icon, Resource, ResourceContents, ResourceTemplate};
 use crate::state::RequiredState;
 use crate::tool::{BoxFuture, Json};
-use crate::uri_template::{UriTemplate, UriTemplateError};
+use mcp_uri_template::{UriTemplate, UriTemplateError};
 
 /// One read of a resource: the URI asked for, the template's variables, the context.
 #[derive(Debug)]

@@ -1,8 +1,20 @@
-//! RFC 6570 URI templates, as resource templates use them: level 1 (`{var}`) and reserved
+//! RFC 6570 URI templates, as MCP resource templates use them: level 1 (`{var}`) and reserved
 //! expansion (`{+var}`), parsed once and matched against concrete URIs.
 //!
-//! The macro crate compiles this same file (through `#[path]`) to check templates at compile
-//! time, so both sides agree on what a template is; it has no dependencies for that reason.
+//! `mcp-runtime` matches resource URIs with it at run time, and its attribute macros check
+//! templates with it at compile time, so both sides agree on what a template is. It has no
+//! dependencies, so the macro crate stays light. Use it through `mcp_runtime::UriTemplate`.
+//!
+//! ```
+//! use mcp_uri_template::UriTemplate;
+//!
+//! let template = UriTemplate::parse("notes://{owner}/{+path}").unwrap();
+//! assert_eq!(template.variables().collect::<Vec<_>>(), ["owner", "path"]);
+//! let matched = template.match_uri("notes://ada/drafts/one%20two").unwrap();
+//! assert_eq!(matched[0], ("owner".to_owned(), "ada".to_owned()));
+//! assert_eq!(matched[1], ("path".to_owned(), "drafts/one%20two".to_owned()));
+//! assert!(UriTemplate::parse("notes://{unclosed").is_err());
+//! ```
 
 use std::fmt;
 
