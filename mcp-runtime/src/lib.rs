@@ -30,6 +30,8 @@ mod server;
 mod session;
 mod state;
 mod subscriptions;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod tool;
 mod transport;
 

@@ -1,0 +1,221 @@
+//! Every form the macros accept serves a real request through `testing::TestClient`, in both
+//! eras: what the listing declares is what the call reads (a renamed property read under its
+//! Rust name would fail here), and results match the declared output schemas.
+
+use mcp_runtime::protocol::Revision;
+use mcp_runtime::testing::{TestClient, TestError};
+use mcp_runtime::{Context, Json, Server, State, mcp_prompt, mcp_resource, mcp_tool};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// The eras a user's tests cover: the latest handshake revision, the stateless one, and the
+/// oldest (which lacks titles, icons and output schemas).
+const REVISIONS: [Revision; 3] = [Revision::V2024_11_05, Revision::V2025_11_25, Revision::V2026_07_28];
+
+/// Describes an item by kind.
+#[mcp_tool(title = "Describe", read_only, idempotent, icon = "https://example.com/i.png", meta(team = "gifts"))]
+fn describe(#[mcp(rename = "type")] kind: String, #[mcp(default)] loud: bool) -> String {
+    if loud { kind.to_uppercase() } else { kind }
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Search {
+    /// What to look for.
+    query: String,
+    /// How many hits at most.
+    #[serde(default = "three")]
+    limit: usize,
+}
+
+fn three() -> usize {
+    3
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+struct Hits {
+    hits: Vec<String>,
+}
+
+/// Searches the words it was started with.
+#[mcp_tool]
+async fn search(#[mcp(flatten)] args: Search, words: State<Vec<String>>, ctx: &Context) -> Json<Hits> {
+    assert!(!ctx.is_cancelled());
+    let hits = words.iter().filter(|w| w.contains(&args.query)).take(args.limit).cloned().collect();
+    Json(Hits { hits })
+}
+
+/// Overrides both schemas.
+#[mcp_tool(
+    input_schema = json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}, "required": ["n"]}),
+    output_schema = json!({"type": "object", "properties": {"double": {"type": "integer"}}, "required": ["double"]})
+)]
+fn double(n: u32) -> Json<Value> {
+    Json(json!({"double": n * 2}))
+}
+
+/// A plain list.
+#[mcp_resource("shelf://all", mime = "text/plain", size = 5, subscribe, audience = "user", priority = 0.5)]
+fn shelf() -> &'static str {
+    "books"
+}
+
+/// One shelf row.
+#[mcp_resource("shelf://rows/{row}", mime = "application/json", complete(row = |typed: &str| vec![format!("{typed}1")]))]
+fn shelf_row(row: u32) -> Json<Vec<u32>> {
+    Json(vec![row; 2])
+}
+
+/// A greeting in a language.
+#[mcp_prompt(complete(language = |typed: &str| ["en", "es"].iter().filter(|l| l.starts_with(typed)).map(|l| l.to_string()).collect::<Vec<_>>()))]
+fn greet(name: String, language: Option<String>, times: u8) -> String {
+    let hello = if language.as_deref() == Some("es") { "Hola" } else { "Hello" };
+    vec![format!("{hello} {name}"); usize::from(times)].join(". ")
+}
+
+fn server() -> Server {
+    Server::builder("forms", "1")
+        .state(vec!["apple".to_owned(), "pineapple".to_owned(), "grape".to_owned()])
+        .tool(describe {})
+        .tool(search {})
+        .tool(double {})
+        .resource(shelf {})
+        .resource(shelf_row {})
+        .prompt(greet {})
+}
+
+fn text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn renamed_and_defaulted_arguments_are_read_as_listed() {
+    for revision in REVISIONS {
+        let client = TestClient::connect_as(server(), revision).await.unwrap();
+        let tools = client.list_tools().await.unwrap();
+        let listed = tools.iter().find(|t| t["name"] == "describe").unwrap();
+        let properties = listed["inputSchema"]["properties"].as_object().unwrap();
+        assert!(properties.contains_key("type") && !properties.contains_key("kind"), "{listed}");
+        assert_eq!(listed["inputSchema"]["required"], json!(["type"]), "{listed}");
+
+        let quiet = client.call_tool("describe", json!({"type": "mug"})).await.unwrap();
+        assert_eq!(text(&quiet), "mug", "{revision:?}");
+        let loud = client.call_tool("describe", json!({"type": "mug", "loud": true})).await.unwrap();
+        assert_eq!(text(&loud), "MUG", "{revision:?}");
+        // The Rust name is not an argument: the schema check refuses it before the server.
+        let err = client.call_tool("describe", json!({"kind": "mug"})).await.unwrap_err();
+        assert!(matches!(err, TestError::Schema { .. }), "{err}");
+        client.close().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn annotations_icons_and_meta_follow_the_revision() {
+    for revision in REVISIONS {
+        let client = TestClient::connect_as(server(), revision).await.unwrap();
+        let tools = client.list_tools().await.unwrap();
+        let listed = tools.iter().find(|t| t["name"] == "describe").unwrap();
+        // Annotations came with 2025-03-26, `_meta` and titles with 2025-06-18, icons with
+        // 2025-11-25: an older client sees none of them.
+        let annotated = revision >= Revision::V2025_03_26;
+        assert_eq!(listed["annotations"]["readOnlyHint"] == true, annotated, "{revision:?}: {listed}");
+        assert_eq!(listed["annotations"]["idempotentHint"] == true, annotated, "{revision:?}: {listed}");
+        assert_eq!(listed["_meta"]["team"] == "gifts", revision >= Revision::V2025_06_18, "{revision:?}: {listed}");
+        let modern = revision >= Revision::V2025_11_25;
+        assert_eq!(listed["icons"][0]["src"] == "https://example.com/i.png", modern, "{revision:?}: {listed}");
+        assert_eq!(listed["title"] == "Describe", revision >= Revision::V2025_06_18, "{revision:?}: {listed}");
+        client.close().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn flattened_arguments_state_and_context_serve_structured_output() {
+    for revision in REVISIONS {
+        let client = TestClient::connect_as(server(), revision).await.unwrap();
+        let result = client.call_tool("search", json!({"query": "apple"})).await.unwrap();
+        let expected = json!({"hits": ["apple", "pineapple"]});
+        if revision >= Revision::V2025_06_18 {
+            assert_eq!(result["structuredContent"], expected, "{result}");
+        }
+        assert_eq!(serde_json::from_str::<Value>(text(&result)).unwrap(), expected, "{result}");
+        let limited = client.call_tool("search", json!({"query": "apple", "limit": 1})).await.unwrap();
+        assert_eq!(serde_json::from_str::<Value>(text(&limited)).unwrap(), json!({"hits": ["apple"]}));
+        client.close().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn schema_overrides_are_sent_as_written_and_enforced() {
+    let client = TestClient::connect_as(server(), Revision::V2025_11_25).await.unwrap();
+    let tools = client.list_tools().await.unwrap();
+    let listed = tools.iter().find(|t| t["name"] == "double").unwrap();
+    assert_eq!(listed["inputSchema"]["properties"]["n"]["minimum"], 0, "{listed}");
+    let result = client.call_tool("double", json!({"n": 21})).await.unwrap();
+    assert_eq!(result["structuredContent"], json!({"double": 42}));
+    let err = client.call_tool("double", json!({"n": -1})).await.unwrap_err();
+    assert!(matches!(&err, TestError::Schema { errors, .. } if errors[0].contains("minimum")), "{err}");
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn resources_read_list_and_complete_as_declared() {
+    for revision in REVISIONS {
+        let client = TestClient::connect_as(server(), revision).await.unwrap();
+        let resources = client.list_resources().await.unwrap();
+        let shelf = resources.iter().find(|r| r["uri"] == "shelf://all").unwrap();
+        assert_eq!(shelf["size"], 5, "{shelf}");
+        assert_eq!(shelf["annotations"]["audience"], json!(["user"]), "{shelf}");
+        assert_eq!(shelf["annotations"]["priority"], 0.5, "{shelf}");
+        let read = client.read_resource("shelf://all").await.unwrap();
+        assert_eq!(read["contents"][0]["text"], "books");
+
+        let templates = client.list_resource_templates().await.unwrap();
+        assert_eq!(templates[0]["uriTemplate"], "shelf://rows/{row}");
+        let row = client.read_resource("shelf://rows/7").await.unwrap();
+        assert_eq!(serde_json::from_str::<Value>(row["contents"][0]["text"].as_str().unwrap()).unwrap(), json!([7, 7]));
+        // A variable that is not a `u32` is the client's mistake, not a crash.
+        let err = client.read_resource("shelf://rows/seven").await.unwrap_err();
+        assert!(err.rpc().is_some(), "{err}");
+        let values =
+            client.complete(json!({"type": "ref/resource", "uri": "shelf://rows/{row}"}), "row", "4").await.unwrap();
+        assert_eq!(values, ["41"]);
+        client.close().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn subscribable_resources_are_declared_and_subscribed() {
+    let client = TestClient::connect_as(server(), Revision::V2025_11_25).await.unwrap();
+    client.request("resources/subscribe", json!({"uri": "shelf://all"})).await.unwrap();
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn typed_prompt_arguments_are_parsed_and_completed() {
+    for revision in REVISIONS {
+        let client = TestClient::connect_as(server(), revision).await.unwrap();
+        let prompts = client.list_prompts().await.unwrap();
+        let arguments = &prompts[0]["arguments"];
+        let required: Vec<(&str, bool)> = arguments
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| (a["name"].as_str().unwrap(), a["required"] == true))
+            .collect();
+        assert_eq!(required, [("name", true), ("language", false), ("times", true)], "{arguments}");
+
+        let got = client.get_prompt("greet", json!({"name": "Ada", "language": "es", "times": "2"})).await.unwrap();
+        assert_eq!(got["messages"][0]["content"]["text"], "Hola Ada. Hola Ada", "{got}");
+        let err = client.get_prompt("greet", json!({"name": "Ada", "times": "many"})).await.unwrap_err();
+        assert_eq!(err.rpc().map(|e| e.code), Some(-32602), "{err}");
+        let values = client.complete(json!({"type": "ref/prompt", "name": "greet"}), "language", "e").await.unwrap();
+        assert_eq!(values, ["en", "es"]);
+        client.close().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_declaration_error_is_what_connect_returns() {
+    // `search` takes `State<Vec<String>>`, which this server does not register.
+    let err = TestClient::connect(Server::builder("broken", "1").tool(search {})).await.unwrap_err();
+    assert!(matches!(&err, TestError::Server(_)) && err.to_string().contains("State"), "{err}");
+}
