@@ -227,17 +227,24 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
             );
         }
     });
+    // Parsed variables are bound under names of their own: a parameter named like the function
+    // (`fn row(row: u32)`) would otherwise shadow it in the call below.
+    let variable = |id: &syn::Ident| quote::format_ident!("__mcp_var_{}", syn::ext::IdentExt::unraw(id));
     let bindings = resource.params.iter().filter(|p| matches!(p.kind, ParamKind::Argument)).map(|p| {
-        let id = &p.ident;
+        let bound = variable(&p.ident);
         let ty = &p.ty;
         let var = &p.wire_name;
-        quote_spanned!(ty.span()=> let #id = __mcp::__private::parse_variable::<#ty>(&__mcp_read, #var)?;)
+        quote_spanned!(ty.span()=> let #bound = __mcp::__private::parse_variable::<#ty>(&__mcp_read, #var)?;)
     });
     let call = resource.call(|p| {
         let id = &p.ident;
         match p.kind {
             ParamKind::Context { by_ref: true } => quote!(__mcp_read.context()),
             ParamKind::Context { by_ref: false } => quote!(__mcp_read.context().clone()),
+            ParamKind::Argument => {
+                let bound = variable(id);
+                quote!(#bound)
+            }
             _ => quote!(#id),
         }
     });

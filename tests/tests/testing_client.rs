@@ -59,9 +59,9 @@ fn shelf() -> &'static str {
     "books"
 }
 
-/// One shelf row.
+/// One shelf row (a parameter named like its function, which the expansion must not shadow).
 #[mcp_resource("shelf://rows/{row}", mime = "application/json", complete(row = |typed: &str| vec![format!("{typed}1")]))]
-fn shelf_row(row: u32) -> Json<Vec<u32>> {
+fn row(row: u32) -> Json<Vec<u32>> {
     Json(vec![row; 2])
 }
 
@@ -79,7 +79,7 @@ fn server() -> Server {
         .tool(search {})
         .tool(double {})
         .resource(shelf {})
-        .resource(shelf_row {})
+        .resource(row {})
         .prompt(greet {})
 }
 
