@@ -155,10 +155,7 @@ impl Server {
         outgoing: tokio::sync::mpsc::Sender<Vec<u8>>,
     ) -> Result<()> {
         let (core, shutdown) = self.start()?;
-        let input = transport::connection::Messages(incoming);
-        let listens = subscriptions::MAX_LISTEN_STREAMS;
-        let ending = transport::connection::run(core, input, outgoing, shutdown, listens).await;
-        transport::lines::finish(ending, Ok(()))
+        transport::connection::serve_messages(core, shutdown, incoming, outgoing).await
     }
 
     /// Serves one client on standard input and output until standard input closes (or the
@@ -274,7 +271,7 @@ impl Server {
         let command = match command_line::parse(std::env::args().skip(1)) {
             Ok(command) => command,
             Err(message) => {
-                let usage = command_line::usage(&command_line::program_name(), &self.info().name, &self.info().version);
+                let usage = self.usage();
                 eprintln!("error: {message}\n\n{usage}");
                 std::process::exit(2);
             }
@@ -303,7 +300,7 @@ impl Server {
         match command_line::parse(std::env::args().skip(1)) {
             Ok(command) => self.execute(command).await,
             Err(message) => {
-                let usage = command_line::usage(&command_line::program_name(), &self.info().name, &self.info().version);
+                let usage = self.usage();
                 Err(Error::Usage(format!("{message}\n\n{usage}")))
             }
         }
@@ -344,14 +341,17 @@ impl Server {
         }
     }
 
+    /// The usage text, for this program and server.
+    #[cfg(feature = "stdio")]
+    fn usage(&self) -> String {
+        command_line::usage(&command_line::program_name(), &self.info().name, &self.info().version)
+    }
+
     /// `--help`, `--version` and `--list`: printed to stdout.
     #[cfg(feature = "stdio")]
     fn print(self, what: command_line::Print) -> Result<()> {
-        let program = command_line::program_name();
         match what {
-            command_line::Print::Help => {
-                print!("{}", command_line::usage(&program, &self.info().name, &self.info().version))
-            }
+            command_line::Print::Help => print!("{}", self.usage()),
             command_line::Print::Version => println!("{} {}", self.info().name, self.info().version),
             command_line::Print::List(revision) => print!("{}", self.describe_for(revision)?),
         }

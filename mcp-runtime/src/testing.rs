@@ -118,12 +118,7 @@ impl TestClient {
         let (core, shutdown) = server.start().map_err(TestError::Server)?;
         let (to_server, incoming) = mpsc::channel::<Vec<u8>>(64);
         let (outgoing, mut from_server) = mpsc::channel::<Vec<u8>>(64);
-        let serving = tokio::spawn(async move {
-            let input = crate::transport::connection::Messages(incoming);
-            let listens = crate::subscriptions::MAX_LISTEN_STREAMS;
-            let ending = crate::transport::connection::run(core, input, outgoing, shutdown, listens).await;
-            crate::transport::lines::finish(ending, Ok(()))
-        });
+        let serving = tokio::spawn(crate::transport::connection::serve_messages(core, shutdown, incoming, outgoing));
         let pending: Pending = Arc::default();
         let notifications = Arc::new(Mutex::new(Vec::new()));
         let reading = {

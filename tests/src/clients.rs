@@ -201,8 +201,10 @@ fn npm_project(name: &str, extra: &[&str]) -> PathBuf {
         file_hash(&source.join("package.json")),
         file_hash(&source.join("package-lock.json"))
     );
+    // Before installing: `npm ci` reads the copied package files.
+    copy_files(&source, &dir);
+    copy_files(&client_dir("common"), &install_root().join("common"));
     install_once(name, &dir.join("node_modules").join(MARKER), &fingerprint, || {
-        copy_files(&source, &dir);
         let mut npm = Command::new("npm");
         // One quick retry: without the registry, fail in seconds rather than after minutes of
         // back-off.
@@ -212,8 +214,6 @@ fn npm_project(name: &str, extra: &[&str]) -> PathBuf {
             .args(extra);
         run_install(npm, &format!("npm ci for tests/clients/{name} (in {})", dir.display()));
     });
-    copy_files(&source, &dir);
-    copy_files(&client_dir("common"), &install_root().join("common"));
     dir
 }
 

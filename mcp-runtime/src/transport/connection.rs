@@ -91,6 +91,19 @@ pub(crate) enum Ending {
     ReadFailed(io::Error),
 }
 
+/// Serves one connection whose messages come and go over channels, one message per item:
+/// what `Server::serve_channel` and the in-memory test client run.
+pub(crate) async fn serve_messages(
+    core: Arc<ServerCore>,
+    shutdown: impl Future<Output = ()> + Send,
+    incoming: mpsc::Receiver<Vec<u8>>,
+    outgoing: mpsc::Sender<Vec<u8>>,
+) -> crate::Result<()> {
+    let listens = crate::subscriptions::MAX_LISTEN_STREAMS;
+    let ending = run(core, Messages(incoming), outgoing, shutdown, listens).await;
+    super::lines::finish(ending, Ok(()))
+}
+
 /// Runs one connection until it ends (see the module documentation).
 pub(crate) async fn run<I: Input>(
     core: Arc<ServerCore>,
