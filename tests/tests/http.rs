@@ -263,20 +263,23 @@ fn closing_the_response_stream_cancels_a_2026_request() {
     }
 }
 
+/// SIGTERM while a request runs: the request still gets its answer, then the server exits 0.
+/// The signal is sent once the first progress notification is read, so the request is surely
+/// in flight (a fixed pause raced the connection on a loaded machine).
 #[test]
 fn sigterm_lets_http_requests_in_flight_answer() {
-    let mut server = manual(&[]);
+    let mut server = manual(&["--context-items"]);
     let session = open_session(&server.url, "2025-11-25", json!({}));
-    let url = server.url.clone();
-    let in_flight = std::thread::spawn(move || {
-        let body = request(1, "tools/call", json!({"name": "sleep", "arguments": {"ms": 500}}));
-        post(&url, &body, &[("mcp-session-id", session.as_str())])
-    });
-    std::thread::sleep(Duration::from_millis(150));
+    let params = json!({"name": "progress", "arguments": {"steps": 2, "ms": 250}, "_meta": {"progressToken": "t"}});
+    let events = stream_post(&server.url, &request(1, "tools/call", params), &[("mcp-session-id", session.as_str())]);
+    let first = events.recv_timeout(Duration::from_secs(10)).expect("the first progress notification");
+    assert_eq!(first["method"], "notifications/progress", "{first}");
     let status = std::process::Command::new("kill").args(["-TERM", &server.pid().to_string()]).status().unwrap();
     assert!(status.success());
-    let answer = in_flight.join().unwrap();
-    assert_eq!(answer.last()["result"]["content"][0]["text"], "slept 500 ms", "{answer:?}");
+    let answer = std::iter::from_fn(|| events.recv_timeout(Duration::from_secs(10)).ok())
+        .find(|message| message.get("id").is_some())
+        .expect("the response after SIGTERM");
+    assert_eq!(answer["result"]["content"][0]["text"], "2 sent", "{answer}");
     assert!(server.wait(Duration::from_secs(5)).success());
 }
 
