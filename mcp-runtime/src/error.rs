@@ -6,7 +6,8 @@
 use std::fmt;
 
 /// The kinds of item a server offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ItemKind {
     /// A tool, named by its name.

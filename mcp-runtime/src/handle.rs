@@ -4,7 +4,8 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use crate::error::{Error, ItemKind, Result};
 use crate::prompt::PromptDescriptor;
-use crate::registry::{Change, Registry};
+use crate::changes::{ChangeEvent, ItemChange};
+use crate::registry::Registry;
 use crate::resource::ResourceDescriptor;
 use crate::server::ServerCore;
 use crate::state::check_states;
@@ -60,16 +61,14 @@ impl ServerHandle {
     /// Tells the clients subscribed to `uri` that it changed
     /// (`notifications/resources/updated`).
     pub fn resource_updated(&self, uri: &str) -> Result<()> {
-        let core = self.core()?;
-        // No connection listening is not an error.
-        let _ = core.events.send(Event::ResourceUpdated(Arc::from(uri)));
+        self.core()?.publish(ChangeEvent::ResourceUpdated { uri: uri.to_owned() });
         Ok(())
     }
 
     fn add(&self, kind: ItemKind, items: Registry) -> Result<()> {
         let core = self.dynamic_core()?;
         core.update_registry(|current| current.with_added(items).map(Some))?;
-        let _ = core.events.send(Event::ListChanged(kind));
+        core.publish(ChangeEvent::ListChanged { kind });
         Ok(())
     }
 
@@ -96,29 +95,29 @@ impl ServerHandle {
         self.add(ItemKind::Prompt, Registry::build(Vec::new(), Vec::new(), prompts)?)
     }
 
-    fn change(&self, kind: ItemKind, key: &str, change: Change) -> Result<()> {
+    fn change(&self, kind: ItemKind, key: &str, change: ItemChange) -> Result<()> {
         let core = self.dynamic_core()?;
         let changed = core.update_registry(|current| Ok::<_, Error>(current.with_change(kind, key, change)))?;
         if !changed {
             return Err(Error::NoSuchItem { kind, name: key.to_owned() });
         }
-        let _ = core.events.send(Event::ListChanged(kind));
+        core.publish(ChangeEvent::ItemChanged { kind, key: key.to_owned(), change });
         Ok(())
     }
 
     /// Hides an item (a tool or prompt by name, a resource by URI, a template by its URI
     /// template) until [`enable`](Self::enable).
     pub fn disable(&self, kind: ItemKind, key: &str) -> Result<()> {
-        self.change(kind, key, Change::Disable)
+        self.change(kind, key, ItemChange::Disable)
     }
 
     /// Shows a disabled item again.
     pub fn enable(&self, kind: ItemKind, key: &str) -> Result<()> {
-        self.change(kind, key, Change::Enable)
+        self.change(kind, key, ItemChange::Enable)
     }
 
     /// Removes an item, enabled or not.
     pub fn remove(&self, kind: ItemKind, key: &str) -> Result<()> {
-        self.change(kind, key, Change::Remove)
+        self.change(kind, key, ItemChange::Remove)
     }
 }

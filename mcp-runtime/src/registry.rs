@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::cache::CachePolicy;
+use crate::changes::ItemChange;
 use crate::completion::CompletionHandler;
 use crate::error::{Error, ItemKind};
 use crate::executor::HandlerSpec;
@@ -298,13 +299,13 @@ impl Registry {
 
     /// A registry where the item `key` of `kind` is enabled, disabled or gone: `None` when
     /// there is no such item (or it already is that way).
-    pub(crate) fn with_change(&self, kind: ItemKind, key: &str, change: Change) -> Option<Registry> {
+    pub(crate) fn with_change(&self, kind: ItemKind, key: &str, change: ItemChange) -> Option<Registry> {
         let mut next = self.clone();
-        fn apply<T>(active: &mut Sorted<T>, disabled: &mut Sorted<T>, key: &str, change: Change) -> Option<()> {
+        fn apply<T>(active: &mut Sorted<T>, disabled: &mut Sorted<T>, key: &str, change: ItemChange) -> Option<()> {
             match change {
-                Change::Disable => disabled.insert(active.remove(key)?).ok(),
-                Change::Enable => active.insert(disabled.remove(key)?).ok(),
-                Change::Remove => active.remove(key).or_else(|| disabled.remove(key)).map(drop),
+                ItemChange::Disable => disabled.insert(active.remove(key)?).ok(),
+                ItemChange::Enable => active.insert(disabled.remove(key)?).ok(),
+                ItemChange::Remove => active.remove(key).or_else(|| disabled.remove(key)).map(drop),
             }
         }
         let d = &mut next.disabled;
@@ -334,14 +335,6 @@ impl Registry {
     pub(crate) fn match_template(&self, uri: &str) -> Option<(&TemplateEntry, Vec<(String, String)>)> {
         self.templates.iter().find_map(|t| t.parsed.match_uri(uri).map(|vars| (t, vars)))
     }
-}
-
-/// What a [`ServerHandle`](crate::ServerHandle) does to one item.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Change {
-    Enable,
-    Disable,
-    Remove,
 }
 
 impl std::fmt::Debug for Registry {

@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use crate::__private;
 use crate::cache::{CachePolicies, CachePolicy, Cached};
-use crate::error::Result;
+use crate::changes::{Bus, ChangeBus, ChangeEvent, ChangeNotice};
+use crate::error::{Error, Result};
 use std::future::Future;
 use std::sync::RwLock;
 use std::time::Duration;
@@ -91,6 +92,7 @@ pub struct Server {
     request_state_key: Option<[u8; 32]>,
     request_state_ttl: Duration,
     event_backlog: usize,
+    bus: Bus,
 }
 
 /// The future that tells a serving server to stop.
@@ -126,6 +128,7 @@ impl Server {
             request_state_key: None,
             request_state_ttl: crate::request_state::DEFAULT_TTL,
             event_backlog: EVENT_BACKLOG,
+            bus: Bus::default(),
         }
     }
 
@@ -303,6 +306,26 @@ impl Server {
         self
     }
 
+    /// Sets the bus that carries change events between servers: resource updates, list
+    /// changes, and items enabled, disabled or removed through a [`ServerHandle`]. Servers
+    /// sharing a bus hear each other, so that a client subscribed on one instance hears of a
+    /// change made on another. By default each server has a bus of its own, in memory.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_runtime::{MemoryChangeBus, Server};
+    ///
+    /// let bus = Arc::new(MemoryChangeBus::default());
+    /// let first = Server::builder("a", "1.0.0").change_bus(Arc::clone(&bus));
+    /// let second = Server::builder("b", "1.0.0").change_bus(bus);
+    /// # let _ = (first, second);
+    /// ```
+    #[must_use]
+    pub fn change_bus(mut self, bus: impl ChangeBus) -> Self {
+        self.bus = Bus(Arc::new(bus));
+        self
+    }
+
     /// Sets how long a `requestState` stays valid (15 minutes by default).
     #[must_use]
     pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
@@ -411,8 +434,18 @@ impl Server {
             dynamic_lists: dynamic,
             registry: RwLock::new(Arc::new(registry)),
             events: broadcast::channel(self.event_backlog).0,
+            origin: crate::random::random_id(),
+            bus: self.bus,
             config: self.config,
         });
+        let hearing = Arc::downgrade(&core);
+        core.bus.0.subscribe(Arc::new(move |notice: &ChangeNotice| match hearing.upgrade() {
+            Some(core) => {
+                core.hear(notice);
+                true
+            }
+            None => false,
+        }));
         self.handle.attach(&core);
         Ok(core)
     }
@@ -493,6 +526,10 @@ pub(crate) struct ServerCore {
     registry: RwLock<Arc<Registry>>,
     /// List and resource changes, for every connection.
     pub(crate) events: broadcast::Sender<Event>,
+    /// This server's id on its change bus.
+    origin: String,
+    /// Carries change events to every server sharing it, this one included.
+    bus: Bus,
     pub(crate) config: Config,
 }
 
@@ -500,6 +537,35 @@ impl ServerCore {
     /// The registry as it is now.
     pub(crate) fn registry(&self) -> Arc<Registry> {
         Arc::clone(&self.registry.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Tells every server on the bus (this one included) of `event`.
+    pub(crate) fn publish(&self, event: ChangeEvent) {
+        self.bus.0.publish(ChangeNotice { origin: self.origin.clone(), event });
+    }
+
+    /// A notice from the bus: this server's connections are told, and another server's item
+    /// change is applied here too.
+    fn hear(&self, notice: &ChangeNotice) {
+        let event = match &notice.event {
+            ChangeEvent::ListChanged { kind } => Event::ListChanged(*kind),
+            ChangeEvent::ResourceUpdated { uri } => Event::ResourceUpdated(Arc::from(uri.as_str())),
+            ChangeEvent::ItemChanged { kind, key, change } => {
+                let ours = notice.origin == self.origin;
+                // Another server's change applies here when this server has the item too.
+                let applied = !ours
+                    && self.dynamic_lists
+                    && self
+                        .update_registry(|current| Ok::<_, Error>(current.with_change(*kind, key, *change)))
+                        .unwrap_or(false);
+                if !ours && !applied {
+                    return;
+                }
+                Event::ListChanged(*kind)
+            }
+        };
+        // No connection listening is not an error.
+        let _ = self.events.send(event);
     }
 
     /// Replaces the registry with what `change` makes of it (`None`: nothing changes).

@@ -540,7 +540,7 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
                 if app.sessions.lock().unwrap_or_else(|e| e.into_inner()).len() >= app.max_sessions {
                     return busy(id.as_ref(), "Too many open sessions: retry later");
                 }
-                let session = new_session_id();
+                let session = crate::random::random_id();
                 let owner = identity.as_ref().map(|i| i.subject().to_owned());
                 let handle = start_loop(&app.core, &app.stopping, owner, crate::subscriptions::MAX_LISTEN_STREAMS);
                 app.sessions.lock().unwrap_or_else(|e| e.into_inner()).insert(session.clone(), Arc::clone(&handle));
@@ -601,7 +601,7 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
         }
         (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
     } else if let Some(close) = close {
-        let live = Arc::new(LiveStream { id: new_session_id(), reader: Default::default(), close });
+        let live = Arc::new(LiveStream { id: crate::random::random_id(), reader: Default::default(), close });
         target.streams.lock().unwrap_or_else(|e| e.into_inner()).insert(live.id.clone(), Arc::clone(&live));
         let (body, reading) = mpsc::channel::<Bytes>(16);
         *live.reader.lock().await = Some(body);
@@ -891,7 +891,7 @@ async fn on_get(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     let stopping = app.stopping.clone();
     // A priming event opens the stream; reconnecting with its id opens a new one (list changes
     // and resource updates are not kept).
-    let stream_id = format!("{STANDALONE}{}", new_session_id());
+    let stream_id = format!("{STANDALONE}{}", crate::random::random_id());
     let priming =
         futures_util::stream::once(async move { Ok::<_, Infallible>(priming_event(&format!("{stream_id}_0"))) });
     let stream = futures_util::stream::unfold((rx, stopping, 1_u64), |(mut rx, mut stopping, n)| async move {
@@ -1016,17 +1016,6 @@ async fn with_cors(origins: Arc<Allowed>, request: axum::extract::Request, next:
         headers.insert(header::VARY, HeaderValue::from_static("Origin"));
     }
     response
-}
-
-/// A session id: 128 bits from the operating system's random source, as hex.
-fn new_session_id() -> String {
-    let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        // Unique still, if not secret: the error is logged where the key is drawn too.
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-        bytes.copy_from_slice(&now.as_nanos().to_le_bytes());
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The endpoint as a router serving `/mcp`, and what stops its sessions (send `true`).

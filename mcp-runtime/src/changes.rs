@@ -1,0 +1,192 @@
+//! Change events between servers: what one server's [`ServerHandle`](crate::ServerHandle)
+//! says (a resource changed; an item was enabled, disabled or removed) goes out through a
+//! [`ChangeBus`], and every server sharing the bus, this one included, hears it and tells its
+//! connections. One process needs nothing more than the in-memory default; several processes
+//! behind a load balancer share a bus that crosses them.
+
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ItemKind;
+
+/// A change to an item of a server's lists, made by name (see
+/// [`ServerHandle::disable`](crate::ServerHandle::disable)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemChange {
+    /// Shown again after being disabled.
+    Enable,
+    /// Hidden until enabled.
+    Disable,
+    /// Removed, enabled or not.
+    Remove,
+}
+
+/// What a server tells the others sharing its bus.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ChangeEvent {
+    /// A list of this kind changed (an item was added at run time, say).
+    ListChanged {
+        /// Which list.
+        kind: ItemKind,
+    },
+    /// The resource at this URI changed: its subscribers are told.
+    ResourceUpdated {
+        /// The resource's URI.
+        uri: String,
+    },
+    /// An item was enabled, disabled or removed by name: every other server applies the same
+    /// change to its own lists (when it has that item), and its clients are told the list
+    /// changed.
+    ItemChanged {
+        /// The item's kind.
+        kind: ItemKind,
+        /// Its name (a resource's URI, a template's URI template).
+        key: String,
+        /// What happened to it.
+        change: ItemChange,
+    },
+}
+
+/// A [`ChangeEvent`] on the bus, with the server it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeNotice {
+    /// The publishing server's id (random, drawn when it starts): a server does not apply its
+    /// own item changes twice.
+    pub origin: String,
+    /// What changed.
+    pub event: ChangeEvent,
+}
+
+/// Where a server hands the notices it hears; `false` once that server is gone, so that the bus
+/// may forget it.
+pub type ChangeSink = Arc<dyn Fn(&ChangeNotice) -> bool + Send + Sync>;
+
+/// How change events travel between servers. Each server subscribes once, when it starts, and
+/// publishes what its handle says; every notice published by any server reaches every
+/// subscriber, the publisher included, in the order each publisher sent them.
+///
+/// The in-process default is [`MemoryChangeBus`]; an implementation over a message broker lets
+/// the servers of several processes hear each other.
+pub trait ChangeBus: Send + Sync + 'static {
+    /// Sends `notice` to every subscriber. It must not block: a bus that crosses processes
+    /// queues the notice for a task of its own.
+    fn publish(&self, notice: ChangeNotice);
+
+    /// Delivers every notice published from now on to `sink`, until `sink` returns `false`.
+    fn subscribe(&self, sink: ChangeSink);
+}
+
+/// The in-process [`ChangeBus`]: publishing calls every subscriber at once. One bus shared by
+/// several servers of the same process (through an `Arc`) makes them hear each other.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_runtime::{ChangeBus, ChangeEvent, ChangeNotice, MemoryChangeBus};
+///
+/// let bus = MemoryChangeBus::default();
+/// let heard = Arc::new(std::sync::Mutex::new(Vec::new()));
+/// let keep = Arc::clone(&heard);
+/// bus.subscribe(Arc::new(move |notice: &ChangeNotice| {
+///     keep.lock().unwrap().push(notice.event.clone());
+///     true
+/// }));
+/// bus.publish(ChangeNotice { origin: "a".into(), event: ChangeEvent::ResourceUpdated { uri: "notes://1".into() } });
+/// assert_eq!(heard.lock().unwrap().len(), 1);
+/// ```
+#[derive(Default)]
+pub struct MemoryChangeBus {
+    sinks: Mutex<Vec<ChangeSink>>,
+}
+
+impl std::fmt::Debug for MemoryChangeBus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let subscribers = self.sinks.lock().map_or(0, |sinks| sinks.len());
+        f.debug_struct("MemoryChangeBus").field("subscribers", &subscribers).finish()
+    }
+}
+
+impl ChangeBus for MemoryChangeBus {
+    fn publish(&self, notice: ChangeNotice) {
+        // Called outside the lock: a sink may publish in turn.
+        let sinks = self.sinks.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let gone: Vec<usize> = sinks.iter().enumerate().filter(|(_, sink)| !sink(&notice)).map(|(n, _)| n).collect();
+        if !gone.is_empty() {
+            self.sinks.lock().unwrap_or_else(|e| e.into_inner()).retain(|sink| !sinks_at(&sinks, &gone, sink));
+        }
+    }
+
+    fn subscribe(&self, sink: ChangeSink) {
+        self.sinks.lock().unwrap_or_else(|e| e.into_inner()).push(sink);
+    }
+}
+
+impl<B: ChangeBus + ?Sized> ChangeBus for Arc<B> {
+    fn publish(&self, notice: ChangeNotice) {
+        (**self).publish(notice);
+    }
+
+    fn subscribe(&self, sink: ChangeSink) {
+        (**self).subscribe(sink);
+    }
+}
+
+/// A server's bus, as the server keeps it.
+#[derive(Clone)]
+pub(crate) struct Bus(pub(crate) Arc<dyn ChangeBus>);
+
+impl Default for Bus {
+    fn default() -> Self {
+        Bus(Arc::new(MemoryChangeBus::default()))
+    }
+}
+
+impl std::fmt::Debug for Bus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ChangeBus")
+    }
+}
+
+/// Whether `sink` is one of `sinks[gone]`.
+fn sinks_at(sinks: &[ChangeSink], gone: &[usize], sink: &ChangeSink) -> bool {
+    gone.iter().any(|&n| Arc::ptr_eq(&sinks[n], sink))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sink_that_is_gone_is_forgotten_and_the_others_still_hear() {
+        let bus = MemoryChangeBus::default();
+        let heard = Arc::new(Mutex::new(0));
+        let count = Arc::clone(&heard);
+        bus.subscribe(Arc::new(move |_: &ChangeNotice| {
+            *count.lock().unwrap() += 1;
+            true
+        }));
+        bus.subscribe(Arc::new(|_: &ChangeNotice| false));
+        let notice = ChangeNotice { origin: "x".into(), event: ChangeEvent::ListChanged { kind: ItemKind::Tool } };
+        bus.publish(notice.clone());
+        bus.publish(notice);
+        assert_eq!(*heard.lock().unwrap(), 2);
+        assert_eq!(bus.sinks.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn notices_travel_as_json() {
+        let notice = ChangeNotice {
+            origin: "a1".into(),
+            event: ChangeEvent::ItemChanged { kind: ItemKind::Prompt, key: "p".into(), change: ItemChange::Disable },
+        };
+        let text = serde_json::to_string(&notice).unwrap();
+        assert_eq!(
+            text,
+            r#"{"origin":"a1","event":{"type":"item_changed","kind":"prompt","key":"p","change":"disable"}}"#
+        );
+        assert_eq!(serde_json::from_str::<ChangeNotice>(&text).unwrap(), notice);
+    }
+}
