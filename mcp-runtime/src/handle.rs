@@ -2,9 +2,9 @@
 
 use std::sync::{Arc, OnceLock, Weak};
 
+use crate::changes::{ChangeEvent, ItemChange};
 use crate::error::{Error, ItemKind, Result};
 use crate::prompt::PromptDescriptor;
-use crate::changes::{ChangeEvent, ItemChange};
 use crate::registry::Registry;
 use crate::resource::ResourceDescriptor;
 use crate::server::ServerCore;

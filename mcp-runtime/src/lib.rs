@@ -58,7 +58,8 @@ pub use tool::{BoxFuture, IntoToolResult, Json, Structured, ToolCall, ToolDescri
 #[cfg(feature = "http")]
 pub use transport::http::{
     Allowed, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS, EventStore,
-    HttpOptions, MemoryEventStore, Reject, ResponseMode, StoredEvents,
+    HttpOptions, MemoryEventStore, MemorySessionStore, Reject, ResponseMode, SessionRecord, SessionStore, StoreError,
+    StoredEvents,
 };
 
 #[cfg(feature = "macros")]

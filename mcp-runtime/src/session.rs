@@ -51,6 +51,19 @@ pub(crate) struct Session {
     pub(crate) log_level: Arc<AtomicU8>,
     /// What the transport knows of the message being handled (HTTP headers, identity).
     extras: Option<Arc<RequestExtras>>,
+    /// Counts changes to what [`state`](Self::state) returns, so that a transport keeping
+    /// sessions elsewhere saves only when something changed.
+    pub(crate) changes: u64,
+}
+
+/// What a handshake-era session is, apart from its loop and what runs in it: enough to serve
+/// the session again, on another loop or in another process.
+#[derive(Debug, Clone)]
+pub(crate) struct SessionState {
+    pub(crate) negotiated: Arc<Negotiated>,
+    pub(crate) log_level: LogLevel,
+    /// The URIs of `resources/subscribe`.
+    pub(crate) subscriptions: Vec<String>,
 }
 
 /// The `_meta` key a 2026-07-28 request carries.
@@ -98,7 +111,27 @@ impl Session {
             fresh,
             log_level,
             extras: None,
+            changes: 0,
         }
+    }
+
+    /// What this session is, once `initialize` was answered.
+    pub(crate) fn state(&self) -> Option<SessionState> {
+        let Era::Handshake { negotiated, .. } = &self.era else { return None };
+        let level = self.log_level.load(std::sync::atomic::Ordering::Relaxed);
+        Some(SessionState {
+            negotiated: Arc::clone(negotiated),
+            log_level: LogLevel::from_index(level).unwrap_or(LogLevel::Info),
+            subscriptions: self.subscriptions.uris().map(str::to_owned).collect(),
+        })
+    }
+
+    /// Serves a session that was started elsewhere as this one. Its client sent
+    /// `notifications/initialized` before anything that reached here: it is ready.
+    pub(crate) fn restore(&mut self, state: SessionState) {
+        self.era = Era::Handshake { negotiated: state.negotiated, client_ready: true };
+        self.log_level.store(state.log_level.index(), std::sync::atomic::Ordering::Relaxed);
+        self.subscriptions.restore(state.subscriptions);
     }
 
     /// Handles one incoming message (one line of stdio, one HTTP body) whose answers go to

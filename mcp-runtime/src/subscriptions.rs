@@ -105,6 +105,16 @@ impl Subscriptions {
         Ok(())
     }
 
+    /// The URIs of `resources/subscribe`, in order.
+    pub(crate) fn uris(&self) -> impl Iterator<Item = &str> {
+        self.uris.iter().map(String::as_str)
+    }
+
+    /// Takes over the subscriptions of a session served elsewhere before (checked there).
+    pub(crate) fn restore(&mut self, uris: Vec<String>) {
+        self.uris = uris.into_iter().collect();
+    }
+
     /// `resources/unsubscribe`: always succeeds.
     pub(crate) fn unsubscribe(&mut self, uri: &str) {
         self.uris.remove(uri);

@@ -55,6 +55,7 @@ pub(super) fn initialize(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
         }),
         client_ready: false,
     };
+    session.changes += 1;
     super::respond(core, call.id, revision, None, result)
 }
 
@@ -90,7 +91,10 @@ pub(super) fn subscribe(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
         .params::<UriParams>("resources/subscribe")
         .and_then(|params| session.subscriptions.subscribe(call.core, &params.uri));
     match result {
-        Ok(()) => call.respond(None, Empty {}),
+        Ok(()) => {
+            session.changes += 1;
+            call.respond(None, Empty {})
+        }
         Err(e) => call.error(&e),
     }
 }
@@ -100,6 +104,7 @@ pub(super) fn unsubscribe(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
     match call.params::<UriParams>("resources/unsubscribe") {
         Ok(params) => {
             session.subscriptions.unsubscribe(&params.uri);
+            session.changes += 1;
             call.respond(None, Empty {})
         }
         Err(e) => call.error(&e),
@@ -126,6 +131,7 @@ pub(super) fn set_level(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
     match call.params::<SetLevel>("logging/setLevel") {
         Ok(SetLevel { level }) => {
             session.log_level.store(level.index(), std::sync::atomic::Ordering::Relaxed);
+            session.changes += 1;
             call.respond(None, Empty {})
         }
         Err(e) => call.error(&e),

@@ -16,14 +16,14 @@ use std::future::Future;
 use std::io;
 use std::sync::Arc;
 
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
 use crate::context::RequestExtras;
 use crate::executor::{Output, Reply};
 use crate::protocol::{ErrorObject, error_line, is_json_whitespace};
 use crate::server::ServerCore;
-use crate::session::Session;
+use crate::session::{Session, SessionState};
 use crate::subscriptions::Routed;
 
 /// Response lines queued for the writer before tasks (and the loop) wait for it.
@@ -79,6 +79,24 @@ impl Input for Messages {
     }
 }
 
+/// How a connection's loop is set up.
+#[derive(Debug)]
+pub(crate) struct LoopOptions {
+    /// How many `subscriptions/listen` streams may be open at once.
+    pub(crate) listen_limit: usize,
+    /// A session started elsewhere, served by this loop from the start.
+    pub(crate) restore: Option<SessionState>,
+    /// Told the session's state whenever it changes, before the reply of the message that
+    /// changed it goes out (so that a transport can keep it before its client sees the reply).
+    pub(crate) states: Option<watch::Sender<Option<SessionState>>>,
+}
+
+impl Default for LoopOptions {
+    fn default() -> Self {
+        LoopOptions { listen_limit: crate::subscriptions::MAX_LISTEN_STREAMS, restore: None, states: None }
+    }
+}
+
 /// How a connection ended.
 #[derive(Debug)]
 pub(crate) enum Ending {
@@ -99,8 +117,7 @@ pub(crate) async fn serve_messages(
     incoming: mpsc::Receiver<Vec<u8>>,
     outgoing: mpsc::Sender<Vec<u8>>,
 ) -> crate::Result<()> {
-    let listens = crate::subscriptions::MAX_LISTEN_STREAMS;
-    let ending = run(core, Messages(incoming), outgoing, shutdown, listens).await;
+    let ending = run(core, Messages(incoming), outgoing, shutdown, LoopOptions::default()).await;
     super::lines::finish(ending, Ok(()))
 }
 
@@ -110,12 +127,16 @@ pub(crate) async fn run<I: Input>(
     mut input: I,
     out: mpsc::Sender<Vec<u8>>,
     shutdown: impl Future<Output = ()>,
-    listen_limit: usize,
+    options: LoopOptions,
 ) -> Ending {
     let max_message_size = core.config.max_message_size;
     let drain_timeout = core.config.drain_timeout;
     let mut events = core.events.subscribe();
-    let mut session = Session::new(core, out.clone(), listen_limit);
+    let mut session = Session::new(core, out.clone(), options.listen_limit);
+    if let Some(state) = options.restore {
+        session.restore(state);
+    }
+    let mut seen_changes = session.changes;
     let mut shutdown = std::pin::pin!(shutdown);
     let mut reading = true;
     let mut deadline: Option<Instant> = None;
@@ -180,6 +201,12 @@ pub(crate) async fn run<I: Input>(
                 }
             },
         };
+        if session.changes != seen_changes {
+            seen_changes = session.changes;
+            if let Some(states) = &options.states {
+                states.send_replace(session.state());
+            }
+        }
         // A reply keeps its slot until the queue holds it.
         if let Some(mut reply) = reply {
             if let Some(stream) = reply.stream.take() {

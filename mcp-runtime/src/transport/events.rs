@@ -30,6 +30,20 @@ pub trait EventStore: Send + Sync + 'static {
     }
 }
 
+impl<E: EventStore + ?Sized> EventStore for std::sync::Arc<E> {
+    fn append<'a>(&'a self, stream: &'a str, data: &'a [u8]) -> BoxFuture<'a, String> {
+        (**self).append(stream, data)
+    }
+
+    fn after<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Option<StoredEvents>> {
+        (**self).after(last_event_id)
+    }
+
+    fn stream_of<'a>(&self, event_id: &'a str) -> Option<&'a str> {
+        (**self).stream_of(event_id)
+    }
+}
+
 /// Events kept per stream in the in-memory store.
 const EVENTS_PER_STREAM: usize = 1_024;
 /// Streams kept in the in-memory store; the oldest go first.

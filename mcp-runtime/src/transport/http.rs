@@ -24,9 +24,11 @@ use tokio::sync::{mpsc, watch};
 
 use super::connection::{self, Frame, Inbox};
 pub use super::events::{EventStore, MemoryEventStore, StoredEvents};
+pub use super::sessions::{MemorySessionStore, SessionRecord, SessionStore, StoreError};
 use crate::context::{Identity, RequestExtras};
 use crate::protocol::{ErrorObject, Feature, RequestId, Revision, code, error_line};
 use crate::server::ServerCore;
+use crate::session::SessionState;
 
 /// The session header of the handshake revisions.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -77,6 +79,7 @@ pub struct HttpOptions {
     idle_timeout: Duration,
     max_listen_streams: usize,
     events: Option<Arc<dyn EventStore>>,
+    sessions: Option<Arc<dyn SessionStore>>,
 }
 
 impl Default for HttpOptions {
@@ -93,6 +96,7 @@ impl Default for HttpOptions {
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             max_listen_streams: DEFAULT_MAX_LISTEN_STREAMS,
             events: None,
+            sessions: None,
         }
     }
 }
@@ -234,6 +238,16 @@ impl HttpOptions {
         self
     }
 
+    /// Where the sessions of the handshake revisions are kept (default: in the process,
+    /// [`MemorySessionStore`]). Instances behind a load balancer that share one serve each
+    /// other's sessions: a session's state is saved there when it changes and loaded by an
+    /// instance that does not serve it yet.
+    #[must_use]
+    pub fn session_store(mut self, store: impl SessionStore) -> Self {
+        self.sessions = Some(Arc::new(store));
+        self
+    }
+
     /// How long a session may stay unused before it ends (default
     /// [`DEFAULT_IDLE_TIMEOUT`]); its client then gets 404 and initializes again.
     #[must_use]
@@ -272,6 +286,10 @@ struct App {
     max_sessions: usize,
     /// Where resumable streams' events are kept.
     events: Arc<dyn EventStore>,
+    /// Where sessions are kept, for any instance sharing it to serve.
+    store: Arc<dyn SessionStore>,
+    /// How long a session may stay unused.
+    idle: Duration,
     /// Requests being served, all sessions together.
     requests: Arc<tokio::sync::Semaphore>,
     /// The loop serving 2026-07-28 requests.
@@ -283,17 +301,33 @@ struct App {
 
 /// One loop's inbox, and where its connection-level messages go.
 struct SessionHandle {
+    /// Its id (empty for the stateless loop).
+    id: String,
     inbound: mpsc::Sender<Frame>,
     /// When a request last used it.
     used: Mutex<Instant>,
+    /// When the session store was last told it is in use.
+    touched: Mutex<Instant>,
     /// The principal that opened it: only it may use it.
     owner: Option<String>,
-    /// The open GET stream, if any: list changes, resource updates.
-    listener: Arc<Mutex<Option<mpsc::Sender<Vec<u8>>>>>,
-    /// Told when a GET stream attaches.
-    attached: Arc<tokio::sync::Notify>,
+    /// Its standalone stream: list changes, resource updates.
+    standalone: Arc<tokio::sync::Mutex<Standalone>>,
     /// The resumable streams of its requests still running, by stream id.
     streams: Mutex<HashMap<String, Arc<LiveStream>>>,
+    /// The session's state as its loop last told it, and whether the store has it yet.
+    states: tokio::sync::Mutex<watch::Receiver<Option<SessionState>>>,
+}
+
+/// A session's standalone stream (GET). Every event goes to the event store under the
+/// session's one stream id before it goes to the connection reading it, so a client that
+/// reconnects with `Last-Event-ID` misses nothing.
+struct Standalone {
+    id: String,
+    /// The body of the GET response reading it now.
+    reader: Option<mpsc::Sender<Bytes>>,
+    /// The latest events sent while no GET stream was open, for the next one that opens
+    /// without `Last-Event-ID` (a client opens its stream just after it subscribes).
+    waiting: std::collections::VecDeque<Bytes>,
 }
 
 /// A handshake-era request's resumable SSE stream while its request runs: every event goes
@@ -312,43 +346,45 @@ const UNSENT_KEPT: usize = 64;
 /// How long a client waits before reconnecting to a stream the server closed (SSE `retry`).
 const RETRY_MS: u64 = 500;
 
+/// The prefix of a session's standalone stream id.
+const STANDALONE: &str = "get-";
+
+/// What a new loop is: a session (its id, who opened it, and its state when it was started
+/// elsewhere), or the stateless one (an empty id).
+struct LoopSeed {
+    id: String,
+    owner: Option<String>,
+    restore: Option<SessionState>,
+    listen_limit: usize,
+}
+
 /// Starts a loop (a session, or the stateless one) and returns its handle.
 fn start_loop(
     core: &Arc<ServerCore>,
+    events: &Arc<dyn EventStore>,
     stopping: &watch::Receiver<bool>,
-    owner: Option<String>,
-    listen_limit: usize,
+    seed: LoopSeed,
 ) -> Arc<SessionHandle> {
     let (inbound, inbox) = mpsc::channel(crate::executor::LOOK_AHEAD);
     let (out, mut outbox) = mpsc::channel::<Vec<u8>>(connection::OUTGOING_CAPACITY);
-    let listener: Arc<Mutex<Option<mpsc::Sender<Vec<u8>>>>> = Arc::default();
-    let attached = Arc::new(tokio::sync::Notify::new());
-    let forward_to = Arc::clone(&listener);
-    let on_attach = Arc::clone(&attached);
-    // Connection-level messages go to the GET stream when one is open. Until one is, the
-    // latest few wait for it (a client opens its stream just after it subscribes).
+    let standalone = Arc::new(tokio::sync::Mutex::new(Standalone {
+        id: format!("{STANDALONE}{}", crate::random::random_id()),
+        reader: None,
+        waiting: std::collections::VecDeque::new(),
+    }));
+    let forward = Arc::clone(&standalone);
+    let store = Arc::clone(events);
     tokio::spawn(async move {
-        let mut waiting: std::collections::VecDeque<Vec<u8>> = std::collections::VecDeque::new();
-        loop {
-            tokio::select! {
-                line = outbox.recv() => match line {
-                    Some(line) => {
-                        waiting.push_back(line);
-                        if waiting.len() > UNSENT_KEPT {
-                            waiting.pop_front();
-                        }
-                    }
-                    None => break,
-                },
-                // A GET stream attached: what waits goes out now.
-                () = on_attach.notified() => {}
-            }
-            let target = forward_to.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            let Some(target) = target else { continue };
-            while let Some(line) = waiting.pop_front() {
-                if target.send(line).await.is_err() {
-                    forward_to.lock().unwrap_or_else(|e| e.into_inner()).take();
-                    break;
+        while let Some(line) = outbox.recv().await {
+            // Kept and sent under one lock, so a reconnection replays up to exactly here.
+            let mut standalone = forward.lock().await;
+            let event_id = store.append(&standalone.id, &line).await;
+            let event = sse_event(event_id, &line);
+            send_event(&mut standalone.reader, event.clone()).await;
+            if standalone.reader.is_none() {
+                standalone.waiting.push_back(event);
+                if standalone.waiting.len() > UNSENT_KEPT {
+                    standalone.waiting.pop_front();
                 }
             }
         }
@@ -357,15 +393,57 @@ fn start_loop(
     let shutdown = async move {
         let _ = stopping.wait_for(|stop| *stop).await;
     };
-    tokio::spawn(connection::run(Arc::clone(core), Inbox(inbox), out, shutdown, listen_limit));
+    let (states_tx, states) = watch::channel(None);
+    let options =
+        connection::LoopOptions { listen_limit: seed.listen_limit, restore: seed.restore, states: Some(states_tx) };
+    tokio::spawn(connection::run(Arc::clone(core), Inbox(inbox), out, shutdown, options));
     Arc::new(SessionHandle {
+        id: seed.id,
         inbound,
         used: Mutex::new(Instant::now()),
-        owner,
-        listener,
-        attached,
+        touched: Mutex::new(Instant::now()),
+        owner: seed.owner,
+        standalone,
         streams: Mutex::default(),
+        states: tokio::sync::Mutex::new(states),
     })
+}
+
+impl App {
+    /// A new session's loop, counted against the session limit (`None` past it).
+    fn open_session(
+        &self,
+        id: &str,
+        owner: Option<String>,
+        restore: Option<SessionState>,
+    ) -> Option<Arc<SessionHandle>> {
+        let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        // Two requests may revive the same session at once: the first one's loop serves both.
+        if let Some(running) = sessions.get(id) {
+            return Some(Arc::clone(running));
+        }
+        if sessions.len() >= self.max_sessions {
+            return None;
+        }
+        let seed =
+            LoopSeed { id: id.to_owned(), owner, restore, listen_limit: crate::subscriptions::MAX_LISTEN_STREAMS };
+        let handle = start_loop(&self.core, &self.events, &self.stopping, seed);
+        sessions.insert(id.to_owned(), Arc::clone(&handle));
+        Some(handle)
+    }
+
+    /// Saves `session`'s state in the session store if its loop changed it since the last
+    /// save: before the reply that changed it leaves, so that any instance sharing the store
+    /// serves the client's next request as this one would.
+    async fn keep(&self, session: &SessionHandle) -> Result<(), StoreError> {
+        let mut states = session.states.lock().await;
+        if !states.has_changed().unwrap_or(false) {
+            return Ok(());
+        }
+        let Some(state) = states.borrow_and_update().clone() else { return Ok(()) };
+        let record = SessionRecord::new(&state, session.owner.as_deref());
+        self.store.save(&session.id, &record, self.idle).await
+    }
 }
 
 /// What the endpoint reads of a message before handing it over.
@@ -469,15 +547,66 @@ async fn admit(app: &App, headers: &HeaderMap) -> Result<Option<Identity>, Box<R
     authenticate(app, headers).await
 }
 
-/// The session `id` names, if `identity` may use it.
-fn find_session(app: &App, id: &str, identity: Option<&Identity>) -> Option<Arc<SessionHandle>> {
-    let found = app.sessions.lock().unwrap_or_else(|e| e.into_inner()).get(id).cloned()?;
-    // Another principal's session is, to this one, a session that does not exist.
-    if found.owner.as_deref() != identity.map(Identity::subject) {
-        return None;
+/// The session `id` names, if `identity` may use it: served here, or kept in the session
+/// store (started by another instance, or before this endpoint's loop for it ended) and served
+/// here from now on. `Err` is the answer to give instead.
+async fn find_session(
+    app: &App,
+    id: &str,
+    identity: Option<&Identity>,
+    request: Option<&RequestId>,
+) -> Result<Arc<SessionHandle>, Box<Response>> {
+    let subject = identity.map(Identity::subject);
+    let not_found = || {
+        let error = ErrorObject::invalid_request("Session not found: it ended or never existed; initialize again");
+        Box::new(reject(StatusCode::NOT_FOUND, request, error))
+    };
+    let running = app.sessions.lock().unwrap_or_else(|e| e.into_inner()).get(id).cloned();
+    let found = match running {
+        Some(found) => found,
+        None => {
+            let record = app.store.load(id).await.map_err(|e| {
+                tracing::error!(error = %e, "the session store failed to load a session");
+                Box::new(busy(request, "The session store is unavailable: retry later"))
+            })?;
+            let Some(record) = record else { return Err(not_found()) };
+            // Another principal's session is, to this one, a session that does not exist.
+            if record.owner() != subject {
+                return Err(not_found());
+            }
+            let Some(state) = record.state() else {
+                tracing::warn!(revision = record.protocol_version(), "a kept session names a revision not served here");
+                return Err(not_found());
+            };
+            let owner = record.owner().map(str::to_owned);
+            app.open_session(id, owner, Some(state))
+                .ok_or_else(|| Box::new(busy(request, "Too many open sessions: retry later")))?
+        }
+    };
+    if found.owner.as_deref() != subject {
+        return Err(not_found());
     }
-    *found.used.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
-    Some(found)
+    let now = Instant::now();
+    *found.used.lock().unwrap_or_else(|e| e.into_inner()) = now;
+    // The store hears of use now and then, not on every request.
+    let due = {
+        let mut touched = found.touched.lock().unwrap_or_else(|e| e.into_inner());
+        let due = now.duration_since(*touched) >= app.idle / 4;
+        if due {
+            *touched = now;
+        }
+        due
+    };
+    if due {
+        let store = Arc::clone(&app.store);
+        let (id, idle) = (id.to_owned(), app.idle);
+        tokio::spawn(async move {
+            if let Err(e) = store.touch(&id, idle).await {
+                tracing::warn!(error = %e, "the session store failed to keep a session alive");
+            }
+        });
+    }
+    Ok(found)
 }
 
 /// POST: one message.
@@ -528,23 +657,17 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
             return reject(StatusCode::BAD_REQUEST, id.as_ref(), error);
         }
         match session_id {
-            Some(session) => match find_session(&app, session, identity.as_ref()) {
-                Some(handle) => (handle, None),
-                None => {
-                    let error =
-                        ErrorObject::invalid_request("Session not found: it ended or never existed; initialize again");
-                    return reject(StatusCode::NOT_FOUND, id.as_ref(), error);
-                }
+            Some(session) => match find_session(&app, session, identity.as_ref(), id.as_ref()).await {
+                Ok(handle) => (handle, None),
+                Err(answer) => return *answer,
             },
             None if method == Some("initialize") => {
-                if app.sessions.lock().unwrap_or_else(|e| e.into_inner()).len() >= app.max_sessions {
-                    return busy(id.as_ref(), "Too many open sessions: retry later");
-                }
                 let session = crate::random::random_id();
                 let owner = identity.as_ref().map(|i| i.subject().to_owned());
-                let handle = start_loop(&app.core, &app.stopping, owner, crate::subscriptions::MAX_LISTEN_STREAMS);
-                app.sessions.lock().unwrap_or_else(|e| e.into_inner()).insert(session.clone(), Arc::clone(&handle));
-                (handle, Some(session))
+                match app.open_session(&session, owner, None) {
+                    Some(handle) => (handle, Some(session)),
+                    None => return busy(id.as_ref(), "Too many open sessions: retry later"),
+                }
             }
             None => {
                 let error = ErrorObject::invalid_request(
@@ -590,6 +713,15 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
     let Some(first) = answering.rest.recv().await else {
         return reject(StatusCode::INTERNAL_SERVER_ERROR, id.as_ref(), ErrorObject::internal("No answer"));
     };
+    // `initialize`, `logging/setLevel` and the subscriptions answer at once: what they changed
+    // is kept before the client hears back.
+    if !stateless && let Err(e) = app.keep(&target).await {
+        tracing::error!(error = %e, "the session store failed to save a session");
+        if let Some(session) = &minted {
+            app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session);
+        }
+        return busy(id.as_ref(), "The session store is unavailable: retry later");
+    }
     let mut response = if app.mode == ResponseMode::Json && (is_batch || is_final(&first, id.as_ref())) {
         answering.done = true;
         let status = if stateless { modern_status(&first) } else { StatusCode::OK };
@@ -870,8 +1002,10 @@ fn sse_headers(mut response: Response) -> Response {
     response
 }
 
-/// GET: a session's stream of list changes and resource updates (handshake revisions).
+/// GET: a session's stream of list changes and resource updates (handshake revisions); with
+/// `Last-Event-ID`, what a stream missed (this one, or a request's), then what follows.
 async fn on_get(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    use futures_util::StreamExt as _;
     let identity = match admit(&app, &headers).await {
         Ok(identity) => identity,
         Err(rejected) => return *rejected,
@@ -879,34 +1013,41 @@ async fn on_get(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     let Some(session) = header_str(&headers, SESSION_HEADER) else {
         return method_not_allowed("GET opens a session's stream: send Mcp-Session-Id (2026-07-28 has no GET)");
     };
-    let Some(handle) = find_session(&app, session, identity.as_ref()) else {
-        return reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Session not found"));
+    let handle = match find_session(&app, session, identity.as_ref(), None).await {
+        Ok(handle) => handle,
+        Err(answer) => return *answer,
     };
-    if let Some(last) = header_str(&headers, "last-event-id").filter(|last| !last.starts_with(STANDALONE)) {
+    let last = header_str(&headers, "last-event-id");
+    if let Some(last) = last.filter(|last| !last.starts_with(STANDALONE)) {
         return resume(&app, &handle, last).await;
     }
-    let (tx, rx) = mpsc::channel::<Vec<u8>>(connection::OUTGOING_CAPACITY);
-    *handle.listener.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
-    handle.attached.notify_one();
-    let stopping = app.stopping.clone();
-    // A priming event opens the stream; reconnecting with its id opens a new one (list changes
-    // and resource updates are not kept).
-    let stream_id = format!("{STANDALONE}{}", crate::random::random_id());
-    let priming =
-        futures_util::stream::once(async move { Ok::<_, Infallible>(priming_event(&format!("{stream_id}_0"))) });
-    let stream = futures_util::stream::unfold((rx, stopping, 1_u64), |(mut rx, mut stopping, n)| async move {
-        let line = tokio::select! {
-            line = rx.recv() => line?,
-            _ = stopping.wait_for(|stop| *stop) => return None,
-        };
-        Some((Ok::<_, Infallible>(sse_event(n, &line)), (rx, stopping, n + 1)))
+    // Replayed (or primed) and attached under the stream's lock: nothing missed, nothing twice.
+    let mut standalone = handle.standalone.lock().await;
+    let missed = match last {
+        Some(last) if app.events.stream_of(last) == Some(standalone.id.as_str()) => app.events.after(last).await,
+        _ => None,
+    };
+    let opening: Vec<Bytes> = match missed {
+        Some(missed) => {
+            // What waited is among what is replayed.
+            standalone.waiting.clear();
+            missed.into_iter().filter(|(_, data)| !data.is_empty()).map(|(id, data)| sse_event(id, &data)).collect()
+        }
+        None => {
+            let priming = app.events.append(&standalone.id, b"").await;
+            std::iter::once(priming_event(&priming)).chain(standalone.waiting.drain(..)).collect()
+        }
+    };
+    let (reader, reading) = mpsc::channel::<Bytes>(connection::OUTGOING_CAPACITY);
+    standalone.reader = Some(reader);
+    drop(standalone);
+    let mut stopping = app.stopping.clone();
+    let live = body_stream(reading).take_until(async move {
+        let _ = stopping.wait_for(|stop| *stop).await;
     });
-    use futures_util::StreamExt as _;
-    sse_headers(Response::new(Body::from_stream(priming.chain(stream))))
+    let opening = futures_util::stream::iter(opening.into_iter().map(Ok::<_, Infallible>));
+    sse_headers(Response::new(Body::from_stream(opening.chain(live))))
 }
-
-/// The prefix of a session's standalone GET stream ids.
-const STANDALONE: &str = "get-";
 
 /// GET with `Last-Event-ID`: what the stream missed, then (if its request still runs) what
 /// follows.
@@ -953,11 +1094,14 @@ async fn on_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Response 
     let Some(session) = header_str(&headers, SESSION_HEADER) else {
         return method_not_allowed("DELETE ends a session: send Mcp-Session-Id (2026-07-28 has no sessions)");
     };
-    if find_session(&app, session, identity.as_ref()).is_none() {
-        return reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Session not found"));
+    if let Err(answer) = find_session(&app, session, identity.as_ref(), None).await {
+        return *answer;
     }
     // Dropping the handle ends the session's input: it finishes what runs, then stops.
     app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session);
+    if let Err(e) = app.store.remove(session).await {
+        tracing::warn!(error = %e, "the session store failed to forget an ended session");
+    }
     StatusCode::NO_CONTENT.into_response()
 }
 
@@ -1055,7 +1199,9 @@ pub(crate) fn router(
     let (stop, stopping) = watch::channel(false);
     let stop = Arc::new(stop);
     // Every 2026-07-28 client shares this loop: its listen streams get a limit of their own.
-    let stateless = start_loop(&core, &stopping, None, options.max_listen_streams);
+    let events = options.events.unwrap_or_else(|| Arc::new(MemoryEventStore::default()));
+    let seed = LoopSeed { id: String::new(), owner: None, restore: None, listen_limit: options.max_listen_streams };
+    let stateless = start_loop(&core, &events, &stopping, seed);
     let max = core.config.max_message_size;
     let idle = options.idle_timeout;
     let app = Arc::new(App {
@@ -1067,7 +1213,9 @@ pub(crate) fn router(
         auth: options.auth,
         has_metadata: options.resource_metadata.is_some(),
         max_sessions: options.max_sessions,
-        events: options.events.unwrap_or_else(|| Arc::new(MemoryEventStore::default())),
+        events,
+        store: options.sessions.unwrap_or_else(|| Arc::new(MemorySessionStore::default())),
+        idle,
         requests: Arc::new(tokio::sync::Semaphore::new(options.max_requests)),
         stateless,
         stopping,

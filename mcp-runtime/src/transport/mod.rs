@@ -12,5 +12,7 @@ pub(crate) mod events;
 #[cfg(feature = "http")]
 pub(crate) mod http;
 pub(crate) mod lines;
+#[cfg(feature = "http")]
+pub(crate) mod sessions;
 #[cfg(feature = "stdio")]
 pub(crate) mod stdio;

@@ -59,7 +59,7 @@ pub(crate) async fn serve(core: Arc<ServerCore>, shutdown: impl Future<Output = 
         let _ = done_tx.send(write_stdout(out_rx));
     })?;
     let input = ThreadInput { batches: in_rx, current: Vec::new().into_iter() };
-    let ending = connection::run(core, input, out_tx, shutdown, crate::subscriptions::MAX_LISTEN_STREAMS).await;
+    let ending = connection::run(core, input, out_tx, shutdown, connection::LoopOptions::default()).await;
     let written = done_rx.await.unwrap_or_else(|_| Err(io::Error::other("the standard output thread failed")));
     finish(ending, written)
 }
