@@ -90,10 +90,12 @@ impl FnItem {
                         );
                     }
                     typed.attrs.retain(|a| !(a.path().is_ident("serde") || a.path().is_ident("schemars")));
-                    for (set, key) in [(args.default.is_some(), "default"), (args.rename.is_some(), "rename")] {
-                        if set && what != "tool" {
-                            cx.error_spanned_by(&typed.pat, format!("`#[mcp({key})]` applies to tool arguments only"));
-                        }
+                    if args.default.is_some() && what != "tool" {
+                        cx.error_spanned_by(&typed.pat, "`#[mcp(default)]` applies to tool arguments only");
+                    }
+                    // A resource's variables are named by its URI template.
+                    if args.rename.is_some() && what == "resource" {
+                        cx.error_spanned_by(&typed.pat, "`#[mcp(rename)]` applies to tool and prompt arguments only");
                     }
                     let Pat::Ident(pat) = &*typed.pat else {
                         cx.error_spanned_by(

@@ -72,7 +72,11 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
         calls.push(quote!(.argument(#arg, #description, !__mcp::__private::ArgKind::<#ty>::new().optional())));
     }
     for entry in &args.complete {
-        let arg = entry.name.to_string();
+        // Completed under its name on the wire.
+        let arg = arguments
+            .iter()
+            .find(|p| p.ident == entry.name)
+            .map_or_else(|| entry.name.to_string(), |p| p.wire_name.clone());
         let completer = completer(&entry.completer);
         calls.push(quote!(.complete(#arg, #completer)));
     }

