@@ -259,15 +259,36 @@ async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, AskError
     "type": "object",
     "$defs": {
         "address": {
+            "$anchor": "addressDef",
             "type": "object",
             "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
         }
     },
-    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"}
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
     "additionalProperties": false
 }))]
-fn json_schema_2020_12_tool(name: Option<String>, address: Option<serde_json::Value>) -> String {
-    format!("name={}, address={}", name.unwrap_or_default(), address.unwrap_or_default())
+fn json_schema_2020_12_tool(
+    name: Option<String>,
+    address: Option<serde_json::Value>,
+    #[mcp(rename = "contactMethod")] contact_method: Option<String>,
+    phone: Option<String>,
+    email: Option<String>,
+) -> String {
+    let contact = match contact_method.as_deref() {
+        Some("phone") => phone.unwrap_or_default(),
+        _ => email.unwrap_or_default(),
+    };
+    format!("name={}, address={}, contact={contact}", name.unwrap_or_default(), address.unwrap_or_default())
 }
 
 /// Closes its SSE stream mid-call; the client reconnects and gets the result.

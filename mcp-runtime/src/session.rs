@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 
 use crate::context::Negotiated;
 use crate::context::{CancelToken, RequestExtras};
-use crate::dispatch::{Call, Handler, Logging, RequestMeta, stateless_view};
+use crate::dispatch::{Call, Handler, Logging, RequestMeta, Served, stateless_view};
 use crate::executor::{Executor, Job, Output, Reply, collect_batch};
 use crate::handle::Event;
 use crate::protocol::{
@@ -45,7 +45,7 @@ pub(crate) struct Session {
     pub(crate) era: Era,
     pub(crate) subscriptions: Subscriptions,
     pub(crate) executor: Executor,
-    /// The view of the methods served before `initialize` (`ping`, `server/discover`).
+    /// The view of the methods served before `initialize` (`ping`).
     fresh: Arc<Negotiated>,
     /// The least severe log message the client wants (`logging/setLevel`; handshake only).
     pub(crate) log_level: Arc<AtomicU8>,
@@ -213,7 +213,7 @@ impl Session {
                 && if fresh { route.before_initialize } else { route.served.includes(negotiated.revision) }
         });
         let Some(route) = served else {
-            let error = unserved(&request.method, (!fresh).then_some(negotiated.revision), route.is_some());
+            let error = unserved(&request.method, (!fresh).then_some(negotiated.revision), route.map(|r| r.served));
             return answer(output, error_line(Some(&request.id), &error));
         };
         let logging = match (self.core.config.client_logging, stateless) {
@@ -360,16 +360,22 @@ fn answer(output: Output, line: Vec<u8>) -> Option<Reply> {
 }
 
 /// The error for a method this connection does not serve now: `revision` is `None` before
-/// `initialize`; `known` says the method exists in some revision.
-fn unserved(method: &str, revision: Option<Revision>, known: bool) -> ErrorObject {
-    match revision {
-        None => ErrorObject::invalid_params(format!(
+/// `initialize`; `route` says which era serves the method, if any does.
+fn unserved(method: &str, revision: Option<Revision>, route: Option<Served>) -> ErrorObject {
+    match (revision, route) {
+        // A 2026-07-28 method without the `_meta` that makes a request 2026-07-28.
+        (_, Some(Served::Stateless)) => ErrorObject::invalid_params(format!(
+            "`{}` is a 2026-07-28 request: its `params._meta` needs \
+             `io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities`",
+            excerpt(method)
+        )),
+        (None, _) => ErrorObject::invalid_params(format!(
             "`{}` arrived before `initialize`: send `initialize` first, or put \
              `io.modelcontextprotocol/protocolVersion` and \
              `io.modelcontextprotocol/clientCapabilities` in `params._meta` (2026-07-28)",
             excerpt(method)
         )),
-        Some(revision) if known => ErrorObject::method_not_found_in(method, revision),
-        Some(_) => ErrorObject::method_not_found(method),
+        (Some(revision), Some(_)) => ErrorObject::method_not_found_in(method, revision),
+        (Some(_), None) => ErrorObject::method_not_found(method),
     }
 }

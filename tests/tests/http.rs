@@ -87,7 +87,7 @@ fn get_and_delete_need_a_session_and_a_bad_version_header_is_refused() {
 #[test]
 fn foreign_origins_and_hosts_are_refused() {
     let server = gift_genius();
-    let discover = request(1, "server/discover", json!({}));
+    let discover = modern(1, "server/discover", json!({}), json!({}));
     assert_eq!(post(&server.url, &discover, &[("origin", "http://evil.example")]).status, 403);
     assert_eq!(post(&server.url, &discover, &[("host", "evil.example")]).status, 421);
     let own = format!("http://{}", server.addr);

@@ -254,26 +254,29 @@ fn modern_requests_interleave_with_each_handshake_revision() {
 }
 
 #[test]
-fn server_discover_is_answered_any_time_and_changes_nothing() {
+fn server_discover_needs_its_meta_any_time_and_changes_nothing() {
     // The handshake below negotiates 2024-11-05: its part is recorded under that revision.
     let rev = "2024-11-05";
-    let mut server = manual(&[]).record(rev, "server_discover_is_answered_any_time_and_changes_nothing").spawn();
-    // Without `_meta` (a probing client), with it, and with empty params: one answer.
+    let mut server = manual(&[]).record(rev, "server_discover_needs_its_meta_any_time_and_changes_nothing").spawn();
+    // A 2026-07-28 request: without its `_meta`, or with it short of the protocol version,
+    // -32602 (as the official conformance suite requires).
     let bare = server.request_as(MODERN, "server/discover", None);
-    assert_discover(result(&bare));
-    for response in
-        [modern(&mut server, "server/discover", None), server.request_as(MODERN, "server/discover", Some(json!({})))]
-    {
-        assert_eq!(result(&response), result(&bare), "{response}");
-    }
+    assert_eq!(error_code(&bare), -32602, "{bare}");
+    assert!(bare["error"]["message"].as_str().unwrap().contains("_meta"), "{bare}");
+    let short = with_meta(json!({}), json!({CLIENT_CAPABILITIES_KEY: {}}));
+    assert_eq!(error_code(&server.request_as(MODERN, "server/discover", Some(short))), -32602);
+    let answered = modern(&mut server, "server/discover", None);
+    assert_discover(result(&answered));
     // No era was chosen: a plain request is still one before `initialize`, which still works.
     let plain = server.request("tools/list", None);
     assert_eq!(error_code(&plain), -32602, "{plain}");
     let init = server.handshake(rev);
     assert_eq!(result(&init)["protocolVersion"], rev, "{init}");
-    // After the handshake: the same answer, and the handshake stands.
-    let after = server.request_as(MODERN, "server/discover", None);
-    assert_eq!(result(&after), result(&bare), "{after}");
+    // After the handshake: the same rules, the same answer, and the handshake stands.
+    let bare = server.request_as(MODERN, "server/discover", None);
+    assert_eq!(error_code(&bare), -32602, "{bare}");
+    let after = modern(&mut server, "server/discover", None);
+    assert_eq!(result(&after), result(&answered), "{after}");
     let list = server.request("tools/list", None);
     assert_handshake_result(result(&list), rev);
     assert!(tool(result(&list), "echo").get("annotations").is_none(), "still {rev}: {list}");

@@ -32,7 +32,7 @@ mod resources;
 pub(crate) mod routes;
 mod tools;
 
-pub(crate) use routes::{Handler, Routes, WorkFn};
+pub(crate) use routes::{Handler, Routes, Served, WorkFn};
 
 /// One request on its way to its handler.
 #[derive(Debug)]

@@ -119,7 +119,7 @@ use Served::{All, Handshake, Stateless};
 const TABLE: &[Route] = &[
     any_time("initialize", Handshake, Lifecycle(lifecycle::initialize)),
     any_time("ping", Handshake, Inline(lifecycle::ping)),
-    any_time("server/discover", All, Inline(lifecycle::discover)),
+    row("server/discover", Stateless, Needs::Nothing, Inline(lifecycle::discover)),
     row("notifications/initialized", Handshake, Needs::Nothing, Notification(lifecycle::initialized)),
     row("notifications/cancelled", All, Needs::Nothing, Notification(lifecycle::cancelled)),
     row("resources/subscribe", Handshake, Needs::ResourceSubscriptions, Lifecycle(lifecycle::subscribe)),
