@@ -363,8 +363,9 @@ fn answer(output: Output, line: Vec<u8>) -> Option<Reply> {
 /// `initialize`; `route` says which era serves the method, if any does.
 fn unserved(method: &str, revision: Option<Revision>, route: Option<Served>) -> ErrorObject {
     match (revision, route) {
-        // A 2026-07-28 method without the `_meta` that makes a request 2026-07-28.
-        (_, Some(Served::Stateless)) => ErrorObject::invalid_params(format!(
+        // A 2026-07-28 method, before any `initialize`, without the `_meta` that makes a request
+        // 2026-07-28 (a handshake session does not know the method at all).
+        (None, Some(Served::Stateless)) => ErrorObject::invalid_params(format!(
             "`{}` is a 2026-07-28 request: its `params._meta` needs \
              `io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities`",
             excerpt(method)

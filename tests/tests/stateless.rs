@@ -258,8 +258,8 @@ fn server_discover_needs_its_meta_any_time_and_changes_nothing() {
     // The handshake below negotiates 2024-11-05: its part is recorded under that revision.
     let rev = "2024-11-05";
     let mut server = manual(&[]).record(rev, "server_discover_needs_its_meta_any_time_and_changes_nothing").spawn();
-    // A 2026-07-28 request: without its `_meta`, or with it short of the protocol version,
-    // -32602 (as the official conformance suite requires).
+    // A 2026-07-28 request: before any `initialize`, without its `_meta` or with it short of
+    // the protocol version, -32602 (as the official conformance suite requires).
     let bare = server.request_as(MODERN, "server/discover", None);
     assert_eq!(error_code(&bare), -32602, "{bare}");
     assert!(bare["error"]["message"].as_str().unwrap().contains("_meta"), "{bare}");
@@ -272,9 +272,10 @@ fn server_discover_needs_its_meta_any_time_and_changes_nothing() {
     assert_eq!(error_code(&plain), -32602, "{plain}");
     let init = server.handshake(rev);
     assert_eq!(result(&init)["protocolVersion"], rev, "{init}");
-    // After the handshake: the same rules, the same answer, and the handshake stands.
-    let bare = server.request_as(MODERN, "server/discover", None);
-    assert_eq!(error_code(&bare), -32602, "{bare}");
+    // After the handshake: without `_meta` it is a method the session's revision lacks; with
+    // it, the same answer, and the handshake stands.
+    let bare = server.request("server/discover", None);
+    assert_eq!(error_code(&bare), -32601, "{bare}");
     let after = modern(&mut server, "server/discover", None);
     assert_eq!(result(&after), result(&answered), "{after}");
     let list = server.request("tools/list", None);
