@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::Role;
-use mcp_runtime::{AskError, Elicitation, SamplingRequest};
+use mcp_runtime::{AskError, Elicitation, ItemKind, SamplingRequest, ServerHandle};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -300,6 +300,174 @@ async fn test_reconnection(ctx: Context) -> &'static str {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Input-required results (2026-07-28): questions under the keys the suite names
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Deserialize, Serialize, schemars::JsonSchema)]
+struct Name {
+    name: String,
+}
+
+#[derive(Deserialize, Serialize, schemars::JsonSchema)]
+struct Confirmation {
+    ok: bool,
+}
+
+#[derive(Deserialize, Serialize, schemars::JsonSchema)]
+struct Color {
+    color: String,
+}
+
+/// The name given, or "stranger".
+fn name_of(answer: Elicitation<Name>) -> String {
+    match answer {
+        Elicitation::Accept(Name { name }) => name,
+        _ => "stranger".into(),
+    }
+}
+
+/// Asks for the user's name.
+#[mcp_tool]
+async fn test_input_required_result_elicitation(ctx: Context) -> Result<String, AskError> {
+    let name = name_of(ctx.input("user_name").elicit::<Name>("What is your name?").await?);
+    Ok(format!("Hello, {name}!"))
+}
+
+/// Asks the client's model a question.
+#[mcp_tool]
+async fn test_input_required_result_sampling(ctx: Context) -> Result<String, AskError> {
+    let question = SamplingRequest::new(100).user("What is the capital of France?");
+    let answer = ctx.input("capital_question").sample(question).await?;
+    Ok(format!("The model answered: {}", answer.text().unwrap_or("(no text)")))
+}
+
+/// Lists the client's roots.
+#[mcp_tool]
+async fn test_input_required_result_list_roots(ctx: Context) -> Result<String, AskError> {
+    let roots = ctx.input("client_roots").roots().await?;
+    let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
+    Ok(format!("Client roots: {}", uris.join(", ")))
+}
+
+/// Asks for a confirmation; the answer comes back with the sealed request state.
+#[mcp_tool]
+async fn test_input_required_result_request_state(ctx: Context) -> Result<String, AskError> {
+    let confirmed = ctx.input("confirm").elicit::<Confirmation>("Please confirm").await?;
+    let ok = matches!(confirmed, Elicitation::Accept(Confirmation { ok: true }));
+    Ok(format!("state-ok: the request state was verified; confirmed={ok}"))
+}
+
+/// Asks three questions at once: a name, a greeting from the model, the client's roots.
+#[mcp_tool]
+async fn test_input_required_result_multiple_inputs(ctx: Context) -> Result<String, AskError> {
+    let (name, greeting, roots) = tokio::join!(
+        ctx.input("user_name").elicit::<Name>("What is your name?"),
+        ctx.input("greeting").sample(SamplingRequest::new(50).user("Generate a greeting")),
+        ctx.input("client_roots").roots(),
+    );
+    let (name, greeting, roots) = (name_of(name?), greeting?, roots?);
+    Ok(format!("{} {name} ({} roots)", greeting.text().unwrap_or("Hello"), roots.len()))
+}
+
+/// Asks two questions, one round each.
+#[mcp_tool]
+async fn test_input_required_result_multi_round(ctx: Context) -> Result<String, AskError> {
+    let name = name_of(ctx.input("step1").elicit::<Name>("Step 1: What is your name?").await?);
+    let color = match ctx.input("step2").elicit::<Color>("Step 2: What is your favorite color?").await? {
+        Elicitation::Accept(Color { color }) => color,
+        _ => "no color".into(),
+    };
+    Ok(format!("{name} likes {color}"))
+}
+
+/// Asks for a confirmation whose sealed state the suite then alters.
+#[mcp_tool]
+async fn test_input_required_result_tampered_state(ctx: Context) -> Result<String, AskError> {
+    let confirmed = ctx.input("confirm").elicit::<Confirmation>("Please confirm").await?;
+    Ok(format!("confirmed: {}", matches!(confirmed, Elicitation::Accept(Confirmation { ok: true }))))
+}
+
+/// Asks only what the client declared it can answer: the user if it can elicit, else its model.
+#[mcp_tool]
+async fn test_input_required_result_capabilities(ctx: Context) -> Result<String, AskError> {
+    if ctx.client_supports("elicitation") {
+        return Ok(format!("Hello, {}!", name_of(ctx.input("user_name").elicit::<Name>("What is your name?").await?)));
+    }
+    let answer =
+        ctx.input("capital_question").sample(SamplingRequest::new(100).user("What is the capital of France?")).await?;
+    Ok(format!("The model answered: {}", answer.text().unwrap_or("(no text)")))
+}
+
+/// Needs the client's `sampling` capability: a client that did not declare it gets -32021.
+#[mcp_tool]
+async fn test_missing_capability(ctx: Context) -> Result<String, AskError> {
+    let answer = ctx.input("question").sample(SamplingRequest::new(50).user("Say hello")).await?;
+    Ok(format!("The model said: {}", answer.text().unwrap_or("(no text)")))
+}
+
+/// Reports progress, then asks the user: the request's stream carries notifications and its
+/// answer, never a request of the server's.
+#[mcp_tool]
+async fn test_streaming_elicitation(ctx: Context) -> Result<String, AskError> {
+    ctx.progress(1.0, Some(2.0), Some("asking")).await;
+    Ok(format!("Hello, {}!", name_of(ctx.input("user_name").elicit::<Name>("What is your name?").await?)))
+}
+
+/// Logs at every level; only what the request asked for reaches the client.
+#[mcp_tool]
+async fn test_logging_tool(ctx: Context) -> &'static str {
+    for level in [LogLevel::Debug, LogLevel::Info, LogLevel::Warning, LogLevel::Error] {
+        ctx.log(level, format!("a {level} message")).await;
+    }
+    "logged"
+}
+
+/// Hides and shows `test_simple_text`: clients listening for tool list changes are told.
+#[mcp_tool]
+fn test_trigger_tool_change(handle: State<ServerHandle>) -> Result<&'static str, mcp_runtime::Error> {
+    handle.disable(ItemKind::Tool, "test_simple_text")?;
+    handle.enable(ItemKind::Tool, "test_simple_text")?;
+    Ok("the tool list changed")
+}
+
+/// Hides and shows `test_simple_prompt`: clients listening for prompt list changes are told.
+#[mcp_tool]
+fn test_trigger_prompt_change(handle: State<ServerHandle>) -> Result<&'static str, mcp_runtime::Error> {
+    handle.disable(ItemKind::Prompt, "test_simple_prompt")?;
+    handle.enable(ItemKind::Prompt, "test_simple_prompt")?;
+    Ok("the prompt list changed")
+}
+
+/// Arguments mirrored in `Mcp-Param-*` headers (2026-07-28), which the server checks.
+#[mcp_tool]
+fn test_headers(
+    /// A region, mirrored in `Mcp-Param-Region`
+    #[mcp(header = "Region")]
+    region: String,
+    /// A priority, mirrored in `Mcp-Param-Priority`
+    #[mcp(header = "Priority")]
+    priority: i64,
+) -> String {
+    format!("region={region} priority={priority}")
+}
+
+#[derive(Deserialize, Serialize, schemars::JsonSchema)]
+struct PromptContext {
+    context: String,
+}
+
+/// A prompt that first asks the user what context to use.
+#[mcp_prompt]
+async fn test_input_required_result_prompt(ctx: Context) -> Result<String, AskError> {
+    let context = match ctx.input("user_context").elicit::<PromptContext>("What context should the prompt use?").await?
+    {
+        Elicitation::Accept(PromptContext { context }) => context,
+        _ => "no particular context".into(),
+    };
+    Ok(format!("Answer with this context in mind: {context}"))
+}
+
+// ---------------------------------------------------------------------------------------------
 // Resources
 // ---------------------------------------------------------------------------------------------
 
@@ -370,5 +538,8 @@ fn test_prompt_with_image() -> Vec<PromptMessage> {
 }
 
 fn main() -> mcp_runtime::Result<()> {
-    Server::new("mcp-conformance-server", env!("CARGO_PKG_VERSION")).client_logging().run()
+    let server = Server::new("mcp-conformance-server", env!("CARGO_PKG_VERSION")).client_logging().dynamic_lists();
+    // The trigger tools change the lists through the server's own handle.
+    let handle = server.handle();
+    server.state(handle).run()
 }

@@ -5,8 +5,9 @@
 //! the client's response comes back through the reader and is matched by id. In 2026-07-28
 //! servers send no requests: the question interrupts the handler, the request is answered with
 //! an input-required result carrying the question and a sealed `requestState`, and the
-//! client's retry runs the handler again with the answers so far (the k-th question gets the
-//! k-th answer).
+//! client's retry runs the handler again with the answers so far, matched by key: a question's
+//! number among the request's questions, or the key its handler gave (`ctx.input(key)`).
+//! Questions asked in the same poll (a `join!`) go out together in one result.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -419,10 +420,10 @@ pub(crate) enum Interrupt {
 }
 
 /// One 2026-07-28 request's round of questions: the answers the client gave so far (by
-/// question number) and, once the handler asks one more, the interruption.
+/// question key) and, once the handler asks what they do not answer, the interruption.
 #[derive(Debug)]
 pub(crate) struct InputRound {
-    answers: Vec<Option<Value>>,
+    answers: Map<String, Value>,
     asked: AtomicUsize,
     state: RequestState,
     sealer: Arc<Sealer>,
@@ -433,7 +434,7 @@ pub(crate) struct InputRound {
 impl InputRound {
     /// A round for a request whose earlier answers are `answers` (from the verified state, then
     /// the retry's `inputResponses`); `state` holds what the next state binds.
-    pub(crate) fn new(answers: Vec<Option<Value>>, state: RequestState, sealer: Arc<Sealer>) -> Self {
+    pub(crate) fn new(answers: Map<String, Value>, state: RequestState, sealer: Arc<Sealer>) -> Self {
         InputRound {
             answers,
             asked: AtomicUsize::new(0),
@@ -444,18 +445,33 @@ impl InputRound {
         }
     }
 
-    /// The answer to the next question, or `None` after recording the interruption that asks
-    /// it.
-    pub(crate) fn next(&self, question: Question) -> Option<Value> {
+    /// The answer to the next question (keyed `key`, else by its number), or `None` after
+    /// recording the interruption that asks it. Questions asked before the handler stops (in
+    /// one `join!`, say) go out together, in one input-required result.
+    pub(crate) fn next(&self, question: Question, key: Option<&str>) -> Option<Value> {
         let k = self.asked.fetch_add(1, Ordering::SeqCst);
-        if let Some(Some(answer)) = self.answers.get(k) {
+        let key = key.map_or_else(|| k.to_string(), str::to_owned);
+        // An answer is a result object; anything else answers nothing, and the question is
+        // asked again.
+        if let Some(answer) = self.answers.get(&key).filter(|answer| answer.is_object()) {
             return Some(answer.clone());
         }
-        let known: Vec<Value> = self.answers.iter().take(k).map(|a| a.clone().unwrap_or(Value::Null)).collect();
-        let request_state = self.sealer.seal(&self.state.with_answers(known));
-        let mut requests = Map::new();
-        requests.insert(k.to_string(), json!({"method": question.method, "params": question.params}));
-        self.stop(Interrupt::InputRequired { requests, request_state });
+        let request = json!({"method": question.method, "params": question.params});
+        let mut interrupt = self.interrupt.lock().unwrap_or_else(|e| e.into_inner());
+        match &mut *interrupt {
+            Some(Interrupt::InputRequired { requests, .. }) => {
+                requests.insert(key, request);
+            }
+            // A missing capability already stops the handler.
+            Some(Interrupt::MissingCapability(_)) => {}
+            None => {
+                let request_state = self.sealer.seal(&self.state.with_answers(self.answers.clone()));
+                *interrupt =
+                    Some(Interrupt::InputRequired { requests: Map::from_iter([(key, request)]), request_state });
+            }
+        }
+        drop(interrupt);
+        self.interrupted.notify_one();
         None
     }
 

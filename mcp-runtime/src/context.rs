@@ -474,18 +474,35 @@ impl Context {
         &self,
         message: impl Into<String>,
     ) -> Result<Elicitation<T>, AskError> {
+        self.elicit_as(None, message).await
+    }
+
+    async fn elicit_as<T: DeserializeOwned + JsonSchema>(
+        &self,
+        key: Option<&str>,
+        message: impl Into<String>,
+    ) -> Result<Elicitation<T>, AskError> {
         let schema = form_schema::<T>()?;
         let mut params = json!({"message": message.into(), "requestedSchema": schema});
         if self.revision().supports(Feature::ElicitationModes) {
             params["mode"] = json!("form");
         }
-        elicitation_from(self.ask(Question::elicit(params)).await?)
+        elicitation_from(self.ask(Question::elicit(params), key).await?)
     }
 
     /// Asks the user to visit `url` (URL elicitation; 2025-11-25 and later, with the client's
     /// `elicitation.url` capability): whether they agreed to go.
     pub async fn elicit_url(
         &self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Result<Elicitation<()>, AskError> {
+        self.elicit_url_as(None, message, url).await
+    }
+
+    async fn elicit_url_as(
+        &self,
+        key: Option<&str>,
         message: impl Into<String>,
         url: impl Into<String>,
     ) -> Result<Elicitation<()>, AskError> {
@@ -497,7 +514,7 @@ impl Context {
             params["elicitationId"] =
                 json!(format!("{}-{}", self.request_id(), self.inner.asked.load(Ordering::Relaxed)));
         }
-        let answer = self.ask(Question::elicit_url(params)).await?;
+        let answer = self.ask(Question::elicit_url(params), key).await?;
         Ok(match elicitation_from::<Value>(answer)? {
             Elicitation::Accept(_) => Elicitation::Accept(()),
             Elicitation::Decline => Elicitation::Decline,
@@ -508,22 +525,65 @@ impl Context {
     /// Asks the client's model for a message (`sampling/createMessage`; needs the client's
     /// `sampling` capability, and `sampling.tools` when the request offers tools).
     pub async fn sample(&self, request: SamplingRequest) -> Result<SampledMessage, AskError> {
-        let answer = self.ask(Question::sample(&request)).await?;
+        self.sample_as(None, request).await
+    }
+
+    async fn sample_as(&self, key: Option<&str>, request: SamplingRequest) -> Result<SampledMessage, AskError> {
+        let answer = self.ask(Question::sample(&request), key).await?;
         serde_json::from_value(answer).map_err(|e| AskError::Unreadable(e.to_string()))
     }
 
     /// The client's roots (`roots/list`; needs the client's `roots` capability).
     pub async fn roots(&self) -> Result<Vec<Root>, AskError> {
+        self.roots_as(None).await
+    }
+
+    async fn roots_as(&self, key: Option<&str>) -> Result<Vec<Root>, AskError> {
         #[derive(serde::Deserialize)]
         struct Roots {
             roots: Vec<Root>,
         }
-        let answer = self.ask(Question::roots()).await?;
+        let answer = self.ask(Question::roots(), key).await?;
         serde_json::from_value::<Roots>(answer).map(|r| r.roots).map_err(|e| AskError::Unreadable(e.to_string()))
     }
 
-    /// Asks the client `question` the way this request's era does.
-    async fn ask(&self, question: Question) -> Result<Value, AskError> {
+    /// The same questions as [`elicit`](Self::elicit), [`sample`](Self::sample),
+    /// [`roots`](Self::roots) and [`elicit_url`](Self::elicit_url), under a key of your
+    /// choosing: in 2026-07-28 it names the question in the input-required result (its
+    /// `inputRequests`) and the client's answer in the retry (`inputResponses`); elsewhere it
+    /// changes nothing. Questions asked together (in one `join!`) reach a 2026-07-28 client in
+    /// one result, and its retry answers them all; keys must differ within a request.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::{AskError, SamplingRequest};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Name {
+    ///     name: String,
+    /// }
+    ///
+    /// /// Greets the user by name, in words the client's model chose.
+    /// #[mcp_tool]
+    /// async fn greet(ctx: Context) -> Result<String, AskError> {
+    ///     let (name, greeting) = tokio::join!(
+    ///         ctx.input("user_name").elicit::<Name>("What is your name?"),
+    ///         ctx.input("greeting").sample(SamplingRequest::new(50).user("A greeting, please")),
+    ///     );
+    ///     let name = match name? {
+    ///         mcp_runtime::Elicitation::Accept(Name { name }) => name,
+    ///         _ => "stranger".into(),
+    ///     };
+    ///     Ok(format!("{} {name}", greeting?.text().unwrap_or("Hello")))
+    /// }
+    /// ```
+    pub fn input<'a>(&'a self, key: &'a str) -> Input<'a> {
+        Input { context: self, key }
+    }
+
+    /// Asks the client `question` the way this request's era does; in 2026-07-28, under `key`
+    /// in the input-required result (its number among this request's questions by default).
+    async fn ask(&self, question: Question, key: Option<&str>) -> Result<Value, AskError> {
         self.inner.asked.fetch_add(1, Ordering::Relaxed);
         let link = self.inner.link.as_ref().ok_or(AskError::Unavailable)?;
         if self.inner.finished.load(Ordering::Acquire) {
@@ -534,7 +594,7 @@ impl Context {
             Asker::Round(round) => {
                 if !declared {
                     round.stop(Interrupt::MissingCapability(question));
-                } else if let Some(answer) = round.next(question) {
+                } else if let Some(answer) = round.next(question, key) {
                     return Ok(answer);
                 }
                 // The executor answers the request now; this handler is dropped while it waits.
@@ -604,6 +664,42 @@ impl Context {
     /// The response is on its way: nothing more is sent for this request.
     pub(crate) fn finish(&self) {
         self.inner.finished.store(true, Ordering::Release);
+    }
+}
+
+/// A question under a key of the handler's choosing: see [`Context::input`].
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    context: &'a Context,
+    key: &'a str,
+}
+
+impl Input<'_> {
+    /// [`Context::elicit`], under this key.
+    pub async fn elicit<T: DeserializeOwned + JsonSchema>(
+        self,
+        message: impl Into<String>,
+    ) -> Result<Elicitation<T>, AskError> {
+        self.context.elicit_as(Some(self.key), message).await
+    }
+
+    /// [`Context::elicit_url`], under this key.
+    pub async fn elicit_url(
+        self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Result<Elicitation<()>, AskError> {
+        self.context.elicit_url_as(Some(self.key), message, url).await
+    }
+
+    /// [`Context::sample`], under this key.
+    pub async fn sample(self, request: SamplingRequest) -> Result<SampledMessage, AskError> {
+        self.context.sample_as(Some(self.key), request).await
+    }
+
+    /// [`Context::roots`], under this key.
+    pub async fn roots(self) -> Result<Vec<Root>, AskError> {
+        self.context.roots_as(Some(self.key)).await
     }
 }
 

@@ -42,7 +42,7 @@ pub use bounded::Bounded;
 pub use cache::{CachePolicy, CacheScope, Cached};
 pub use changes::{ChangeBus, ChangeEvent, ChangeNotice, ChangeSink, ItemChange, MemoryChangeBus};
 pub use completion::{CompletionContext, IntoCompleter, IntoCompletionValues, starting_with};
-pub use context::{CancelToken, Context, Identity, LOG_MESSAGES_PER_SECOND, Negotiated};
+pub use context::{CancelToken, Context, Identity, Input, LOG_MESSAGES_PER_SECOND, Negotiated};
 pub use error::{Error, ItemKind, Result};
 pub use handle::ServerHandle;
 pub use log_layer::ClientLogLayer;

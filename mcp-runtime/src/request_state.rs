@@ -12,8 +12,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 type HmacSha256 = Hmac<Sha256>;
@@ -41,8 +41,8 @@ pub(crate) struct RequestState {
     m: String,
     /// The digest of the params.
     d: String,
-    /// The answers, by question number.
-    a: Vec<Value>,
+    /// The answers, by question key (a question's number unless its handler named it).
+    a: Map<String, Value>,
     /// Expiry, in seconds since the Unix epoch (set when sealed).
     #[serde(default)]
     e: u64,
@@ -58,14 +58,14 @@ impl RequestState {
         RequestState {
             m: method.to_owned(),
             d: params_digest(params),
-            a: Vec::new(),
+            a: Map::new(),
             e: 0,
             p: principal.map(str::to_owned),
         }
     }
 
     /// This state with `answers`.
-    pub(crate) fn with_answers(&self, answers: Vec<Value>) -> Self {
+    pub(crate) fn with_answers(&self, answers: Map<String, Value>) -> Self {
         RequestState { a: answers, ..self.clone() }
     }
 }
@@ -120,7 +120,7 @@ impl Sealer {
 
     /// Opens `token`, checking its seal, its expiry and that it belongs to `expected` (same
     /// method, same params): the answers it holds, or why it is refused.
-    pub(crate) fn open(&self, token: &str, expected: &RequestState) -> Result<Vec<Value>, &'static str> {
+    pub(crate) fn open(&self, token: &str, expected: &RequestState) -> Result<Map<String, Value>, &'static str> {
         let (payload, tag) = token.split_once('.').ok_or("it is malformed")?;
         let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| "it is malformed")?;
         let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| "it is malformed")?;
@@ -155,12 +155,12 @@ mod tests {
         let sealer = Sealer::random(DEFAULT_TTL);
         let params = raw(r#"{"name":"t","arguments":{"x":1},"_meta":{"a":1}}"#);
         let state = RequestState::for_request("tools/call", Some(&params), None)
-            .with_answers(vec![json!({"action": "accept"})]);
+            .with_answers(Map::from_iter([("0".to_owned(), json!({"action": "accept"}))]));
         let token = sealer.seal(&state);
         // The retry's `_meta`, answers and state do not change the digest.
         let retry = raw(r#"{"name":"t","arguments":{"x":1},"inputResponses":{},"requestState":"x"}"#);
         let expected = RequestState::for_request("tools/call", Some(&retry), None);
-        assert_eq!(sealer.open(&token, &expected), Ok(vec![json!({"action": "accept"})]));
+        assert_eq!(sealer.open(&token, &expected), Ok(Map::from_iter([("0".to_owned(), json!({"action": "accept"}))])));
         let other = RequestState::for_request("tools/call", Some(&raw(r#"{"name":"t","arguments":{"x":2}}"#)), None);
         assert_eq!(sealer.open(&token, &other), Err("it belongs to another request"));
         let other_method = RequestState::for_request("prompts/get", Some(&retry), None);
@@ -173,7 +173,7 @@ mod tests {
     fn altered_foreign_and_expired_states_are_refused() {
         let sealer = Sealer::random(DEFAULT_TTL);
         let state = RequestState::for_request("tools/call", None, None);
-        let token = sealer.seal(&state.with_answers(vec![json!(1)]));
+        let token = sealer.seal(&state.with_answers(Map::from_iter([("0".to_owned(), json!(1))])));
         let (payload, tag) = token.split_once('.').unwrap();
         let forged = URL_SAFE_NO_PAD.encode(br#"{"m":"tools/call","d":"x","a":[2],"e":99999999999}"#);
         assert!(sealer.open(&format!("{forged}.{tag}"), &state).unwrap_err().contains("seal"));

@@ -1,8 +1,8 @@
 //! The official MCP conformance suite (`@modelcontextprotocol/conformance`, pinned in
 //! `tests/clients/conformance`) against `examples/conformance_server` over Streamable HTTP:
-//! 0.1.16's whole suite, and 0.2.0-alpha.12's frozen 2025-11-25 requirement set (its
-//! not-scored scenarios included). Every check must pass: a failure or a warning fails the
-//! test, with the suite's own message.
+//! 0.1.16's whole suite, and 0.2.0-alpha.12's frozen 2025-11-25 and 2026-07-28 requirement
+//! sets (their not-scored scenarios included). Every check must pass: a failure or a warning
+//! fails the test, with the suite's own message. The one exception is [`EXPECTED_FAILURES`].
 
 use std::path::Path;
 use std::process::Stdio;
@@ -12,9 +12,46 @@ use mcp_tests::example_binary;
 use mcp_tests::http::HttpServer;
 use serde_json::Value;
 
-/// Runs the suite with `args` against a fresh fixture server; every check, as
-/// (scenario, id, status, message).
-fn run_suite(suite: Suite, args: &[&str], label: &str) -> Vec<(String, String, String, String)> {
+/// One check: (scenario directory, id, status, message).
+type Check = (String, String, String, String);
+
+/// Not-scored scenarios allowed to fail, each with its reason. A listed scenario that passes
+/// fails the test, so the list cannot go stale.
+const EXPECTED_FAILURES: &[(&str, &str)] = &[
+    ("tasks-lifecycle", "the tasks extension (not scored) is not built yet"),
+    ("tasks-capability-negotiation", "the tasks extension (not scored) is not built yet"),
+    ("tasks-wire-fields", "the tasks extension (not scored) is not built yet"),
+    ("tasks-request-state-removal", "the tasks extension (not scored) is not built yet"),
+    ("tasks-mrtr-input", "the tasks extension (not scored) is not built yet"),
+    ("tasks-request-headers", "the tasks extension (not scored) is not built yet"),
+    ("tasks-dispatch-and-envelope", "the tasks extension (not scored) is not built yet"),
+    ("tasks-required-task-error", "the tasks extension (not scored) is not built yet"),
+    ("tasks-mrtr-composition", "the tasks extension (not scored) is not built yet"),
+    ("tasks-status-notifications", "the suite skips it itself: its harness awaits a rewrite (SEP-2663)"),
+];
+
+/// The scenario a results directory (`server-<scenario>-<timestamp>`) belongs to.
+fn scenario_of(directory: &str) -> &str {
+    let name = directory.strip_prefix("server-").unwrap_or(directory);
+    name.rsplit_once("-20").map_or(name, |(scenario, _)| scenario)
+}
+
+/// Runs the suite with `args` against a fresh fixture server, which must exit 0; every
+/// check, as (scenario directory, id, status, message).
+fn run_suite(suite: Suite, args: &[&str], label: &str) -> Vec<Check> {
+    let (checks, succeeded, stdout) = run(suite, args, label);
+    assert!(succeeded, "the suite failed:\n{stdout}");
+    checks
+}
+
+/// Like [`run_suite`] with 0.2.0-alpha.12, whose exit status counts not-scored scenarios too:
+/// [`assert_all_pass`] judges its checks instead.
+fn run_suite_allowing_failure(args: &[&str], label: &str) -> Vec<Check> {
+    run(Suite::V0_2, args, label).0
+}
+
+/// Runs the suite: its checks, whether it exited 0, and what it printed.
+fn run(suite: Suite, args: &[&str], label: &str) -> (Vec<Check>, bool, String) {
     let server = HttpServer::start(&example_binary("conformance_server"), &[]);
     let results = mcp_tests::target_dir().join("conformance").join(label);
     let _ = std::fs::remove_dir_all(&results);
@@ -28,12 +65,11 @@ fn run_suite(suite: Suite, args: &[&str], label: &str) -> Vec<(String, String, S
     let stdout = String::from_utf8_lossy(&output.stdout);
     let checks = read_checks(&results);
     assert!(!checks.is_empty(), "the suite recorded no check:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-    assert!(output.status.success(), "the suite failed:\n{stdout}");
-    checks
+    (checks, output.status.success(), stdout.into_owned())
 }
 
 /// Every `checks.json` under `dir`.
-fn read_checks(dir: &Path) -> Vec<(String, String, String, String)> {
+fn read_checks(dir: &Path) -> Vec<Check> {
     let mut checks = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else { return checks };
     for entry in entries.flatten() {
@@ -57,11 +93,23 @@ fn read_checks(dir: &Path) -> Vec<(String, String, String, String)> {
     checks
 }
 
-/// Fails listing every check that is not a success (or information).
-fn assert_all_pass(checks: &[(String, String, String, String)]) {
+/// Fails listing every check that is not a success (or information), outside the expected
+/// failures; and fails when an expected failure passes.
+fn assert_all_pass(checks: &[Check]) {
+    let expected = |scenario: &str| EXPECTED_FAILURES.iter().any(|(name, _)| *name == scenario_of(scenario));
+    let failing = |status: &str| !matches!(status, "SUCCESS" | "INFO");
+    for (name, reason) in EXPECTED_FAILURES {
+        let own: Vec<_> = checks.iter().filter(|(scenario, ..)| scenario_of(scenario) == *name).collect();
+        if !own.is_empty() {
+            assert!(
+                own.iter().any(|(_, _, status, _)| failing(status)),
+                "{name} passes now: take it off EXPECTED_FAILURES ({reason})"
+            );
+        }
+    }
     let bad: Vec<String> = checks
         .iter()
-        .filter(|(_, _, status, _)| !matches!(status.as_str(), "SUCCESS" | "INFO"))
+        .filter(|(scenario, _, status, _)| failing(status) && !expected(scenario))
         .map(|(scenario, id, status, message)| format!("{scenario}: {id} {status}: {message}"))
         .collect();
     assert!(bad.is_empty(), "{} of {} checks did not pass:\n{}", bad.len(), checks.len(), bad.join("\n"));
@@ -74,8 +122,7 @@ fn suite_0_1_16_passes_every_scenario() {
     let checks = run_suite(Suite::V0_1, &["--suite", "all"], "0.1.16-all");
     assert_all_pass(&checks);
     // Every scenario ran: the 32 server scenarios of 0.1.16.
-    let scenarios: std::collections::BTreeSet<&str> =
-        checks.iter().map(|(s, ..)| s.rsplit_once("-20").map_or(s.as_str(), |(name, _)| name)).collect();
+    let scenarios: std::collections::BTreeSet<&str> = checks.iter().map(|(s, ..)| scenario_of(s)).collect();
     assert_eq!(scenarios.len(), 32, "{scenarios:?}");
 }
 
@@ -83,4 +130,19 @@ fn suite_0_1_16_passes_every_scenario() {
 fn suite_0_2_passes_the_2025_11_25_requirements() {
     let checks = run_suite(Suite::V0_2, &["--requirements", "2025-11-25"], "0.2.0-alpha.12-2025-11-25");
     assert_all_pass(&checks);
+}
+
+#[test]
+fn suite_0_2_passes_the_2026_07_28_requirements() {
+    let checks = run_suite_allowing_failure(&["--requirements", "2026-07-28"], "0.2.0-alpha.12-2026-07-28");
+    assert_all_pass(&checks);
+    // The input-required scenarios ran, each with at least one passing check.
+    for scenario in
+        ["input-required-result-multiple-input-requests", "input-required-result-multi-round", "server-stateless"]
+    {
+        assert!(
+            checks.iter().any(|(s, _, status, _)| scenario_of(s) == scenario && status == "SUCCESS"),
+            "{scenario} did not run"
+        );
+    }
 }

@@ -112,7 +112,7 @@ impl Call<'_> {
     }
 
     /// The answers a 2026-07-28 request brings: those its verified `requestState` holds,
-    /// then its `inputResponses` (by question number; unknown keys are ignored).
+    /// then its `inputResponses`, by question key (keys no question asks are never read).
     fn input_round(&self) -> Result<InputRound, ErrorObject> {
         #[derive(Deserialize, Default)]
         #[serde(rename_all = "camelCase")]
@@ -130,23 +130,21 @@ impl Call<'_> {
             }
             _ => Retry::default(),
         };
-        let mut answers: Vec<Option<Value>> = match &retry.request_state {
+        let mut answers: Map<String, Value> = match &retry.request_state {
             Some(token) => self
                 .core
                 .sealer
                 .open(token, &state)
-                .map_err(|why| ErrorObject::invalid_params(format!("Invalid `requestState`: {why}")))?
-                .into_iter()
-                .map(Some)
-                .collect(),
-            None => Vec::new(),
+                .map_err(|why| ErrorObject::invalid_params(format!("Invalid `requestState`: {why}")))?,
+            None => Map::new(),
         };
+        // New answers join those the state vouches for (which they cannot replace); past a
+        // bound, the rest are ignored, so a retry cannot grow the next state without limit.
         for (key, answer) in retry.input_responses.into_iter().flatten() {
-            let Ok(k) = key.parse::<usize>() else { continue };
-            if k >= answers.len() && k < answers.len() + MAX_QUESTIONS {
-                answers.resize(k + 1, None);
-                answers[k] = Some(answer);
+            if answers.len() >= MAX_QUESTIONS {
+                break;
             }
+            answers.entry(key).or_insert(answer);
         }
         Ok(InputRound::new(answers, state, Arc::clone(&self.core.sealer)))
     }
