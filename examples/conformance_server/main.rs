@@ -391,11 +391,10 @@ async fn test_input_required_result_tampered_state(ctx: Context) -> Result<Strin
 #[mcp_tool]
 async fn test_input_required_result_capabilities(ctx: Context) -> Result<String, AskError> {
     if ctx.client_supports("elicitation") {
-        return Ok(format!("Hello, {}!", name_of(ctx.input("user_name").elicit::<Name>("What is your name?").await?)));
+        test_input_required_result_elicitation(ctx).await
+    } else {
+        test_input_required_result_sampling(ctx).await
     }
-    let answer =
-        ctx.input("capital_question").sample(SamplingRequest::new(100).user("What is the capital of France?")).await?;
-    Ok(format!("The model answered: {}", answer.text().unwrap_or("(no text)")))
 }
 
 /// Needs the client's `sampling` capability: a client that did not declare it gets -32021.

@@ -113,9 +113,12 @@ impl ChangeBus for MemoryChangeBus {
     fn publish(&self, notice: ChangeNotice) {
         // Called outside the lock: a sink may publish in turn.
         let sinks = self.sinks.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let gone: Vec<usize> = sinks.iter().enumerate().filter(|(_, sink)| !sink(&notice)).map(|(n, _)| n).collect();
+        let gone: Vec<ChangeSink> = sinks.into_iter().filter(|sink| !sink(&notice)).collect();
         if !gone.is_empty() {
-            self.sinks.lock().unwrap_or_else(|e| e.into_inner()).retain(|sink| !sinks_at(&sinks, &gone, sink));
+            self.sinks
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .retain(|sink| !gone.iter().any(|g| Arc::ptr_eq(g, sink)));
         }
     }
 
@@ -148,11 +151,6 @@ impl std::fmt::Debug for Bus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("ChangeBus")
     }
-}
-
-/// Whether `sink` is one of `sinks[gone]`.
-fn sinks_at(sinks: &[ChangeSink], gone: &[usize], sink: &ChangeSink) -> bool {
-    gone.iter().any(|&n| Arc::ptr_eq(&sinks[n], sink))
 }
 
 #[cfg(test)]

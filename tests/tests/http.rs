@@ -191,7 +191,6 @@ fn notifications_before_the_response_switch_it_to_sse() {
 
 /// Reads a POST's SSE stream as it comes (a thread per request): each event's message.
 fn stream_post(url: &str, body: &Value, headers: &[(&str, &str)]) -> mpsc::Receiver<Value> {
-    let (tx, rx) = mpsc::channel();
     let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
     let mut request = client
         .post(url)
@@ -204,8 +203,16 @@ fn stream_post(url: &str, body: &Value, headers: &[(&str, &str)]) -> mpsc::Recei
     for (name, value) in modern_headers(body) {
         request = request.header(name, value);
     }
+    read_events(request)
+}
+
+/// Sends `request` on a thread of its own and reads its SSE stream as it comes: each event's
+/// message (priming events carry none). The response must be a 200.
+fn read_events(request: reqwest::blocking::RequestBuilder) -> mpsc::Receiver<Value> {
+    let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let response = request.send().expect("a response");
+        assert_eq!(response.status().as_u16(), 200);
         for line in BufReader::new(response).lines() {
             let Ok(line) = line else { return };
             // An empty `data` is a priming event: nothing to read.
@@ -318,23 +325,8 @@ fn many_concurrent_clients_each_get_their_own_answers() {
 
 /// Reads a session's GET stream as it comes: each event's message.
 fn open_stream(url: &str, session: &str) -> mpsc::Receiver<Value> {
-    let (tx, rx) = mpsc::channel();
     let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(60)).build().unwrap();
-    let request = client.get(url).header("accept", "text/event-stream").header("mcp-session-id", session);
-    std::thread::spawn(move || {
-        let response = request.send().expect("a response");
-        assert_eq!(response.status().as_u16(), 200);
-        for line in BufReader::new(response).lines() {
-            let Ok(line) = line else { return };
-            // An empty `data` is a priming event: nothing to read.
-            if let Some(data) = line.strip_prefix("data: ").filter(|d| !d.trim().is_empty())
-                && tx.send(serde_json::from_str(data).expect("JSON data")).is_err()
-            {
-                return;
-            }
-        }
-    });
-    rx
+    read_events(client.get(url).header("accept", "text/event-stream").header("mcp-session-id", session))
 }
 
 /// One server, several sessions: a resource update and a list change reach every session's
