@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::wire::STATELESS_REVISION;
 use crate::{target_dir, workspace_root};
 
 /// How long one client run may take, connecting and running its whole plan.
@@ -339,6 +340,54 @@ pub fn python_client() -> Command {
     let mut command = Command::new(python);
     command.arg(script);
     command
+}
+
+/// `client` with `--mode mode` (`legacy`, `modern` or `auto`; the TypeScript SDK 1.x client
+/// takes only `legacy`).
+#[must_use]
+pub fn with_mode(mut client: Command, mode: &str) -> Command {
+    client.args(["--mode", mode]);
+    client
+}
+
+/// How a client settled the era, as its `connect` line shows it.
+#[derive(Clone, Copy, Debug)]
+pub enum Connected {
+    /// Through `initialize` (2025-11-25) or `server/discover` (2026-07-28): the server named
+    /// itself and declared its capabilities.
+    Asked(&'static str),
+    /// 2026-07-28 adopted without asking the server anything (the Python SDK's `modern` mode):
+    /// the client knows neither its name nor its capabilities.
+    Blind,
+}
+
+impl Connected {
+    /// The revision the client settled on.
+    #[must_use]
+    pub fn protocol_version(self) -> &'static str {
+        match self {
+            Connected::Asked(version) => version,
+            Connected::Blind => STATELESS_REVISION,
+        }
+    }
+
+    /// Checks a client's `connect` line: the revision, and when the client asked, the server's
+    /// name and its `tools` capability.
+    ///
+    /// # Panics
+    ///
+    /// When the line says otherwise.
+    pub fn check(self, connect: &Value, server_name: &str) {
+        assert_eq!(connect["op"], "connect", "{connect}");
+        assert_eq!(connect["protocolVersion"], self.protocol_version(), "{connect}");
+        match self {
+            Connected::Asked(_) => {
+                assert_eq!(connect["serverVersion"]["name"], server_name, "{connect}");
+                assert!(connect["capabilities"]["tools"].is_object(), "{connect}");
+            }
+            Connected::Blind => assert_eq!(connect["serverVersion"], Value::Null, "{connect}"),
+        }
+    }
 }
 
 /// Runs `client` (from [`node_client`], [`node_v2_client`] or [`python_client`], possibly with

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use mcp_tests::clients::{node_client, node_v2_client, python_client, run_plan, run_plan_url};
+use mcp_tests::clients::{Connected, node_client, node_v2_client, python_client, run_plan, run_plan_url, with_mode};
 use mcp_tests::example_binary;
 use mcp_tests::gift_genius::{expected, in_category, names, text};
 use mcp_tests::http::HttpServer;
@@ -12,32 +12,6 @@ use mcp_tests::wire::{
     HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION as HANDSHAKE, SERVER_INFO_KEY, STATELESS_REVISION, StdioServer,
 };
 use serde_json::{Value, json};
-
-/// How a client settled the era, as its `connect` line shows it.
-#[derive(Clone, Copy, Debug)]
-enum Connected {
-    /// Through `initialize` (2025-11-25) or `server/discover` (2026-07-28): the server named
-    /// itself and declared its capabilities.
-    Asked(&'static str),
-    /// 2026-07-28 adopted without asking the server anything (the Python SDK's `modern` mode):
-    /// the client knows neither its name nor its capabilities.
-    Blind,
-}
-
-impl Connected {
-    fn protocol_version(self) -> &'static str {
-        match self {
-            Connected::Asked(version) => version,
-            Connected::Blind => STATELESS_REVISION,
-        }
-    }
-}
-
-/// `client` with `--mode mode`.
-fn with_mode(mut client: Command, mode: &str) -> Command {
-    client.args(["--mode", mode]);
-    client
-}
 
 /// Lists the tools and calls `suggest_gifts` four ways through an official client, then reads,
 /// completes and gets GiftGen's resource template and prompt ([`catalog_steps`]); checks the
@@ -66,15 +40,8 @@ fn drive_with(client: Command, connected: Connected, run: impl FnOnce(Command, &
     let [connect, list, sister, nephew, nothing, too_old, books, category, prompt] = &lines[..] else {
         panic!("expected a connect line and 8 step lines, got {lines:#?}");
     };
+    connected.check(connect, "gift-genius");
     let version = connected.protocol_version();
-    assert_eq!(connect["protocolVersion"], version, "{connect}");
-    match connected {
-        Connected::Asked(_) => {
-            assert_eq!(connect["serverVersion"]["name"], "gift-genius", "{connect}");
-            assert!(connect["capabilities"]["tools"].is_object(), "{connect}");
-        }
-        Connected::Blind => assert_eq!(connect["serverVersion"], Value::Null, "{connect}"),
-    }
 
     let tools = list["result"]["tools"].as_array().unwrap_or_else(|| panic!("{list:#}"));
     let tool = tools.iter().find(|t| t["name"] == "suggest_gifts").expect("suggest_gifts is listed");
