@@ -5,7 +5,7 @@
 
 use mcp_tests::clients::{InspectorRun, run_inspector, run_inspector_url};
 use mcp_tests::example_binary;
-use mcp_tests::gift_genius::{expected, names, text};
+use mcp_tests::gift_genius::{expected, in_category, names, text};
 use mcp_tests::wire::SERVER_INFO_KEY;
 use serde_json::{Value, json};
 
@@ -54,11 +54,13 @@ fn inspector_connects_in_each_era() {
     });
 }
 
-/// `--strict` exits 6 when a tool schema has a portability problem strict clients reject.
+/// `--strict` exits 6 when a tool schema has a portability problem strict clients reject, and
+/// prints warnings for lesser ones: there are neither.
 #[test]
 fn inspector_lists_suggest_gifts_strictly_in_each_era() {
     for_each_era(|era, _| {
         let run = inspect(era, &["--method", "tools/list", "--strict"]);
+        assert_eq!(run.stderr.trim(), "", "{era}: `--strict` reports no problem, not even a warning: {run:#?}");
         let tools = result(&run)["tools"].as_array().unwrap_or_else(|| panic!("{era}: {run:#?}"));
         let [tool] = &tools[..] else { panic!("{era}: one tool expected: {tools:#?}") };
         assert_eq!(tool["name"], "suggest_gifts", "{tool:#}");
@@ -111,5 +113,31 @@ fn inspector_calls_suggest_gifts_over_http_in_each_era() {
         let found = result(&run);
         assert_eq!(names(&found["structuredContent"]), expected(30, "sister", None), "{era}: {found:#}");
         assert_eq!(served_statelessly(found), revision == "2026-07-28", "{era}: {found:#}");
+    });
+}
+
+/// A read through the catalog template and a get of `describe_gift`, over stdio and HTTP, in
+/// both eras.
+#[test]
+fn inspector_reads_the_catalog_and_gets_the_prompt_in_each_era() {
+    let server = mcp_tests::http::HttpServer::start(&example_binary("gift_genius"), &[]);
+    for_each_era(|era, _| {
+        let read = ["--method", "resources/read", "--uri", "gifts://catalog/books"];
+        let get = ["--method", "prompts/get", "--prompt-name", "describe_gift", "--prompt-args"];
+        let get = [&get[..], &["gift_name=Chess set", "recipient=uncle"]].concat();
+        for (read, get) in [
+            (inspect(era, &read), inspect(era, &get)),
+            (run_inspector_url(era, &read, &server.url), run_inspector_url(era, &get, &server.url)),
+        ] {
+            let contents = &result(&read)["contents"];
+            let gifts: Vec<Value> =
+                serde_json::from_str(contents[0]["text"].as_str().unwrap_or_else(|| panic!("{read:#?}")))
+                    .expect("the category is a JSON array");
+            let found: Vec<&str> = gifts.iter().filter_map(|gift| gift["name"].as_str()).collect();
+            assert_eq!(found, in_category("books"), "{era}: {read:#?}");
+
+            let text = result(&get)["messages"][0]["content"]["text"].as_str().unwrap_or_else(|| panic!("{get:#?}"));
+            assert!(text.contains("Chess set") && text.contains("uncle"), "{era}: {get:#?}");
+        }
     });
 }
