@@ -68,7 +68,8 @@ impl PromptGet {
 
 /// What a prompt may return: a `String` (one user message), a [`PromptMessage`], a
 /// `Vec<PromptMessage>`, a whole [`GetPromptResult`], or a `Result` of one of them whose `Err`
-/// (`E: Display`) is answered as an error.
+/// (`E: Display`) is answered as an error: an [`ErrorObject`] with its own code (so `?` on
+/// [`PromptGet::parse_argument`] answers -32602), any other error -32603 with its message.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from an MCP prompt",
     label = "this type cannot become prompt messages",
@@ -103,10 +104,23 @@ impl IntoPromptResult for String {
     }
 }
 
-impl<T: IntoPromptResult, E: fmt::Display> IntoPromptResult for Result<T, E> {
+impl<T: IntoPromptResult, E: fmt::Display + 'static> IntoPromptResult for Result<T, E> {
     fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
-        self.map_err(|e| ErrorObject::internal(e.to_string()))?.into_prompt_result()
+        self.map_err(error_object)?.into_prompt_result()
     }
+}
+
+/// The error a prompt's `Err` is answered with: an [`ErrorObject`] as it is, so that `?` on
+/// [`PromptGet::parse_argument`] keeps its -32602; anything else -32603 with its message.
+fn error_object<E: fmt::Display + 'static>(error: E) -> ErrorObject {
+    // `Any` instead of a second impl: coherence allows only one `Result<T, E>` impl.
+    let mut slot = Some(error);
+    if let Some(object) = (&mut slot as &mut dyn std::any::Any).downcast_mut::<Option<ErrorObject>>()
+        && let Some(object) = object.take()
+    {
+        return object;
+    }
+    slot.map_or_else(|| ErrorObject::internal("the prompt failed"), |error| ErrorObject::internal(error.to_string()))
 }
 
 pub(crate) type PromptHandler = HandlerFn<PromptGet, Result<GetPromptResult, ErrorObject>>;
@@ -291,5 +305,22 @@ impl PromptDescriptor {
             async move { f(get).await.into_prompt_result() }
         }));
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::code;
+
+    #[test]
+    fn an_error_object_keeps_its_code_and_other_errors_are_internal() {
+        let invalid: Result<String, ErrorObject> = Err(ErrorObject::invalid_params("missing `name`"));
+        let error = invalid.into_prompt_result().expect_err("an error");
+        assert_eq!((error.code, error.message.as_str()), (code::INVALID_PARAMS, "missing `name`"));
+
+        let failed: Result<String, String> = Err("no such gift".into());
+        let error = failed.into_prompt_result().expect_err("an error");
+        assert_eq!((error.code, error.message.as_str()), (code::INTERNAL_ERROR, "no such gift"));
     }
 }
