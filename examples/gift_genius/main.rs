@@ -60,3 +60,6 @@ fn describe_gift(gift_name: String, recipient: String) -> String {
 fn main() -> mcp_runtime::Result<()> {
     Server::new("gift-genius", env!("CARGO_PKG_VERSION")).run()
 }
+
+#[cfg(test)]
+mod tests;

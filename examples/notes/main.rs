@@ -83,8 +83,70 @@ async fn search(ctx: Context, notes: State<Notes>, word: String) -> Json<Hits> {
     Json(Hits { titles })
 }
 
-fn main() -> mcp_runtime::Result<()> {
+/// The server, with its states: what `main` runs and the tests connect to.
+fn server() -> Server {
     let server = Server::new("notes", env!("CARGO_PKG_VERSION")).state(Notes::default()).client_logging();
     let handle = server.handle();
-    server.state(handle).run()
+    server.state(handle)
+}
+
+fn main() -> mcp_runtime::Result<()> {
+    server().run()
+}
+
+/// The server in memory, through `mcp_runtime::testing::TestClient` (feature `testing`).
+#[cfg(test)]
+mod tests {
+    use mcp_runtime::protocol::Revision;
+    use mcp_runtime::testing::TestClient;
+    use serde_json::json;
+
+    #[tokio::test]
+    async fn a_written_note_is_read_found_and_announced_to_subscribers() {
+        for revision in Revision::ALL {
+            let client = TestClient::connect_as(super::server(), revision).await.expect("the server starts");
+            if revision != Revision::V2026_07_28 {
+                // Subscriptions belong to a session: the handshake revisions.
+                client.request("resources/subscribe", json!({"uri": "notes://plan"})).await.expect("subscribed");
+            }
+            let wrote = client.call_tool("write_note", json!({"title": "plan", "text": "Buy a kite"})).await;
+            assert_eq!(wrote.expect("written")["content"][0]["text"], "Wrote \"plan\"");
+
+            let read = client.read_resource("notes://plan").await.expect("the note");
+            assert_eq!(read["contents"][0]["text"], "# plan\n\nBuy a kite");
+            let missing = client.read_resource("notes://nothing").await.expect_err("no such note");
+            assert!(missing.rpc().is_some(), "{missing}");
+
+            // The structured result is checked against `search`'s output schema by the client.
+            let found = client.call_tool("search", json!({"word": "KITE"})).await.expect("a result");
+            if revision >= Revision::V2025_06_18 {
+                assert_eq!(found["structuredContent"], json!({"titles": ["plan"]}));
+            }
+            if revision != Revision::V2026_07_28 {
+                let updated =
+                    client.notifications().into_iter().find(|n| n["method"] == "notifications/resources/updated");
+                assert_eq!(updated.expect("an update")["params"]["uri"], "notes://plan", "{revision:?}");
+            }
+            client.close().await.expect("the server stops cleanly");
+        }
+    }
+
+    /// The test client declares no elicitation: the delete cannot be confirmed, so nothing is
+    /// deleted and the call says why.
+    #[tokio::test]
+    async fn a_delete_nobody_can_confirm_keeps_the_note() {
+        let client = TestClient::connect_as(super::server(), Revision::LATEST_HANDSHAKE).await.expect("started");
+        client.call_tool("write_note", json!({"title": "plan", "text": "Buy a kite"})).await.expect("written");
+        let outcome = client.call_tool("delete_note", json!({"title": "plan"})).await;
+        let said = match outcome {
+            Ok(result) => {
+                assert_eq!(result["isError"], true, "{result:#}");
+                result["content"][0]["text"].as_str().unwrap_or_default().to_owned()
+            }
+            Err(error) => error.to_string(),
+        };
+        assert!(said.contains("elicitation"), "{said}");
+        assert!(client.read_resource("notes://plan").await.is_ok(), "the note is still there");
+        client.close().await.expect("the server stops cleanly");
+    }
 }

@@ -65,7 +65,7 @@ impl fmt::Display for TestError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TestError::Rpc(e) => write!(f, "the server answered error {}: {}", e.code, e.message),
-            TestError::Schema { what, errors } => write!(f, "{what} break the declared schema: {}", errors.join("; ")),
+            TestError::Schema { what, errors } => write!(f, "schema check failed for {what}: {}", errors.join("; ")),
             TestError::Protocol(message) => f.write_str(message),
             TestError::Server(e) => write!(f, "the server failed: {e}"),
         }

@@ -1,6 +1,8 @@
 //! Two declarations of one tool name: start-up fails, naming both definitions.
 
+use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Error, ItemKind, Server, mcp_tool};
+use serde_json::json;
 
 mod first {
     use super::*;
@@ -42,8 +44,18 @@ fn duplicate_names_fail_at_start_naming_both_definitions() {
     assert_eq!((first::lookup(), second::find()), ("first", "second"));
 }
 
-#[test]
-fn explicit_selection_takes_one_of_them() {
-    let server = Server::builder("one", "1").tool(first::lookup {});
-    assert!(server.validate().is_ok());
+/// Naming one of the two serves that one: each selection answers `lookup` with its own text.
+#[tokio::test]
+async fn explicit_selection_serves_the_one_named() {
+    for (selected, answer) in [
+        (Server::builder("one", "1").tool(first::lookup {}), "first"),
+        (Server::builder("one", "1").tool(second::find {}), "second"),
+    ] {
+        let client = TestClient::connect(selected).await.expect("one `lookup` is no clash");
+        let tools = client.list_tools().await.expect("a listing");
+        assert_eq!(tools.iter().map(|t| &t["name"]).collect::<Vec<_>>(), ["lookup"]);
+        let result = client.call_tool("lookup", json!({})).await.expect("a result");
+        assert_eq!(result["content"][0]["text"], answer);
+        client.close().await.expect("the server stops cleanly");
+    }
 }

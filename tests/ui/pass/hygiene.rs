@@ -2,7 +2,9 @@
 //! prelude's and the runtime's names, under `deny(warnings)` and the project's strict lints.
 #![deny(warnings, missing_docs, unused_qualifications, unsafe_code)]
 
+use ::mcp_runtime::testing::TestClient;
 use ::mcp_runtime::{Server, mcp_prompt, mcp_resource, mcp_tool};
+use ::serde_json::json;
 
 /// Shadows every name generated code could reach for by accident.
 pub mod shadowed {
@@ -64,6 +66,20 @@ pub fn outside_prompt() -> String {
     "go".to_owned()
 }
 
-fn main() {
-    assert!(Server::new("hygiene", "1").validate().is_ok());
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    // What was declared among shadowed names is served as declared.
+    let client = TestClient::connect(Server::new("hygiene", "1")).await.expect("the server starts");
+    let tools = client.list_tools().await.expect("a listing");
+    let names: ::std::vec::Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["outside", "shadowed_tool"]);
+    let called = client.call_tool("shadowed_tool", json!({"text": "t", "count": 2})).await.expect("a result");
+    assert_eq!(called["content"][0]["text"], "t");
+    let read = client.read_resource("shadow://5").await.expect("a read");
+    assert_eq!(read["contents"][0]["text"], "5");
+    assert_eq!(client.read_resource("outside://x").await.expect("a read")["contents"][0]["text"], "x");
+    let got = client.get_prompt("shadowed_prompt", json!({"name": "n"})).await.expect("a prompt");
+    assert_eq!(got["messages"][0]["content"]["text"], "n");
+    assert!(client.get_prompt("outside_prompt", json!({})).await.is_ok());
+    client.close().await.expect("the server stops cleanly");
 }

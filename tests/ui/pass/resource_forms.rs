@@ -1,8 +1,12 @@
-//! Every supported form of `#[mcp_resource]` compiles, and the functions stay callable.
+//! Every supported form of `#[mcp_resource]` compiles, the functions stay callable, and each
+//! form serves a real read as it declares.
 #![deny(warnings)]
 
+use mcp_runtime::protocol::Revision;
 use mcp_runtime::protocol::{Resource, ResourceContents};
+use mcp_runtime::testing::TestClient;
 use mcp_runtime::{CompletionContext, Context, Json, NotFound, ReadError, ResourceDescriptor, Server, mcp_resource};
+use serde_json::json;
 
 /// A constant is a fixed resource.
 #[mcp_resource("docs://readme", name = "readme", mime = "text/markdown", size = 7, subscribe)]
@@ -54,14 +58,70 @@ fn file(path: String) -> Vec<ResourceContents> {
     vec![ResourceContents::text(format!("file:///{path}"), None, "text")]
 }
 
-fn main() {
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
     assert_eq!(README, "# Hello");
     assert_eq!(manual(), "manual");
     assert_eq!(logo().len(), 4);
     let _ = (order_line, file);
-    assert!(Server::new("forms", "1").validate().is_ok());
     let described = ResourceDescriptor::from(order_line {});
     assert_eq!(described.uri(), "shop://orders/{id}/lines/{line}");
+
+    // Every form serves a real read, in a handshake revision and in 2026-07-28.
+    for revision in [Revision::LATEST_HANDSHAKE, Revision::V2026_07_28] {
+        let client = TestClient::connect_as(Server::new("forms", "1"), revision).await.expect("the server starts");
+        let resources = client.list_resources().await.expect("a listing");
+        let uris: Vec<&str> = resources.iter().filter_map(|r| r["uri"].as_str()).collect();
+        assert_eq!(uris, ["docs://manual", "docs://readme", "files://logo.png", "shop://orders/1/lines/1"]);
+        let manual = &resources[0];
+        assert_eq!((&manual["title"], &manual["description"]), (&json!("Manual"), &json!("Overrides the doc comment")));
+        assert_eq!(manual["annotations"], json!({"audience": ["user", "assistant"], "priority": 0.5}));
+        assert_eq!(
+            (&manual["icons"][0]["src"], &manual["_meta"]),
+            (&json!("https://example.com/icon.png"), &json!({"version": 2}))
+        );
+        let readme = &resources[1];
+        assert_eq!(
+            (&readme["name"], &readme["size"], &readme["mimeType"]),
+            (&json!("readme"), &json!(7), &json!("text/markdown"))
+        );
+
+        let templates = client.list_resource_templates().await.expect("a listing");
+        let templates: Vec<&str> = templates.iter().filter_map(|t| t["uriTemplate"].as_str()).collect();
+        assert_eq!(templates, ["file:///{+path}", "shop://orders/{id}/lines/{line}"]);
+
+        let read = |uri: &'static str| {
+            let client = &client;
+            async move { client.read_resource(uri).await.unwrap_or_else(|e| panic!("{uri}: {e}")) }
+        };
+        assert_eq!(read("docs://readme").await["contents"][0]["text"], "# Hello");
+        let manual = read("docs://manual").await;
+        assert_eq!(manual["contents"][0]["text"], "manual");
+        if revision == Revision::V2026_07_28 {
+            assert_eq!((&manual["ttlMs"], &manual["cacheScope"]), (&json!(5000), &json!("private")));
+        }
+        assert_eq!(read("files://logo.png").await["contents"][0]["blob"], "iVBORw==");
+        assert_eq!(read("shop://orders/3/lines/4").await["contents"][0]["text"], "[3,4]");
+        assert!(client.read_resource("shop://orders/0/lines/4").await.expect_err("not found").rpc().is_some());
+        assert!(client.read_resource("shop://orders/x/lines/4").await.expect_err("not a u32").rpc().is_some());
+        assert_eq!(read("file:///a/b").await["contents"][0]["uri"], "file:///a/b");
+
+        let order = json!({"type": "ref/resource", "uri": "shop://orders/{id}/lines/{line}"});
+        assert_eq!(client.complete(order, "line", "2").await.expect("values"), ["2"]);
+        let path = json!({"type": "ref/resource", "uri": "file:///{+path}"});
+        assert_eq!(client.complete(path, "path", "src").await.expect("values"), ["src/"]);
+        if revision == Revision::LATEST_HANDSHAKE {
+            client.request("resources/subscribe", json!({"uri": "docs://readme"})).await.expect("subscribable");
+        }
+        client.close().await.expect("the server stops cleanly");
+    }
+
+    // A server that names its resources serves those alone.
     let server = Server::builder("explicit", "1").resource(README {}).resource(file {});
-    assert!(server.validate().is_ok());
+    let client = TestClient::connect(server).await.expect("the server starts");
+    let resources = client.list_resources().await.expect("a listing");
+    assert_eq!(resources.iter().map(|r| &r["uri"]).collect::<Vec<_>>(), [&json!("docs://readme")]);
+    let templates = client.list_resource_templates().await.expect("a listing");
+    assert_eq!(templates.iter().map(|t| &t["uriTemplate"]).collect::<Vec<_>>(), [&json!("file:///{+path}")]);
+    client.close().await.expect("the server stops cleanly");
 }
