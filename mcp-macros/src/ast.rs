@@ -31,18 +31,33 @@ pub(crate) struct Param {
     /// `#[mcp(header = "...")]`: the HTTP header (after `Mcp-Param-`) that mirrors it.
     pub(crate) header: Option<syn::LitStr>,
     pub(crate) kind: ParamKind,
+    /// Its `#[mcp(...)]` attribute as written, for `check`.
+    pub(crate) args: ParamArgs,
+    /// `#[serde]`/`#[schemars]` attributes written on it (removed from the emitted function),
+    /// for `check`.
+    pub(crate) misplaced: Vec<syn::Attribute>,
 }
 
-/// Which macro is reading a function: its name and the item it declares, for messages.
+/// The kinds of declarations.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Tool,
+    Resource,
+    Prompt,
+}
+
+/// Which macro is reading a function: its kind, and its name and the item it declares, for
+/// messages.
 #[derive(Clone, Copy)]
 pub(crate) struct Declares {
+    pub(crate) kind: Kind,
     pub(crate) attr: &'static str,
     pub(crate) item: &'static str,
 }
 
-pub(crate) const TOOL: Declares = Declares { attr: "mcp_tool", item: "tool" };
-pub(crate) const RESOURCE: Declares = Declares { attr: "mcp_resource", item: "resource" };
-pub(crate) const PROMPT: Declares = Declares { attr: "mcp_prompt", item: "prompt" };
+pub(crate) const TOOL: Declares = Declares { kind: Kind::Tool, attr: "mcp_tool", item: "tool" };
+pub(crate) const RESOURCE: Declares = Declares { kind: Kind::Resource, attr: "mcp_resource", item: "resource" };
+pub(crate) const PROMPT: Declares = Declares { kind: Kind::Prompt, attr: "mcp_prompt", item: "prompt" };
 
 /// An annotated function, with our helper attributes removed from its parameters.
 pub(crate) struct FnItem {
@@ -53,20 +68,10 @@ pub(crate) struct FnItem {
 }
 
 impl FnItem {
-    /// Builds the model, recording every mistake in `cx`; the model is usable for the
-    /// fallback output whatever the errors.
+    /// Builds the model. Only what makes a parameter impossible to model (`self`, a pattern,
+    /// `impl Trait`) is reported here; every other rule is `check::function`'s.
     pub(crate) fn from_syn(cx: &Ctxt, mut item: ItemFn, declares: Declares) -> FnItem {
-        let Declares { attr, item: what } = declares;
-        let sig = &item.sig;
-        if sig.generics.lt_token.is_some() || sig.generics.where_clause.is_some() {
-            cx.error_spanned_by(
-                &sig.generics,
-                format!("`#[{attr}]` functions cannot be generic; use concrete types (a {what}'s schema is fixed)"),
-            );
-        }
-        if let Some(variadic) = &sig.variadic {
-            cx.error_spanned_by(variadic, format!("`#[{attr}]` functions cannot be variadic"));
-        }
+        let attr = declares.attr;
         let mut params = Vec::new();
         for input in item.sig.inputs.iter_mut() {
             match input {
@@ -80,23 +85,10 @@ impl FnItem {
                 FnArg::Typed(typed) => {
                     let docs = take_docs(&mut typed.attrs);
                     let args = ParamArgs::take(cx, &mut typed.attrs);
-                    for a in typed.attrs.iter().filter(|a| a.path().is_ident("serde") || a.path().is_ident("schemars"))
-                    {
-                        cx.error_spanned_by(
-                            a,
-                            "`#[serde]` and `#[schemars]` do not apply to parameters; use `#[mcp(rename = \"...\")]` or \
-                             `#[mcp(default)]`, or gather the arguments in a struct marked `#[mcp(flatten)]`, where every \
-                             serde and schemars attribute works",
-                        );
-                    }
-                    typed.attrs.retain(|a| !(a.path().is_ident("serde") || a.path().is_ident("schemars")));
-                    if args.default.is_some() && what != "tool" {
-                        cx.error_spanned_by(&typed.pat, "`#[mcp(default)]` applies to tool arguments only");
-                    }
-                    // A resource's variables are named by its URI template.
-                    if args.rename.is_some() && what == "resource" {
-                        cx.error_spanned_by(&typed.pat, "`#[mcp(rename)]` applies to tool and prompt arguments only");
-                    }
+                    let (misplaced, kept) = std::mem::take(&mut typed.attrs)
+                        .into_iter()
+                        .partition(|a| a.path().is_ident("serde") || a.path().is_ident("schemars"));
+                    typed.attrs = kept;
                     let Pat::Ident(pat) = &*typed.pat else {
                         cx.error_spanned_by(
                             &typed.pat,
@@ -118,9 +110,10 @@ impl FnItem {
                         );
                         continue;
                     }
-                    let mut kind = if args.context.is_some() {
+                    let kind = if args.context.is_some() {
                         ParamKind::Context { by_ref: matches!(&*typed.ty, Type::Reference(_)) }
-                    } else if args.flatten.is_some() {
+                    } else if args.flatten.is_some() && declares.kind == Kind::Tool {
+                        // Elsewhere `check` refuses it; the parameter stays one value meanwhile.
                         ParamKind::Flatten
                     } else if let Some(by_ref) = context_type(&typed.ty) {
                         ParamKind::Context { by_ref }
@@ -133,83 +126,27 @@ impl FnItem {
                         Some(rename) => rename.value(),
                         None => unraw(&pat.ident),
                     };
-                    let default = args.default.is_some();
-                    if let (ParamKind::Argument | ParamKind::Flatten, Type::Reference(reference)) = (&kind, &*typed.ty)
-                    {
-                        cx.error_spanned_by(
-                            reference,
-                            format!(
-                                "`#[{attr}]` parameters must own their values, which are read from the request; \
-                                 use `String` for `&str`, `Vec<T>` for `&[T]`"
-                            ),
-                        );
-                        continue;
-                    }
-                    if let (ParamKind::Flatten, false) = (&kind, what == "tool") {
-                        cx.error_spanned_by(
-                            &typed.pat,
-                            format!("`#[mcp(flatten)]` applies to tool parameters only; a {what}'s parameters are each one value"),
-                        );
-                        kind = ParamKind::Argument;
-                    }
-                    if let (ParamKind::Flatten, Some(what_it_is)) = (&kind, not_a_struct(&typed.ty)) {
-                        cx.error_spanned_by(
-                            &typed.ty,
-                            format!(
-                                "`#[mcp(flatten)]` needs a struct with named fields (its fields become the \
-                                 arguments), not {what_it_is}; remove `#[mcp(flatten)]` to take it as one argument"
-                            ),
-                        );
-                    }
-                    if let (Some(header), false) = (&args.header, matches!(kind, ParamKind::Argument) && what == "tool")
-                    {
-                        cx.error_spanned_by(
-                            header,
-                            "`#[mcp(header)]` mirrors a tool argument in an HTTP header: use it on a tool's argument",
-                        );
-                    }
                     params.push(Param {
                         ident: pat.ident.clone(),
                         ty: (*typed.ty).clone(),
                         docs,
-                        default,
+                        default: args.default.is_some(),
                         wire_name,
                         header: args.header.clone(),
                         kind,
+                        args,
+                        misplaced,
                     });
                 }
             }
         }
-        let contexts: Vec<&Param> = params.iter().filter(|p| matches!(p.kind, ParamKind::Context { .. })).collect();
-        for extra in contexts.iter().skip(1) {
-            cx.error_spanned_by(&extra.ty, format!("a {what} takes at most one `Context` parameter"));
-        }
-        let flattened: Vec<&Param> = params.iter().filter(|p| matches!(p.kind, ParamKind::Flatten)).collect();
-        if let Some(flat) = flattened.first() {
-            let others = params.iter().filter(|p| matches!(p.kind, ParamKind::Argument | ParamKind::Flatten)).count();
-            if others > 1 {
-                cx.error_spanned_by(
-                    &flat.ident,
-                    "`#[mcp(flatten)]` makes this struct's fields the tool's arguments, so it must be the only \
-                     argument parameter (a `Context` may stand beside it); move the other parameters into the struct",
-                );
-            }
-        }
-        let mut seen: Vec<&str> = Vec::new();
-        for param in params.iter().filter(|p| matches!(p.kind, ParamKind::Argument)) {
-            if seen.contains(&param.wire_name.as_str()) {
-                cx.error_spanned_by(
-                    &param.ident,
-                    format!(
-                        "two arguments are named `{}`; rename one with `#[mcp(rename = \"...\")]`",
-                        param.wire_name
-                    ),
-                );
-            }
-            seen.push(&param.wire_name);
-        }
         let docs = docs(&item.attrs);
         FnItem { item, params, docs }
+    }
+
+    /// The parameters that are arguments (of a tool, a template or a prompt).
+    pub(crate) fn arguments(&self) -> impl Iterator<Item = &Param> {
+        self.params.iter().filter(|p| matches!(p.kind, ParamKind::Argument))
     }
 
     pub(crate) fn ident(&self) -> &Ident {
@@ -249,28 +186,6 @@ impl FnItem {
 pub(crate) fn unraw(ident: &Ident) -> String {
     let text = ident.to_string();
     text.strip_prefix("r#").map(str::to_owned).unwrap_or(text)
-}
-
-/// What `ty` obviously is when it cannot be a struct with named fields: a primitive, a string,
-/// a collection, a tuple, an array or a reference. Other types are left to the compiler.
-fn not_a_struct(ty: &Type) -> Option<&'static str> {
-    match ty {
-        Type::Tuple(_) => Some("a tuple"),
-        Type::Array(_) | Type::Slice(_) => Some("an array"),
-        Type::Reference(_) => Some("a reference"),
-        Type::Path(path) => {
-            let last = path.path.segments.last()?.ident.to_string();
-            match last.as_str() {
-                "bool" | "char" | "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64"
-                | "u128" | "usize" | "f32" | "f64" => Some("a primitive type"),
-                "String" | "str" => Some("a string"),
-                "Vec" | "HashMap" | "BTreeMap" | "HashSet" | "BTreeSet" => Some("a collection"),
-                "Option" => Some("an `Option`"),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
 }
 
 /// `Some(by_ref)` when `ty` is `Context` or `&Context` (any path ending in `Context`).

@@ -173,11 +173,23 @@ pub(crate) fn finish_handler(common: &CommonArgs, function: &FnItem, descriptor:
 pub(crate) fn nameable_return(sig: &syn::Signature) -> Option<TokenStream> {
     match &sig.output {
         syn::ReturnType::Default => Some(quote!(())),
-        syn::ReturnType::Type(_, ty) => {
-            let tokens = quote!(#ty);
-            (!tokens.to_string().contains("impl ")).then_some(tokens)
+        syn::ReturnType::Type(_, ty) => (!contains_impl_trait(ty)).then(|| quote!(#ty)),
+    }
+}
+
+/// Whether `impl Trait` appears anywhere in `ty` (`Result<impl Display, E>` too), where a
+/// type cannot be named outside the function. A path that merely contains the letters, such
+/// as `my_impl::Out`, is nameable.
+fn contains_impl_trait(ty: &syn::Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
+            self.0 = true;
         }
     }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_type(&mut finder, ty);
+    finder.0
 }
 
 /// Where an assertion about the return type points: the type, or the parentheses when no
@@ -187,5 +199,24 @@ pub(crate) fn return_span(sig: &syn::Signature) -> proc_macro2::Span {
     match &sig.output {
         syn::ReturnType::Type(_, ty) => ty.span(),
         syn::ReturnType::Default => sig.paren_token.span.close(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::contains_impl_trait;
+
+    #[test]
+    fn impl_trait_is_found_as_a_type_not_as_letters() {
+        for (ty, found) in [
+            ("impl std::fmt::Display", true),
+            ("Result<impl std::fmt::Display, String>", true),
+            ("my_impl::Out", false),
+            ("impl_::Output", false),
+            ("Vec<my_impl::Out>", false),
+        ] {
+            let ty: syn::Type = syn::parse_str(ty).expect("a type");
+            assert_eq!(contains_impl_trait(&ty), found, "{}", quote::quote!(#ty));
+        }
     }
 }

@@ -4,6 +4,7 @@
 
 mod ast;
 mod attr;
+mod check;
 mod ctxt;
 mod expand;
 mod paths;

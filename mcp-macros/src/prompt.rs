@@ -6,8 +6,9 @@ use quote::{quote, quote_spanned};
 use syn::ItemFn;
 use syn::spanned::Spanned;
 
-use crate::ast::{FnItem, PROMPT, ParamKind, doc_text};
+use crate::ast::{FnItem, PROMPT, ParamKind, doc_text, unraw};
 use crate::attr::PromptArgs;
+use crate::check;
 use crate::ctxt::Ctxt;
 use crate::expand::{Declaration, common_builder, completer, finish_handler, item_name, nameable_return, return_span};
 use crate::paths::RuntimePath;
@@ -26,16 +27,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let cx = Ctxt::new();
     let mut args = PromptArgs::parse(&cx, args);
     let prompt = FnItem::from_syn(&cx, item, PROMPT);
-    for entry in &args.complete {
-        let name = entry.name.to_string();
-        let known = prompt.params.iter().any(|p| matches!(p.kind, ParamKind::Argument) && p.ident == entry.name);
-        if !known {
-            cx.error_spanned_by(
-                &entry.name,
-                format!("`{name}` is not an argument of this prompt, so it cannot be completed"),
-            );
-        }
-    }
+    check::prompt(&cx, &args, &prompt);
     match cx.check() {
         Ok(()) => render(&mut args, &prompt),
         Err(errors) => {
@@ -75,7 +67,7 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
         // Completed under its name on the wire.
         let arg = arguments
             .iter()
-            .find(|p| p.ident == entry.name)
+            .find(|p| unraw(&p.ident) == unraw(&entry.name))
             .map_or_else(|| entry.name.to_string(), |p| p.wire_name.clone());
         let completer = completer(&entry.completer);
         calls.push(quote!(.complete(#arg, #completer)));

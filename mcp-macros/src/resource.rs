@@ -8,12 +8,12 @@ use syn::{Item, ItemConst, LitStr, Visibility};
 
 use crate::ast::{FnItem, ParamKind, RESOURCE, unraw};
 use crate::attr::{ResourceArgs, docs};
+use crate::check;
 use crate::ctxt::Ctxt;
 use crate::expand::{Declaration, common_builder, completer, finish_handler, item_name, nameable_return, return_span};
 use crate::paths::RuntimePath;
 // The runtime's own parser: templates are checked at compile time exactly as they are
 // matched at run time.
-use mcp_uri_template::UriTemplate;
 
 /// Expands `#[mcp_resource(args)] item`.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -25,13 +25,13 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         Ok(Item::Const(c)) => Some(c.ident.clone()),
         _ => None,
     };
-    let template = check_uri(&cx, &args, item_ident.as_ref());
+    let uri = check::resource_uri(&cx, &args, item_ident.as_ref());
     match parsed {
         Ok(Item::Fn(item)) => {
             let resource = FnItem::from_syn(&cx, item, RESOURCE);
-            check_params(&cx, &args, &resource, template.as_ref());
+            check::resource_function(&cx, &args, &resource, &uri);
             match cx.check() {
-                Ok(()) => render_fn(&mut args, &resource, template.is_some()),
+                Ok(()) => render_fn(&mut args, &resource, uri.template().is_some()),
                 Err(errors) => {
                     let item = &resource.item;
                     if item.sig.receiver().is_some() {
@@ -43,21 +43,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             }
         }
         Ok(Item::Const(item)) => {
-            if let (Some(_), Some(uri)) = (&template, args.uri.get()) {
-                cx.error_spanned_by(uri, "a `const` resource has one fixed URI; declare a template on a function");
-            }
-            for entry in &args.complete {
-                cx.error_spanned_by(&entry.name, "a `const` resource has no variables to complete");
-            }
-            if let Some(local) = args.common.local.get() {
-                cx.error_spanned_by(local, "a `const` resource runs no code, so it cannot be `local`; remove `local`");
-            }
-            if let Some((timeout, _)) = args.common.timeout.get() {
-                cx.error_spanned_by(
-                    timeout,
-                    "a `const` resource runs no code, so it has no time limit; remove `timeout`",
-                );
-            }
+            check::resource_const(&cx, &args, &uri);
             match cx.check() {
                 Ok(()) => render_const(&mut args, &item),
                 Err(errors) => fallback(&args, &item.vis, &item.ident, quote!(#item), errors),
@@ -72,84 +58,6 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             let errors = cx.check().err().map(|e| e.to_compile_error());
             quote!(#item #errors)
         }
-    }
-}
-
-/// Checks the URI: present, a scheme, and a valid template when it has `{...}`. Returns the
-/// parsed template when it is one.
-fn check_uri(cx: &Ctxt, args: &ResourceArgs, item: Option<&Ident>) -> Option<UriTemplate> {
-    let Some(uri) = args.uri.get() else {
-        let span = item.map_or_else(proc_macro2::Span::call_site, Ident::span);
-        cx.push(syn::Error::new(
-            span,
-            "this resource has no URI: give it first in the attribute, `#[mcp_resource(\"scheme://path\")]`",
-        ));
-        return None;
-    };
-    let value = uri.value();
-    let has_scheme = value.split_once(':').is_some_and(|(scheme, _)| {
-        scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-    });
-    if !has_scheme || value.chars().any(char::is_whitespace) {
-        cx.error_spanned_by(
-            uri,
-            "a resource URI needs a scheme and no spaces, e.g. `gifts://catalog` or `file:///notes.txt`",
-        );
-        return None;
-    }
-    if !value.contains(['{', '}']) {
-        return None;
-    }
-    match UriTemplate::parse(&value) {
-        Ok(template) => Some(template),
-        Err(e) => {
-            cx.error_spanned_by(uri, format!("invalid URI template: {e}"));
-            None
-        }
-    }
-}
-
-/// Template variables ↔ parameters, completions ↔ variables.
-fn check_params(cx: &Ctxt, args: &ResourceArgs, resource: &FnItem, template: Option<&UriTemplate>) {
-    let params: Vec<_> = resource.params.iter().filter(|p| matches!(p.kind, ParamKind::Argument)).collect();
-    let variables: Vec<&str> = template.map(|t| t.variables().collect()).unwrap_or_default();
-    for param in &params {
-        let name = unraw(&param.ident);
-        if !variables.contains(&name.as_str()) {
-            let message = if template.is_some() {
-                format!(
-                    "parameter `{name}` is not a variable of the URI template; add `{{{name}}}` to the URI or remove the parameter"
-                )
-            } else {
-                format!(
-                    "a fixed resource takes no parameters; make the URI a template with `{{{name}}}` or remove `{name}`"
-                )
-            };
-            cx.error_spanned_by(&param.ident, message);
-        }
-    }
-    if let Some(uri) = args.uri.get() {
-        for variable in &variables {
-            if !params.iter().any(|p| unraw(&p.ident) == *variable) {
-                cx.error_spanned_by(
-                    uri,
-                    format!("URI template variable `{variable}` has no parameter; add `{variable}: String` (or another `FromStr` type) to the function"),
-                );
-            }
-        }
-    }
-    for entry in &args.complete {
-        let name = unraw(&entry.name);
-        if !variables.contains(&name.as_str()) {
-            cx.error_spanned_by(
-                &entry.name,
-                format!("`{name}` is not a variable of the URI template, so it cannot be completed"),
-            );
-        }
-    }
-    if let (Some(list), None) = (args.list.get(), template) {
-        cx.error_spanned_by(list, "`list` enumerates the resources of a template; a fixed resource lists itself");
     }
 }
 

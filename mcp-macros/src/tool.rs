@@ -7,6 +7,7 @@ use syn::spanned::Spanned;
 
 use crate::ast::{FnItem, ParamKind, TOOL, doc_text};
 use crate::attr::ToolArgs;
+use crate::check;
 use crate::ctxt::{Ctxt, to_compile_errors};
 use crate::expand::{Declaration, common_builder, finish_handler, item_name, nameable_return, return_span};
 use crate::paths::RuntimePath;
@@ -25,6 +26,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let cx = Ctxt::new();
     let mut args = ToolArgs::parse(&cx, args);
     let tool = FnItem::from_syn(&cx, item, TOOL);
+    check::function(&cx, &tool, TOOL);
     validate(&cx, &args);
     match cx.check() {
         Ok(()) => render(&mut args, &tool),

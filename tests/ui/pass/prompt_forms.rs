@@ -42,10 +42,16 @@ fn checked(count: u8) -> Result<GetPromptResult, String> {
     Ok(GetPromptResult { description: Some("counted".into()), messages: vec![PromptMessage::user("go")] })
 }
 
+/// A raw identifier names the argument `type`, completed under that name.
+#[mcp_prompt(complete(r#type = |typed| starting_with(typed, ["bug", "feature"])))]
+fn triage(r#type: String) -> String {
+    format!("Triage this {}", r#type)
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     assert_eq!(simple("Ann".into()), "Greet Ann");
-    let _ = (review, checked);
+    let _ = (review, checked, triage);
     let described = PromptDescriptor::from(review {});
     assert_eq!(described.name(), "review-code");
 
@@ -53,7 +59,12 @@ async fn main() {
     let client = TestClient::connect(Server::new("forms", "1")).await.expect("the server starts");
     let prompts = client.list_prompts().await.expect("a listing");
     let names: Vec<&str> = prompts.iter().filter_map(|p| p["name"].as_str()).collect();
-    assert_eq!(names, ["checked", "review-code", "simple"]);
+    assert_eq!(names, ["checked", "review-code", "simple", "triage"]);
+    assert_eq!(prompts[3]["arguments"][0]["name"], "type");
+    let got = client.get_prompt("triage", json!({"type": "bug"})).await.expect("a prompt");
+    assert_eq!(got["messages"][0]["content"]["text"], "Triage this bug");
+    let reference = json!({"type": "ref/prompt", "name": "triage"});
+    assert_eq!(client.complete(reference, "type", "f").await.expect("values"), ["feature"]);
     let review = &prompts[1];
     assert_eq!(
         (&review["title"], &review["description"]),

@@ -95,6 +95,20 @@ fn r#type(r#in: String) -> Result<String, std::io::Error> {
     Ok(r#in)
 }
 
+mod my_impl {
+    /// An output type in a module whose name contains `impl`.
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    pub struct Out {
+        pub n: u8,
+    }
+}
+
+/// A return type whose path contains `impl` keeps its output schema.
+#[mcp_tool]
+fn impl_path() -> Json<my_impl::Out> {
+    Json(my_impl::Out { n: 1 })
+}
+
 /// A local tool: its future holds an `Rc` across `.await`.
 #[mcp_tool(local, read_only)]
 async fn local_tool(n: u32) -> String {
@@ -127,6 +141,7 @@ async fn main() {
         "async_tool",
         "blocks",
         "flattened",
+        "impl_path",
         "local_tool",
         "nothing",
         "sync_tool",
@@ -152,6 +167,9 @@ async fn main() {
     assert_eq!((&blocks["content"][0]["text"], &blocks["content"][1]["type"]), (&json!("kind"), &json!("resource")));
     assert_eq!(text(&call("type", json!({"in": "z"})).await), "z");
     assert_eq!(text(&call("local_tool", json!({"n": 9})).await), "9");
+    let impl_path = tools.iter().find(|tool| tool["name"] == "impl_path").expect("listed");
+    assert_eq!(impl_path["outputSchema"]["required"], json!(["n"]));
+    assert_eq!(call("impl_path", json!({})).await["structuredContent"], json!({"n": 1}));
     client.close().await.expect("the server stops cleanly");
 
     // A server that names its tools serves those alone, as declared.
