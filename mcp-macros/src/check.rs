@@ -89,16 +89,16 @@ fn parameter(cx: &Ctxt, param: &Param, declares: Declares) {
             format!("`#[mcp(flatten)]` applies to tool parameters only; a {what}'s parameters are each one value"),
         );
     }
-    if matches!(param.kind, ParamKind::Flatten) {
-        if let Some(what_it_is) = not_a_struct(&param.ty) {
-            cx.error_spanned_by(
-                &param.ty,
-                format!(
-                    "`#[mcp(flatten)]` needs a struct with named fields (its fields become the \
-                     arguments), not {what_it_is}; remove `#[mcp(flatten)]` to take it as one argument"
-                ),
-            );
-        }
+    if matches!(param.kind, ParamKind::Flatten)
+        && let Some(what_it_is) = not_a_struct(&param.ty)
+    {
+        cx.error_spanned_by(
+            &param.ty,
+            format!(
+                "`#[mcp(flatten)]` needs a struct with named fields (its fields become the \
+                 arguments), not {what_it_is}; remove `#[mcp(flatten)]` to take it as one argument"
+            ),
+        );
     }
     if let Some(header) = &param.args.header
         && !(matches!(param.kind, ParamKind::Argument) && kind == Kind::Tool)
