@@ -338,7 +338,17 @@ impl ResourceArgs {
                 // uri = "gifts://catalog"
                 "uri" => out.uri.set(cx, ATTR, path, string_value(meta, "uri")?),
                 // mime = "application/json"
-                "mime" => out.mime.set(cx, ATTR, path, string_value(meta, "mime")?),
+                "mime" => {
+                    let lit = string_value(meta, "mime")?;
+                    if !is_mime_type(&lit.value()) {
+                        return Err(syn::Error::new_spanned(
+                            &lit,
+                            "`mime` is a MIME type, `type/subtype`: e.g. `\"text/plain\"`, `\"application/json\"`, \
+                             `\"image/png\"`",
+                        ));
+                    }
+                    out.mime.set(cx, ATTR, path, lit);
+                }
                 // size = 1024
                 "size" => {
                     let lit: syn::LitInt = meta.value()?.parse().map_err(|e| {
@@ -429,6 +439,20 @@ impl PromptArgs {
         });
         out
     }
+}
+
+/// Whether `text` is a MIME type as RFC 6838 writes one: `type/subtype`, each an RFC 7230
+/// token, optionally followed by `; name=value` parameters.
+fn is_mime_type(text: &str) -> bool {
+    let is_token =
+        |part: &str| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || "!#$&-^_.+".contains(c));
+    let mut pieces = text.split(';');
+    let essence = pieces.next().unwrap_or_default();
+    let valid_essence = essence.split_once('/').is_some_and(|(kind, sub)| is_token(kind) && is_token(sub));
+    valid_essence
+        && pieces.all(|parameter| {
+            parameter.trim().split_once('=').is_some_and(|(name, value)| is_token(name) && !value.is_empty())
+        })
 }
 
 /// Milliseconds of a duration written `<number><unit>` (`ms`, `s`, `m`, `h`; the number may
@@ -605,7 +629,19 @@ fn doc_expr(attr: &syn::Attribute) -> Option<Expr> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_duration_ms;
+    use super::{is_mime_type, parse_duration_ms};
+
+    #[test]
+    fn mime_types_are_type_slash_subtype() {
+        for good in
+            ["text/plain", "application/json", "image/svg+xml", "text/html; charset=utf-8", "application/vnd.a.b"]
+        {
+            assert!(is_mime_type(good), "{good}");
+        }
+        for bad in ["txt", "text/", "/plain", "text/plain/x", "text plain", "", "text/plain; charset"] {
+            assert!(!is_mime_type(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn durations_are_read_with_their_unit() {

@@ -83,6 +83,15 @@ fn parameter(cx: &Ctxt, param: &Param, declares: Declares) {
         );
         return;
     }
+    if matches!(param.kind, ParamKind::Argument)
+        && let Some(inner) = option_in_option(&param.ty)
+    {
+        cx.error_spanned_by(
+            inner,
+            "`Option<Option<T>>` cannot tell an argument sent as `null` from one left out (both read as \
+             `None`); take `Option<T>`, or a `serde_json::Value` to see the difference",
+        );
+    }
     if param.args.flatten.is_some() && kind != Kind::Tool {
         cx.error_spanned_by(
             &param.ident,
@@ -128,6 +137,23 @@ fn not_a_struct(ty: &Type) -> Option<&'static str> {
                 _ => None,
             }
         }
+        _ => None,
+    }
+}
+
+/// The inner `Option<...>` of an `Option<Option<T>>`.
+fn option_in_option(ty: &Type) -> Option<&Type> {
+    let inner = option_argument(ty)?;
+    option_argument(inner).map(|_| inner)
+}
+
+/// `T` when `ty` is `Option<T>` (any path ending in `Option`).
+fn option_argument(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match (last.ident == "Option", args.args.first()) {
+        (true, Some(syn::GenericArgument::Type(inner))) if args.args.len() == 1 => Some(inner),
         _ => None,
     }
 }

@@ -17,7 +17,7 @@ const README: &str = "# Hello";
     "docs://manual",
     title = "Manual",
     description = "Overrides the doc comment",
-    mime = "text/plain",
+    mime = "text/plain; charset=utf-8",
     audience = "user",
     audience = "assistant",
     priority = 0.5,
