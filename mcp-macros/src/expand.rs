@@ -28,7 +28,8 @@ pub(crate) fn common_builder(common: &CommonArgs, docs: &[Expr], ident: &Ident) 
     match (common.description.get(), doc_text(docs)) {
         (Some(description), _) => calls.push(quote!(.description(#description))),
         (None, Some(docs)) => calls.push(quote!(.description(#docs))),
-        (None, None) => {}
+        // A warning at the item's name (see `mcp_runtime::diagnostics::MissingDescription`).
+        (None, None) => calls.push(quote_spanned!(ident.span()=> .add_a_description())),
     }
     for icon in &common.icons {
         calls.push(quote!(.icon(__mcp::protocol::Icon::new(#icon))));
@@ -117,6 +118,8 @@ impl Declaration<'_> {
                 #[automatically_derived]
                 impl ::core::convert::From<#ident> for __mcp::#descriptor {
                     fn from(_: #ident) -> Self {
+                        #[allow(unused_imports)]
+                        use __mcp::diagnostics::MissingDescription as _;
                         #build
                     }
                 }

@@ -76,7 +76,26 @@ pub use mcp_runtime_macros::mcp_prompt;
 
 /// The macros' diagnostics: each mistake, what the compiler says, and how to fix it.
 #[doc = include_str!("docs/diagnostics.md")]
-pub mod diagnostics {}
+pub mod diagnostics {
+    use crate::{PromptDescriptor, ResourceDescriptor, ToolDescriptor};
+
+    /// Called by the macros on a declaration with neither a `///` doc comment nor a
+    /// `description = "..."`, at the item's name: a deprecation is how a macro warns on stable
+    /// Rust. A client shows the description to the model, which picks tools by it.
+    #[doc(hidden)]
+    pub trait MissingDescription: Sized {
+        #[deprecated(note = "this MCP tool, resource or prompt has no description, which is what a client \
+                             shows the model: add a `///` doc comment above it (a `//` comment is not one) or \
+                             `description = \"...\"` to the attribute")]
+        fn add_a_description(self) -> Self {
+            self
+        }
+    }
+
+    impl MissingDescription for ToolDescriptor {}
+    impl MissingDescription for ResourceDescriptor {}
+    impl MissingDescription for PromptDescriptor {}
+}
 
 /// The items most servers need: `use mcp_runtime::prelude::*;`.
 pub mod prelude {

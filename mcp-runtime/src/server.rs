@@ -450,7 +450,19 @@ impl Server {
         Ok(core)
     }
 
-    /// Checks the declaration (names, handlers) without serving: what start-up would report.
+    /// Checks the declaration without serving, as start-up does: two tools, resources or
+    /// prompts under one name or URI (naming both definitions), a `State<T>` parameter whose
+    /// state nobody registered, a schema that is not one. In a test of the server's own,
+    /// `cargo test` catches them before a deployment does:
+    ///
+    /// ```
+    /// # use mcp_runtime::Server;
+    /// // #[test]
+    /// fn the_declaration_starts() {
+    ///     Server::new("gifts", "1.0.0").validate().unwrap(); // the same states as `main` registers
+    /// }
+    /// # the_declaration_starts();
+    /// ```
     pub fn validate(self) -> Result<()> {
         self.build().map(drop)
     }

@@ -89,6 +89,11 @@ async fn blocks(#[mcp(rename = "type")] kind: String, #[mcp(default)] count: usi
     ]
 }
 
+#[mcp_tool(description = "Described in the attribute alone: no warning")]
+fn attribute_described() -> &'static str {
+    "described"
+}
+
 /// A raw identifier becomes a plain name.
 #[mcp_tool]
 fn r#type(r#in: String) -> Result<String, std::io::Error> {
@@ -139,6 +144,7 @@ async fn main() {
     let declared = [
         "all-keys.v1",
         "async_tool",
+        "attribute_described",
         "blocks",
         "flattened",
         "impl_path",
@@ -166,6 +172,8 @@ async fn main() {
     let blocks = call("blocks", json!({"type": "kind"})).await;
     assert_eq!((&blocks["content"][0]["text"], &blocks["content"][1]["type"]), (&json!("kind"), &json!("resource")));
     assert_eq!(text(&call("type", json!({"in": "z"})).await), "z");
+    let described = tools.iter().find(|tool| tool["name"] == "attribute_described").expect("listed");
+    assert_eq!(described["description"], "Described in the attribute alone: no warning");
     assert_eq!(text(&call("local_tool", json!({"n": 9})).await), "9");
     let impl_path = tools.iter().find(|tool| tool["name"] == "impl_path").expect("listed");
     assert_eq!(impl_path["outputSchema"]["required"], json!(["n"]));

@@ -4,6 +4,7 @@ struct Recipient {
     name: String,
 }
 
+/// Described, so that the one mistake here is the only message.
 #[mcp_prompt]
 fn greet(recipient: Recipient) -> String {
     format!("Greet {}", recipient.name)

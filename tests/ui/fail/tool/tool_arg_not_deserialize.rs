@@ -4,6 +4,7 @@ struct Point {
     x: i32,
 }
 
+/// Described, so that the one mistake here is the only message.
 #[mcp_tool]
 fn at(point: Point) -> String {
     point.x.to_string()

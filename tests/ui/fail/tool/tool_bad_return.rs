@@ -1,5 +1,6 @@
 use mcp_runtime::mcp_tool;
 
+/// Described, so that the one mistake here is the only message.
 #[mcp_tool]
 fn count() -> u64 {
     3
