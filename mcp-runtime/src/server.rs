@@ -455,7 +455,7 @@ impl Server {
     /// state nobody registered, a schema that is not one. In a test of the server's own,
     /// `cargo test` catches them before a deployment does:
     ///
-    /// ```
+    /// ```no_run
     /// # use mcp_runtime::Server;
     /// // #[test]
     /// fn the_declaration_starts() {
