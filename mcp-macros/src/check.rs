@@ -72,6 +72,14 @@ fn parameter(cx: &Ctxt, param: &Param, declares: Declares) {
     if param.args.rename.is_some() && kind == Kind::Resource {
         cx.error_spanned_by(&param.ident, "`#[mcp(rename)]` applies to tool and prompt arguments only");
     }
+    if let (ParamKind::Context { .. }, Type::Reference(reference)) = (&param.kind, &param.ty)
+        && reference.mutability.is_some()
+    {
+        cx.error_spanned_by(
+            reference,
+            "the request context is shared, not borrowed mutably: take `Context` (a cheap handle) or `&Context`",
+        );
+    }
     let takes_value = matches!(param.kind, ParamKind::Argument | ParamKind::Flatten);
     if let (true, Type::Reference(reference)) = (takes_value, &param.ty) {
         cx.error_spanned_by(

@@ -61,7 +61,7 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
             Some(text) => quote!(::core::option::Option::Some(#text)),
             None => quote!(::core::option::Option::None),
         };
-        calls.push(quote!(.argument(#arg, #description, !__mcp::__private::ArgKind::<#ty>::new().optional())));
+        calls.push(quote!(.argument(#arg, #description, !__mcp::diagnostics::ArgKind::<#ty>::new().optional())));
     }
     for entry in &args.complete {
         // Completed under its name on the wire.
@@ -76,7 +76,7 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
         let id = &p.ident;
         let ty = &p.ty;
         let arg = &p.wire_name;
-        quote_spanned!(ty.span()=> let #id: #ty = __mcp::__private::ArgKind::<#ty>::new().parse_prompt(&__mcp_get, #arg)?;)
+        quote_spanned!(ty.span()=> let #id: #ty = __mcp::diagnostics::ArgKind::<#ty>::new().parse_prompt(&__mcp_get, #arg)?;)
     });
     let call = prompt.call(|p| {
         let id = &p.ident;
@@ -90,34 +90,38 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
     let span = return_span(&item.sig);
     let assertion = returns
         .as_ref()
-        .map(|ty| quote_spanned!(span=> const _: () = __mcp::__private::assert_prompt_result::<#ty>();));
+        .map(|ty| quote_spanned!(span=> const _: () = __mcp::diagnostics::returned_by_prompt::<#ty>();));
     let convert = match &returns {
         Some(_) => quote!(__mcp::__private::PromptReturn(#call).into_prompt_result()),
         None => quote!(__mcp::IntoPromptResult::into_prompt_result(#call)),
     };
-    let set_handler =
-        if args.common.is_local() { quote!(with_local_prompt_handler) } else { quote!(with_prompt_handler) };
     let states = prompt.state_bindings(
         &quote!(__mcp_get.context()),
         &quote!(::core::result::Result::Err(::core::convert::From::from(__mcp_missing))),
     );
-    let finished = finish_handler(
-        &args.common,
-        prompt,
-        quote! {
-            __mcp::__private::#set_handler(descriptor, |__mcp_get: __mcp::PromptGet| async move {
-                #(#bindings)*
-                #states
-                #convert
-            })
-        },
-    );
+    let handler = quote! {
+        |__mcp_get: __mcp::PromptGet| async move {
+            #(#bindings)*
+            #states
+            #convert
+        }
+    };
+    // At the function's name: a future that is not `Send` is reported there.
+    let span = prompt.ident().span();
+    let with_handler = if args.common.is_local() {
+        quote_spanned!(span=> __mcp::__private::with_local_prompt_handler(descriptor, #handler))
+    } else {
+        quote_spanned!(span=> __mcp::diagnostics::prompt_handler(descriptor, #handler))
+    };
+    let finished = finish_handler(&args.common, prompt, with_handler);
     Declaration {
         import,
         support: quote!(#assertion),
         build: quote! {
             #[allow(unused_imports)]
-            use __mcp::__private::{NotPromptResult as _, RequiredArg as _};
+            use __mcp::__private::NotPromptResult as _;
+            #[allow(unused_imports)]
+            use __mcp::diagnostics::RequiredArg as _;
             let descriptor = __mcp::PromptDescriptor::new(#name) #(#calls)*;
             #finished
         },

@@ -124,7 +124,7 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
     let import = RuntimePath::new(args.common.krate.take()).import();
     let name = item_name(&args.common, ident);
     let start = descriptor_start(args, &name, is_template);
-    let mut calls = builder(args, &resource.docs, ident);
+    let calls = builder(args, &resource.docs, ident);
     let lister = args.list.get().map(|list| quote!(let descriptor = __mcp::__private::with_lister(descriptor, #list);));
     let returns = nameable_return(&item.sig);
     let default_mime = returns.as_ref().map(|ty| {
@@ -142,7 +142,7 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
         let bound = variable(&p.ident);
         let ty = &p.ty;
         let var = &p.wire_name;
-        quote_spanned!(ty.span()=> let #bound = __mcp::__private::parse_variable::<#ty>(&__mcp_read, #var)?;)
+        quote_spanned!(ty.span()=> let #bound = __mcp::diagnostics::parse_variable::<#ty>(&__mcp_read, #var)?;)
     });
     let call = resource.call(|p| {
         let id = &p.ident;
@@ -159,24 +159,30 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
     let span = return_span(&item.sig);
     let assertion = returns
         .as_ref()
-        .map(|ty| quote_spanned!(span=> const _: () = __mcp::__private::assert_resource_result::<#ty>();));
+        .map(|ty| quote_spanned!(span=> const _: () = __mcp::diagnostics::returned_by_resource::<#ty>();));
     let convert = match &returns {
         Some(_) => quote!(__mcp::__private::ResourceReturn(#call).into_read_result(&__mcp_read)),
         None => quote!(__mcp::IntoResourceContents::into_contents(#call, __mcp_read.uri(), __mcp_read.mime_type())),
     };
-    let set_reader = if args.common.is_local() { quote!(local_reader) } else { quote!(reader) };
     let states = resource.state_bindings(
         &quote!(__mcp_read.context()),
         &quote!(::core::result::Result::Err(::core::convert::From::from(__mcp_missing))),
     );
-    calls.push(quote! {
-        .#set_reader(|__mcp_read: __mcp::ResourceRead| async move {
+    let reader = quote! {
+        |__mcp_read: __mcp::ResourceRead| async move {
             #(#bindings)*
             #states
             #convert
-        })
-    });
-    let finished = finish_handler(&args.common, resource, quote!(descriptor));
+        }
+    };
+    // At the function's name: a future that is not `Send` is reported there.
+    let ident = resource.ident();
+    let with_reader = if args.common.is_local() {
+        quote_spanned!(ident.span()=> descriptor.local_reader(#reader))
+    } else {
+        quote_spanned!(ident.span()=> __mcp::diagnostics::resource_reader(descriptor, #reader))
+    };
+    let finished = finish_handler(&args.common, resource, with_reader);
     Declaration {
         import,
         support: quote!(#assertion),
@@ -216,7 +222,7 @@ fn render_const(args: &mut ResourceArgs, item: &ItemConst) -> TokenStream {
     let name = item_name(&args.common, ident);
     let start = descriptor_start(args, &name, false);
     let calls = builder(args, &docs(&item.attrs), ident);
-    let assertion = quote_spanned!(ty.span()=> const _: () = __mcp::__private::assert_resource_result::<#ty>(););
+    let assertion = quote_spanned!(ty.span()=> const _: () = __mcp::diagnostics::returned_by_resource::<#ty>(););
     Declaration {
         import,
         support: assertion,

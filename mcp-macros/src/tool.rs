@@ -87,7 +87,7 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
         let id = &p.ident;
         match p.kind {
             ParamKind::Argument => quote!(__mcp_args.#id),
-            ParamKind::Flatten => quote!(__mcp_args),
+            ParamKind::Flatten => quote!(__mcp_args.0),
             ParamKind::Context { by_ref: true } => quote!(&__mcp_ctx),
             ParamKind::Context { by_ref: false } => quote!(__mcp_ctx.clone()),
             ParamKind::State => quote!(#id),
@@ -107,25 +107,22 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
     };
     // The handler is set at the function's name: when the function's future is not `Send`,
     // that is where the compiler says so.
-    let set_method = if args.common.is_local() {
-        quote::format_ident!("local_handler_with_context", span = ident.span())
-    } else {
-        quote::format_ident!("handler_with_context", span = ident.span())
-    };
-    let set_handler = quote_spanned! {ident.span()=>
-        .#set_method(|__mcp_args: #args_ty, __mcp_ctx: __mcp::Context| async move {
+    let handler = quote! {
+        |__mcp_args: #args_ty, __mcp_ctx: __mcp::Context| async move {
             let _ = &__mcp_ctx;
             #states
             #convert
-        })
+        }
+    };
+    let descriptor = quote!(__mcp::__private::with_output_schema(descriptor, #output_schema));
+    let with_handler = if args.common.is_local() {
+        quote_spanned!(ident.span()=> #descriptor.local_handler_with_context(#handler))
+    } else {
+        quote_spanned!(ident.span()=> __mcp::diagnostics::tool_handler(#descriptor, #handler))
     };
 
     let assertions = assertions(tool);
-    let finished = finish_handler(
-        &args.common,
-        tool,
-        quote!(__mcp::__private::with_output_schema(descriptor, #output_schema) #set_handler),
-    );
+    let finished = finish_handler(&args.common, tool, with_handler);
     Declaration {
         item: quote!(#item),
         vis: &item.vis,
@@ -153,8 +150,7 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
 /// parameter type, so a type that cannot be an argument is reported there, once.
 fn arguments_struct(tool: &FnItem) -> (TokenStream, TokenStream) {
     if let Some(flat) = tool.params.iter().find(|p| matches!(p.kind, ParamKind::Flatten)) {
-        let ty = &flat.ty;
-        return (quote!(), quote!(#ty));
+        return flattened_struct(&flat.ty);
     }
     let args: Vec<_> = tool.params.iter().filter(|p| matches!(p.kind, ParamKind::Argument)).collect();
     let fields = args.iter().map(|p| {
@@ -167,7 +163,7 @@ fn arguments_struct(tool: &FnItem) -> (TokenStream, TokenStream) {
     });
     let arms = args.iter().map(|p| {
         let (id, ty, name) = (&p.ident, &p.ty, &p.wire_name);
-        let read = quote_spanned!(ty.span()=> __mcp::__private::next_arg::<#ty, __A>(&mut map)?);
+        let read = quote_spanned!(ty.span()=> __mcp::diagnostics::next_arg::<#ty, __A>(&mut map)?);
         quote! {
             #name => {
                 if #id.is_some() {
@@ -182,7 +178,7 @@ fn arguments_struct(tool: &FnItem) -> (TokenStream, TokenStream) {
         let missing = if p.default {
             quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default())
         } else {
-            quote_spanned!(ty.span()=> __mcp::__private::missing_arg::<#ty, __A::Error>(#name)?)
+            quote_spanned!(ty.span()=> __mcp::diagnostics::missing_arg::<#ty, __A::Error>(#name)?)
         };
         quote! {
             #id: match #id {
@@ -197,7 +193,7 @@ fn arguments_struct(tool: &FnItem) -> (TokenStream, TokenStream) {
             Some(text) => quote!(::core::option::Option::Some(#text)),
             None => quote!(::core::option::Option::None),
         };
-        let optional = quote!(#default || __mcp::__private::ArgKind::<#ty>::new().optional());
+        let optional = quote!(#default || __mcp::diagnostics::ArgKind::<#ty>::new().optional());
         quote_spanned!(ty.span()=> schema.arg::<#ty>(generator, #name, #description, #optional);)
     });
     let strukt = quote! {
@@ -218,7 +214,7 @@ fn arguments_struct(tool: &FnItem) -> (TokenStream, TokenStream) {
                     type Value = __McpArgs;
 
                     fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                        __mcp::__private::expecting(f)
+                        __mcp::diagnostics::expecting(f)
                     }
 
                     #[allow(unused_mut)]
@@ -257,11 +253,46 @@ fn arguments_struct(tool: &FnItem) -> (TokenStream, TokenStream) {
             fn json_schema(
                 generator: &mut __mcp::__private::schemars::SchemaGenerator,
             ) -> __mcp::__private::schemars::Schema {
-                use __mcp::__private::RequiredArg as _;
-                let mut schema = __mcp::__private::ArgsSchema::default();
+                use __mcp::diagnostics::RequiredArg as _;
+                let mut schema = __mcp::diagnostics::ArgsSchema::default();
                 #(#describe)*
                 let _ = &generator;
                 schema.finish()
+            }
+        }
+    };
+    (strukt, quote!(__McpArgs))
+}
+
+/// The hidden struct for a `#[mcp(flatten)]` parameter: a wrapper that reads and describes
+/// the user's struct through runtime calls bound at the user's type, so that a struct without
+/// `Deserialize` or `JsonSchema` is reported there, once.
+fn flattened_struct(ty: &syn::Type) -> (TokenStream, TokenStream) {
+    let read = quote_spanned!(ty.span()=> __mcp::diagnostics::flattened::<#ty, __D>(deserializer));
+    let describe = quote_spanned!(ty.span()=> __mcp::diagnostics::flattened_schema::<#ty>(generator));
+    let strukt = quote! {
+        struct __McpArgs(#ty);
+
+        #[automatically_derived]
+        impl<'de> __mcp::__private::serde::Deserialize<'de> for __McpArgs {
+            fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error>
+            where
+                __D: __mcp::__private::serde::Deserializer<'de>,
+            {
+                #read.map(__McpArgs)
+            }
+        }
+
+        #[automatically_derived]
+        impl __mcp::__private::schemars::JsonSchema for __McpArgs {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed("arguments")
+            }
+
+            fn json_schema(
+                generator: &mut __mcp::__private::schemars::SchemaGenerator,
+            ) -> __mcp::__private::schemars::Schema {
+                #describe
             }
         }
     };
@@ -273,7 +304,7 @@ fn arguments_struct(tool: &FnItem) -> (TokenStream, TokenStream) {
 fn assertions(tool: &FnItem) -> TokenStream {
     let Some(ty) = nameable_return(&tool.item.sig) else { return quote!() };
     let span = return_span(&tool.item.sig);
-    quote_spanned!(span=> const _: () = __mcp::__private::assert_tool_result::<#ty>();)
+    quote_spanned!(span=> const _: () = __mcp::diagnostics::returned_by_tool::<#ty>();)
 }
 
 /// The expansion when the declaration has errors.

@@ -5,7 +5,6 @@
 use std::future::Future;
 use std::marker::PhantomData;
 
-pub use crate::arguments::{ArgKind, ArgsSchema, RequiredArg, expecting, missing_arg, next_arg, parse_variable};
 pub use linkme;
 pub use schemars;
 pub use serde;
@@ -129,12 +128,9 @@ impl From<MissingState> for ErrorObject {
     }
 }
 
-/// Asserts at the user's return type that it can become a tool result.
-pub const fn assert_tool_result<T: IntoToolResult>() {}
-
 // The handler a macro generates converts its function's return value through `ToolReturn`
 // rather than through a bound on the return type, so that a return type that cannot be a
-// result is reported once, by `assert_tool_result` at the user's type, and not a second time
+// result is reported once, by `diagnostics::returned_by_tool` at the user's type, and not a second time
 // at the macro. The inherent methods apply when the bound holds; the blanket trait methods are
 // the fallbacks that only exist to keep the rest of the expansion free of errors.
 
@@ -179,9 +175,6 @@ pub fn with_output_schema(descriptor: ToolDescriptor, schema: Option<serde_json:
         None => descriptor,
     }
 }
-
-/// Asserts at the user's return type that it can become resource contents.
-pub const fn assert_resource_result<T: IntoResourceContents>() {}
 
 /// A resource function's return value on its way to contents (see `ToolReturn`).
 pub struct ResourceReturn<T>(pub T);
@@ -239,9 +232,6 @@ pub fn with_lister(descriptor: ResourceDescriptor, list: fn() -> Vec<Resource>) 
     descriptor.lister(move |_ctx| async move { list() })
 }
 
-/// Asserts at the user's return type that it can become prompt messages.
-pub const fn assert_prompt_result<T: IntoPromptResult>() {}
-
 /// A prompt function's return value on its way to a result (see `ToolReturn`).
 pub struct PromptReturn<T>(pub T);
 
@@ -259,16 +249,7 @@ pub trait NotPromptResult: Sized {
 
 impl<T> NotPromptResult for PromptReturn<T> {}
 
-/// Sets a prompt handler that returns the result or the error to answer with, as is.
-pub fn with_prompt_handler<F, Fut>(descriptor: PromptDescriptor, f: F) -> PromptDescriptor
-where
-    F: Fn(PromptGet) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<GetPromptResult, ErrorObject>> + Send + 'static,
-{
-    descriptor.raw_handler(f)
-}
-
-/// Like `with_prompt_handler`, for a `local` prompt (its future need not be `Send`).
+/// Like `diagnostics::prompt_handler`, for a `local` prompt (its future need not be `Send`).
 pub fn with_local_prompt_handler<F, Fut>(descriptor: PromptDescriptor, f: F) -> PromptDescriptor
 where
     F: Fn(PromptGet) -> Fut + Send + Sync + 'static,

@@ -1,7 +1,8 @@
 //! What the code the macros generate for arguments calls: reading each tool argument and
 //! describing it, each through one bound placed at the user's parameter type (so a type that
 //! cannot be an argument is reported there, once), and telling optional (`Option`) arguments
-//! of tools and prompts from required ones. Not public API (reached through `__private`).
+//! of tools and prompts from required ones. Not public API (reached through `diagnostics`, whose
+//! path compile errors then name).
 
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 
@@ -41,6 +42,16 @@ impl<T: JsonSchema> ArgumentSchema for T {}
 /// Reads the value of the current key as an argument of type `T`.
 pub fn next_arg<'de, T: ArgumentValue, A: MapAccess<'de>>(map: &mut A) -> Result<T, A::Error> {
     map.next_value::<T>()
+}
+
+/// Reads a `#[mcp(flatten)]` struct: all the arguments at once.
+pub fn flattened<'de, T: ArgumentValue, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+    T::deserialize(deserializer)
+}
+
+/// Describes a `#[mcp(flatten)]` struct: its schema is the tool's input schema.
+pub fn flattened_schema<T: ArgumentSchema>(generator: &mut SchemaGenerator) -> Schema {
+    T::json_schema(generator)
 }
 
 /// The value of an argument the client left out: `None` for an `Option`, else a "missing

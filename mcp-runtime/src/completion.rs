@@ -45,6 +45,10 @@ pub fn starting_with<'a>(typed: &str, candidates: impl IntoIterator<Item = &'a s
 }
 
 /// The values a completer may return.
+#[diagnostic::on_unimplemented(
+    message = "a completer returns the suggested values, `Vec<String>` or `Vec<&str>`, not `{Self}`",
+    label = "not a list of values"
+)]
 pub trait IntoCompletionValues {
     /// The values, best first.
     fn into_values(self) -> Vec<String>;
@@ -67,6 +71,12 @@ pub(crate) type CompletionHandler = Arc<dyn Fn(&CompletionContext) -> Vec<String
 /// A function that completes a value: `fn(&str) -> Vec<String>` (given what was typed) or
 /// `fn(&str, &CompletionContext) -> Vec<String>` (also given the other arguments). `Vec<&str>`
 /// works as the return type too. The marker `M` only tells the two shapes apart.
+#[diagnostic::on_unimplemented(
+    message = "this cannot complete a value: a completer is `Fn(&str) -> Vec<String>` or `Fn(&str, &CompletionContext) -> Vec<String>`",
+    label = "not a completer",
+    note = "it gets what the user typed so far (and, in the second shape, the other arguments) and returns the suggested values, best first; `Vec<&str>` works too",
+    note = "`starting_with(typed, [\"a\", \"b\"])` returns the candidates that start with what was typed"
+)]
 pub trait IntoCompleter<M> {
     /// The type-erased completer.
     fn into_completer(self) -> CompletionHandler;

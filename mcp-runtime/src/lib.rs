@@ -37,6 +37,12 @@ pub mod testing;
 mod tool;
 mod transport;
 
+/// The schemars (1.x) that argument and output schemas come from: derive `JsonSchema` from
+/// this version (`schemars = "1"` in `Cargo.toml`, or `mcp_runtime::schemars`).
+pub use schemars;
+/// The serde_json that values travel as.
+pub use serde_json;
+
 pub use asking::{AskError, Elicitation, Root, SampledMessage, SamplingMessage, SamplingRequest};
 pub use bounded::Bounded;
 pub use cache::{CachePolicy, CacheScope, Cached};
@@ -74,28 +80,7 @@ pub use mcp_runtime_macros::mcp_resource;
 #[doc = include_str!("docs/mcp_prompt.md")]
 pub use mcp_runtime_macros::mcp_prompt;
 
-/// The macros' diagnostics: each mistake, what the compiler says, and how to fix it.
-#[doc = include_str!("docs/diagnostics.md")]
-pub mod diagnostics {
-    use crate::{PromptDescriptor, ResourceDescriptor, ToolDescriptor};
-
-    /// Called by the macros on a declaration with neither a `///` doc comment nor a
-    /// `description = "..."`, at the item's name: a deprecation is how a macro warns on stable
-    /// Rust. A client shows the description to the model, which picks tools by it.
-    #[doc(hidden)]
-    pub trait MissingDescription: Sized {
-        #[deprecated(note = "this MCP tool, resource or prompt has no description, which is what a client \
-                             shows the model: add a `///` doc comment above it (a `//` comment is not one) or \
-                             `description = \"...\"` to the attribute")]
-        fn add_a_description(self) -> Self {
-            self
-        }
-    }
-
-    impl MissingDescription for ToolDescriptor {}
-    impl MissingDescription for ResourceDescriptor {}
-    impl MissingDescription for PromptDescriptor {}
-}
+pub mod diagnostics;
 
 /// The items most servers need: `use mcp_runtime::prelude::*;`.
 pub mod prelude {

@@ -7,12 +7,12 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::context::Context;
+use crate::diagnostics::{OutputSchema, OutputValue};
 use crate::executor::HandlerSpec;
 use crate::handler::HandlerFn;
 use crate::protocol::{CallToolResult, Content, Icon, Tool, ToolAnnotations};
@@ -484,7 +484,7 @@ fn structured_result(value: Result<Value, serde_json::Error>, text: Option<Strin
     }
 }
 
-impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+impl<T: OutputValue + OutputSchema> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> CallToolResult {
         structured_result(serde_json::to_value(&self.0), None)
     }
@@ -494,7 +494,7 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     }
 }
 
-impl<T: Serialize + JsonSchema> IntoToolResult for Structured<T> {
+impl<T: OutputValue + OutputSchema> IntoToolResult for Structured<T> {
     fn into_tool_result(self) -> CallToolResult {
         structured_result(serde_json::to_value(&self.value), Some(self.text))
     }

@@ -1,0 +1,129 @@
+//! The macros' diagnostics: each mistake, what the compiler says, and how to fix it.
+//!
+#![doc = include_str!("docs/diagnostics.md")]
+//!
+//! The hidden items below are what generated code checks declarations with: a compile error
+//! names them in its "required by a bound in" note.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use std::future::Future;
+
+use serde::de::DeserializeOwned;
+
+use crate::context::Context;
+use crate::prompt::{IntoPromptResult, PromptGet};
+use crate::protocol::{ErrorObject, GetPromptResult};
+use crate::resource::{IntoResourceContents, ResourceRead};
+use crate::tool::IntoToolResult;
+use crate::{PromptDescriptor, ResourceDescriptor, ToolDescriptor};
+
+#[doc(hidden)]
+pub use crate::arguments::{
+    ArgKind, ArgsSchema, ArgumentSchema, ArgumentValue, FromArgumentString, RequiredArg, expecting, flattened,
+    flattened_schema, missing_arg, next_arg, parse_variable,
+};
+
+/// What `Json<T>` and `Structured<T>` need of `T` to serialize it.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's structured output: it is not `Serialize`",
+    label = "this output type is not `serde::Serialize`",
+    note = "derive it: `#[derive(serde::Serialize, schemars::JsonSchema)]`"
+)]
+pub trait OutputValue: Serialize {}
+
+impl<T: Serialize> OutputValue for T {}
+
+/// What `Json<T>` and `Structured<T>` need of `T` to declare its output schema.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot describe a tool's structured output: it is not `JsonSchema`",
+    label = "this output type is not `schemars::JsonSchema`",
+    note = "derive it: `#[derive(serde::Serialize, schemars::JsonSchema)]`",
+    note = "if it does derive `JsonSchema`: mcp-runtime reads schemas from schemars 1.x, and a derive from another major version (such as `schemars = \"0.8\"`) does not count; depend on `schemars = \"1\"`"
+)]
+pub trait OutputSchema: JsonSchema {}
+
+impl<T: JsonSchema> OutputSchema for T {}
+
+/// What a handler's future must be unless its item is `local`: `Send`, as it may move between
+/// the runtime's worker threads at each `.await`.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "this function's future is not `Send`: it holds a value that is not `Send` across an `.await`",
+    label = "its future is not `Send`",
+    note = "the notes below name the value; drop it before the `.await`, or share it with `Arc` and `tokio::sync::Mutex`",
+    note = "or declare the item `local` (`#[mcp_tool(local)]`, and the same for resources and prompts): it then runs on the server's thread for local handlers, where nothing needs to be `Send`"
+)]
+pub trait SendFuture: Future + Send {}
+
+impl<F: Future + Send> SendFuture for F {}
+
+/// Sets a tool's handler, its future checked to be `Send` (see [`SendFuture`]).
+#[doc(hidden)]
+pub fn tool_handler<A, F, Fut>(descriptor: ToolDescriptor, f: F) -> ToolDescriptor
+where
+    A: DeserializeOwned + JsonSchema + Send + 'static,
+    F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+    Fut: SendFuture + 'static, // not `Send`? Or declare it `#[mcp_tool(local)]`: see `SendFuture`
+    Fut::Output: IntoToolResult,
+{
+    descriptor.handler_with_context(f)
+}
+
+/// Sets a resource's reader, its future checked to be `Send` (see [`SendFuture`]).
+#[doc(hidden)]
+pub fn resource_reader<F, Fut>(descriptor: ResourceDescriptor, f: F) -> ResourceDescriptor
+where
+    F: Fn(ResourceRead) -> Fut + Send + Sync + 'static,
+    Fut: SendFuture + 'static, // not `Send`? Or declare it `#[mcp_resource(local, ..)]`: see `SendFuture`
+    Fut::Output: IntoResourceContents,
+{
+    descriptor.reader(f)
+}
+
+/// What a generated prompt handler answers with: the result, or the error as is.
+#[doc(hidden)]
+pub type PromptOutput = Result<GetPromptResult, ErrorObject>;
+
+/// Sets a prompt's handler, which returns the result or the error to answer with as is, its
+/// future checked to be `Send` (see [`SendFuture`]).
+#[doc(hidden)]
+pub fn prompt_handler<F, Fut>(descriptor: PromptDescriptor, f: F) -> PromptDescriptor
+where
+    F: Fn(PromptGet) -> Fut + Send + Sync + 'static,
+    Fut: SendFuture<Output = PromptOutput> + 'static, // not `Send`? Or declare it `#[mcp_prompt(local)]`: see `SendFuture`
+{
+    descriptor.raw_handler(f)
+}
+
+/// Checks, at the user's return type, that a tool can return it.
+#[doc(hidden)]
+pub const fn returned_by_tool<T: IntoToolResult>() {}
+
+/// Checks, at the user's return type, that a resource can return it.
+#[doc(hidden)]
+pub const fn returned_by_resource<T: IntoResourceContents>() {}
+
+/// Checks, at the user's return type, that a prompt can return it.
+#[doc(hidden)]
+pub const fn returned_by_prompt<T: IntoPromptResult>() {}
+
+/// Called by the macros on a declaration with neither a `///` doc comment nor a
+/// `description = "..."`, at the item's name: a deprecation is how a macro warns on stable
+/// Rust. A client shows the description to the model, which picks tools by it.
+#[doc(hidden)]
+pub trait MissingDescription: Sized {
+    #[deprecated(note = "this MCP tool, resource or prompt has no description, which is what a client \
+                         shows the model: add a `///` doc comment above it (a `//` comment is not one) or \
+                         `description = \"...\"` to the attribute")]
+    fn add_a_description(self) -> Self {
+        self
+    }
+}
+
+impl MissingDescription for ToolDescriptor {}
+impl MissingDescription for ResourceDescriptor {}
+impl MissingDescription for PromptDescriptor {}

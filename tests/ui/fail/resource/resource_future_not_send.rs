@@ -1,0 +1,15 @@
+use std::rc::Rc;
+
+use mcp_runtime::mcp_resource;
+
+async fn later() {}
+
+/// Holds an `Rc` across an `.await`.
+#[mcp_resource("notes://count")]
+async fn count() -> String {
+    let shared = Rc::new(1);
+    later().await;
+    shared.to_string()
+}
+
+fn main() {}
