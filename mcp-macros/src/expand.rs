@@ -7,17 +7,6 @@ use syn::{Expr, Lit, Visibility};
 use crate::ast::{FnItem, doc_text, unraw};
 use crate::attr::CommonArgs;
 
-/// The declaration type: a braced struct named like the item (it lives in the type namespace,
-/// the function or constant in the value namespace, so both names coexist).
-fn declaration_struct(vis: &Visibility, ident: &Ident, attr: &str, method: &str) -> TokenStream {
-    let doc = format!("The `#[{attr}]` declaration of `{ident}`: `Server::builder(..).{method}({ident} {{}})`.");
-    quote! {
-        #[doc = #doc]
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #ident {}
-    }
-}
-
 /// Builder calls for the common keys: title, description (explicit, else the doc comment),
 /// icons, `_meta`, and where the item is defined.
 pub(crate) fn common_builder(common: &CommonArgs, docs: &[Expr], ident: &Ident) -> Vec<TokenStream> {
@@ -93,7 +82,6 @@ impl Declaration<'_> {
 
     fn render_with(self, errors: Option<syn::Error>) -> TokenStream {
         let Declaration { item, vis, ident, attr, method, descriptor, slice, import, support, build } = self;
-        let declaration = declaration_struct(vis, ident, attr, method);
         let descriptor = Ident::new(descriptor, proc_macro2::Span::call_site());
         let slice = Ident::new(slice, proc_macro2::Span::call_site());
         let registration = errors.is_none().then(|| {
@@ -101,23 +89,38 @@ impl Declaration<'_> {
                 #[__mcp::__private::linkme::distributed_slice(__mcp::__private::#slice)]
                 #[linkme(crate = __mcp::__private::linkme)]
                 static __MCP_DECLARE: fn() -> __mcp::#descriptor =
-                    || <__mcp::#descriptor as ::core::convert::From<#ident>>::from(#ident {});
+                    || <__mcp::#descriptor as ::core::convert::From<__McpDeclaration>>::from(__McpDeclaration {});
             }
         });
         let errors = errors.map(|e| e.to_compile_error());
+        let doc = format!("The `#[{attr}]` declaration of `{ident}`: `Server::builder(..).{method}({ident} {{}})`.");
+        // The struct is the only item emitted besides the user's: what it needs (the runtime
+        // import, the argument struct, the `From` impl, the registration) sits in a block in
+        // its (always true) where clause. In an `impl` block, where an attribute cannot tell
+        // it is, the struct is then the one error ("struct is not supported in `trait`s or
+        // `impl`s ... move it out to a nearby module scope"), at the function's name, with no
+        // cascade from what the block holds.
+        let head = quote_spanned! {ident.span()=>
+            #[doc = #doc]
+            #[allow(non_camel_case_types, dead_code)]
+            #vis struct #ident
+        };
         quote! {
             #item
 
-            #declaration
+            #head where [(); {
+                // The struct, named once: should its name clash with another item's (a module
+                // named like the function), that clash is the one error.
+                type __McpDeclaration = #ident;
 
-            const _: () = {
                 #import
 
                 #support
 
                 #[automatically_derived]
-                impl ::core::convert::From<#ident> for __mcp::#descriptor {
-                    fn from(_: #ident) -> Self {
+                #[allow(non_local_definitions)]
+                impl ::core::convert::From<__McpDeclaration> for __mcp::#descriptor {
+                    fn from(_: __McpDeclaration) -> Self {
                         #[allow(unused_imports)]
                         use __mcp::diagnostics::MissingDescription as _;
                         #build
@@ -125,7 +128,9 @@ impl Declaration<'_> {
                 }
 
                 #registration
-            };
+
+                0
+            }]: ::core::marker::Sized {}
 
             #errors
         }

@@ -1,5 +1,6 @@
 use mcp_runtime::mcp_tool;
 
+#[derive(schemars::JsonSchema)]
 struct Point {
     x: i32,
 }
