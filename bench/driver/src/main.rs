@@ -1,0 +1,137 @@
+//! Builds the `sum` server on this framework, on rmcp and as a raw serde_json loop, drives each
+//! as a process over stdio, and prints one table of medians over several rounds.
+//!
+//! `cargo run --release -p driver` (from `bench/`) runs the full benchmark; `--short` a quick
+//! pass that checks every answer and asserts no timing (what CI runs); `--build-times` adds
+//! clean release builds of both servers (slow: a fresh target directory each).
+
+mod measure;
+mod process;
+mod table;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use measure::{Measures, Target};
+use table::{Row, Table};
+
+/// How much work one run does.
+struct Plan {
+    rounds: usize,
+    calls: u32,
+    spawns: usize,
+    build_times: bool,
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let short = args.iter().any(|a| a == "--short");
+    let plan = Plan {
+        rounds: if short { 1 } else { 5 },
+        calls: if short { 2_000 } else { 20_000 },
+        spawns: if short { 3 } else { 20 },
+        build_times: args.iter().any(|a| a == "--build-times"),
+    };
+    for arg in &args {
+        if !matches!(arg.as_str(), "--short" | "--build-times") {
+            eprintln!("usage: driver [--short] [--build-times]\nunknown argument {arg}");
+            std::process::exit(2);
+        }
+    }
+
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("bench/").to_path_buf();
+    let release = build_all(&bench);
+    let targets = [
+        Target::new("ours", release.join("sum-ours")),
+        Target::new("rmcp 3.11", release.join("sum-rmcp")),
+        Target::new("raw loop", release.join("sum-raw")),
+    ];
+
+    let mut rounds: Vec<[Measures; 3]> = Vec::new();
+    for round in 1..=plan.rounds {
+        eprintln!("round {round} of {}", plan.rounds);
+        rounds.push(targets.each_ref().map(|target| measure::all(target, &plan)));
+    }
+    let inproc = measure::in_process(&release.join("inproc-ours"), plan.calls, plan.rounds);
+
+    let mut table = Table::new(["ours", "rmcp 3.11", "raw loop"]);
+    for row in Row::ALL {
+        table.add(row, &rounds);
+    }
+    table.add_single("in-process round trip (`testing` client), µs (ours only)", inproc);
+    if plan.build_times {
+        let ours = clean_build(&bench, "sum-ours");
+        let rmcp = clean_build(&bench, "sum-rmcp");
+        table.add_pair("clean release build, s", (ours.0, rmcp.0));
+        table.add_pair("clean release build, crates compiled", (ours.1 as f64, rmcp.1 as f64));
+    }
+    println!("{}", machine());
+    println!(
+        "{} rounds, {} calls per row and round, {} spawns; medians; ratios are ours ÷ theirs\n",
+        plan.rounds, plan.calls, plan.spawns
+    );
+    print!("{table}");
+}
+
+/// Builds each server on its own (`-p`: features resolved per server, as in its own project)
+/// and returns the release directory.
+fn build_all(bench: &Path) -> PathBuf {
+    for (package, extra) in [
+        ("sum-raw", &[][..]),
+        ("sum-rmcp", &[]),
+        ("sum-ours", &[]),
+        ("sum-ours", &["--features", "testing", "--bin", "inproc-ours"]),
+    ] {
+        let status = cargo(bench)
+            .args(["build", "--release", "--quiet", "-p", package])
+            .args(extra)
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building {package} failed");
+    }
+    target_dir(bench).join("release")
+}
+
+/// `cargo` in the bench workspace.
+fn cargo(bench: &Path) -> Command {
+    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    command.current_dir(bench);
+    command
+}
+
+fn target_dir(bench: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| bench.join("target"), PathBuf::from)
+}
+
+/// A clean release build of `package` in a fresh target directory: seconds and crates compiled.
+fn clean_build(bench: &Path, package: &str) -> (f64, usize) {
+    let dir = std::env::temp_dir().join(format!("mcp-bench-build-{package}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let start = Instant::now();
+    let output = cargo(bench)
+        .args(["build", "--release", "-p", package, "--target-dir"])
+        .arg(&dir)
+        .env("CARGO_TERM_COLOR", "never")
+        .output()
+        .expect("cargo runs");
+    let seconds = start.elapsed().as_secs_f64();
+    assert!(output.status.success(), "building {package} failed: {}", String::from_utf8_lossy(&output.stderr));
+    let crates =
+        String::from_utf8_lossy(&output.stderr).lines().filter(|l| l.trim_start().starts_with("Compiling")).count();
+    let _ = std::fs::remove_dir_all(&dir);
+    (seconds, crates)
+}
+
+/// The machine, for the table's heading: CPU model, cores, kernel.
+fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name").and_then(|rest| rest.split(':').nth(1)))
+        .map_or("unknown CPU", str::trim)
+        .to_owned();
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    format!("machine: {model}, {cores} cores, Linux {}", kernel.trim())
+}

@@ -1,0 +1,177 @@
+//! The measurements of one round against one server.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::Plan;
+use crate::process::{Server, call, check_sum, initialize, receive_from};
+
+/// A server binary and its name in the table.
+pub struct Target {
+    pub label: &'static str,
+    pub program: PathBuf,
+}
+
+impl Target {
+    pub fn new(label: &'static str, program: PathBuf) -> Target {
+        Target { label, program }
+    }
+}
+
+/// What one round measured of one server; `None` where a row does not apply.
+#[derive(Clone, Copy, Default)]
+pub struct Measures {
+    pub spawn_ms: Option<f64>,
+    pub sequential_per_s: Option<f64>,
+    pub cpu_us_per_request: Option<f64>,
+    pub p50_us: Option<f64>,
+    pub p99_us: Option<f64>,
+    pub pipelined_per_s: Option<f64>,
+    pub pipelined_rss_mb: Option<f64>,
+    pub many_tools_call_per_s: Option<f64>,
+    pub many_tools_list_per_s: Option<f64>,
+}
+
+/// How many tools the many-tools rows register.
+pub const MANY_TOOLS: usize = 200;
+
+/// Every stdio measurement of `target`.
+pub fn all(target: &Target, plan: &Plan) -> Measures {
+    let mut measures = Measures { spawn_ms: Some(spawn_to_initialize(target, plan.spawns)), ..Measures::default() };
+    one_at_a_time(target, plan.calls, &mut measures);
+    pipelined(target, plan.calls, &mut measures);
+    // The raw loop has one tool whatever it is told: the rows do not apply to it.
+    if target.label != "raw loop" {
+        many_tools(target, plan.calls, &mut measures);
+    }
+    measures
+}
+
+/// Median milliseconds from spawning the process to reading its `initialize` result.
+fn spawn_to_initialize(target: &Target, spawns: usize) -> f64 {
+    let mut times: Vec<f64> = (0..spawns)
+        .map(|_| {
+            let start = Instant::now();
+            let mut server = Server::spawn(&target.program, &[]);
+            server.send(&initialize());
+            let answer = server.receive();
+            let elapsed = start.elapsed();
+            assert!(answer.get("result").is_some(), "{}: {answer}", target.label);
+            server.finish();
+            elapsed.as_secs_f64() * 1e3
+        })
+        .collect();
+    median(&mut times)
+}
+
+/// `calls` calls, each sent once the previous answer is in: throughput, the server's CPU time
+/// per call, and the latency percentiles.
+fn one_at_a_time(target: &Target, calls: u32, measures: &mut Measures) {
+    let mut server = Server::spawn(&target.program, &[]);
+    server.handshake();
+    warm_up(&mut server, "sum");
+    let cpu_before = server.cpu_ns();
+    let mut latencies = Vec::with_capacity(calls as usize);
+    let start = Instant::now();
+    for n in 1..=calls {
+        let sent = Instant::now();
+        server.send(&call("sum", n));
+        let answer = server.receive();
+        latencies.push(sent.elapsed());
+        check_sum(&answer, n);
+    }
+    let elapsed = start.elapsed();
+    let cpu = server.cpu_ns() - cpu_before;
+    server.finish();
+    latencies.sort();
+    measures.sequential_per_s = Some(f64::from(calls) / elapsed.as_secs_f64());
+    measures.cpu_us_per_request = Some(cpu as f64 / 1e3 / f64::from(calls));
+    measures.p50_us = Some(micros(latencies[latencies.len() / 2]));
+    measures.p99_us = Some(micros(latencies[latencies.len() * 99 / 100]));
+}
+
+/// `calls` calls written as fast as the pipe takes them while the answers are read: throughput
+/// and the server's peak memory.
+fn pipelined(target: &Target, calls: u32, measures: &mut Measures) {
+    let mut server = Server::spawn(&target.program, &[]);
+    server.handshake();
+    warm_up(&mut server, "sum");
+    let requests: String = (1..=calls).map(|n| call("sum", n) + "\n").collect();
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        let Server { input, output, .. } = &mut server;
+        let writer = scope.spawn(|| {
+            input.write_all(requests.as_bytes()).expect("the server reads");
+            input.flush().expect("the server reads");
+        });
+        let mut seen = vec![false; calls as usize + 1];
+        for _ in 0..calls {
+            let answer = receive_from(output);
+            let n = answer["id"].as_u64().expect("a numeric id") as u32;
+            check_sum(&answer, n);
+            assert!(!std::mem::replace(&mut seen[n as usize], true), "answered twice: {answer}");
+        }
+        writer.join().expect("the writer finishes");
+    });
+    let elapsed = start.elapsed();
+    measures.pipelined_rss_mb = Some(server.peak_rss_kb() as f64 / 1024.0);
+    server.finish();
+    measures.pipelined_per_s = Some(f64::from(calls) / elapsed.as_secs_f64());
+}
+
+/// With [`MANY_TOOLS`] tools registered: one-at-a-time calls of `sum`, and `tools/list`.
+fn many_tools(target: &Target, calls: u32, measures: &mut Measures) {
+    let tools = MANY_TOOLS.to_string();
+    let mut server = Server::spawn(&target.program, &["--tools", &tools]);
+    server.handshake();
+    warm_up(&mut server, "sum");
+    let start = Instant::now();
+    for n in 1..=calls {
+        server.send(&call(&format!("extra_{}", 1 + n as usize % (MANY_TOOLS - 1)), n));
+        check_sum(&server.receive(), n);
+    }
+    measures.many_tools_call_per_s = Some(f64::from(calls) / start.elapsed().as_secs_f64());
+    let lists = (calls / 10).max(1);
+    let start = Instant::now();
+    for n in 1..=lists {
+        server.send(&format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/list"}}"#));
+        let answer = server.receive();
+        let listed = answer["result"]["tools"].as_array().map_or(0, Vec::len);
+        // A page may hold fewer than all: the first page must be full or hold them all.
+        assert!(listed > 0, "{}: tools/list: {answer}", target.label);
+    }
+    measures.many_tools_list_per_s = Some(f64::from(lists) / start.elapsed().as_secs_f64());
+    server.finish();
+}
+
+/// A few calls first, so that no row pays for first-use costs.
+fn warm_up(server: &mut Server, tool: &str) {
+    for n in 1..=100 {
+        server.send(&call(tool, n));
+        check_sum(&server.receive(), n);
+    }
+}
+
+/// The in-process round trip through the test client: median microseconds per call.
+pub fn in_process(program: &Path, calls: u32, rounds: usize) -> f64 {
+    let mut times: Vec<f64> = (0..rounds)
+        .map(|_| {
+            let output = Command::new(program).arg(calls.to_string()).output().expect("inproc-ours runs");
+            assert!(output.status.success(), "inproc-ours failed: {}", String::from_utf8_lossy(&output.stderr));
+            String::from_utf8_lossy(&output.stdout).trim().parse().expect("inproc-ours prints microseconds")
+        })
+        .collect();
+    median(&mut times)
+}
+
+fn micros(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1e6
+}
+
+/// The median of `values` (sorted in place).
+pub fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}

@@ -1,0 +1,33 @@
+//! `sum(a, b)` on this framework. `--tools N` adds `N - 1` more tools (`extra_1`, ...), built
+//! with the same builder the macro uses, to show that a call does not slow down with the
+//! number of tools.
+
+use mcp_runtime::ToolDescriptor;
+use mcp_runtime::prelude::*;
+
+/// Adds two integers.
+#[mcp_tool]
+fn sum(a: i64, b: i64) -> String {
+    (a + b).to_string()
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Pair {
+    a: i64,
+    b: i64,
+}
+
+fn main() -> mcp_runtime::Result<()> {
+    let tools: usize = match std::env::args().skip_while(|a| a != "--tools").nth(1) {
+        Some(n) => n.parse().expect("--tools takes a number"),
+        None => 1,
+    };
+    let mut server = Server::new("sum-ours", "0.0.0");
+    for n in 1..tools {
+        let extra = ToolDescriptor::new(format!("extra_{n}"))
+            .description("Adds two integers")
+            .handler(|pair: Pair| async move { (pair.a + pair.b).to_string() });
+        server = server.tool(extra);
+    }
+    server.run_stdio()
+}
