@@ -324,11 +324,14 @@ impl Server {
         };
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
         log_layer::install_default_subscriber();
-        runtime.block_on(async {
+        // Served on a worker, not on this thread: the tasks it spawns (a plain `fn` handler
+        // runs as one) then start on the same worker, without waking another thread.
+        let serving = runtime.spawn(async {
             let server =
                 if self.has_shutdown_signal() { self } else { self.with_graceful_shutdown(termination_signal()) };
             server.serve_on(transport).await
-        })
+        });
+        runtime.block_on(serving).unwrap_or_else(|e| Err(Error::Io(std::io::Error::other(e.to_string()))))
     }
 
     /// Does what the command line asked, on the caller's runtime.

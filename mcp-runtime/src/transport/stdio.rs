@@ -1,10 +1,16 @@
-//! Standard input and output, each on a thread of its own.
+//! Standard input and output.
 //!
-//! tokio's `stdin()`/`stdout()` hand every read and write to its blocking pool (a thread
-//! hand-off per operation). Here one named thread reads lines into a small bounded channel
-//! (when it is full, the thread blocks, the pipe fills and the client waits) and one writes
-//! what the connection queues, gathering what is ready into one write. Shutdown never joins
-//! the reader: it may sit in `read` until the process ends.
+//! When both are pipes (a client that spawned the server), they are opened again through
+//! `/proc/self/fd` as non-blocking pipes that the runtime polls: a request is read, served
+//! and answered on one worker thread, with no hand-off between threads. The new open file
+//! descriptions leave the inherited ones (and whoever shares them) blocking as they were.
+//!
+//! Otherwise (a terminal, a file, a socket; no `/proc`), each has a thread of its own, as
+//! tokio's `stdin()`/`stdout()` would hand every read and write to its blocking pool (a thread
+//! hand-off per operation). One named thread reads lines into a small bounded channel (when it
+//! is full, the thread blocks, the pipe fills and the client waits) and one writes what the
+//! connection queues, gathering what is ready into one write. Shutdown never joins the
+//! reader: it may sit in `read` until the process ends.
 
 use std::future::Future;
 use std::io::{self, BufRead, Write};
@@ -50,6 +56,25 @@ impl Input for ThreadInput {
 
 /// Serves one client on standard input and output (see the module documentation).
 pub(crate) async fn serve(core: Arc<ServerCore>, shutdown: impl Future<Output = ()> + Send) -> crate::Result<()> {
+    #[cfg(target_os = "linux")]
+    if let Some((input, output)) = polled_pipes() {
+        return super::lines::serve(core, input, output, shutdown).await;
+    }
+    serve_on_threads(core, shutdown).await
+}
+
+/// Standard input and output opened again as non-blocking pipes, when both are pipes.
+#[cfg(target_os = "linux")]
+fn polled_pipes() -> Option<(tokio::net::unix::pipe::Receiver, tokio::net::unix::pipe::Sender)> {
+    use tokio::net::unix::pipe::OpenOptions;
+    // Each fails unless the descriptor is a FIFO (tokio checks the file type).
+    let input = OpenOptions::new().open_receiver("/proc/self/fd/0").ok()?;
+    let output = OpenOptions::new().open_sender("/proc/self/fd/1").ok()?;
+    Some((input, output))
+}
+
+/// Serves with a reader thread and a writer thread (see the module documentation).
+async fn serve_on_threads(core: Arc<ServerCore>, shutdown: impl Future<Output = ()> + Send) -> crate::Result<()> {
     let (in_tx, in_rx) = mpsc::channel(READ_AHEAD);
     let max = core.config.max_message_size;
     std::thread::Builder::new().name("mcp-stdin".into()).spawn(move || read_stdin(max, &in_tx))?;
