@@ -1,8 +1,10 @@
 //! The immutable registry of a built server: each kind of item sorted by its key (name or
 //! URI) and looked up by binary search; duplicates are start-up errors.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::value::RawValue;
 
 use crate::cache::CachePolicy;
 use crate::changes::ItemChange;
@@ -164,6 +166,38 @@ pub(crate) struct Registry {
     pub(crate) prompts: Sorted<PromptEntry>,
     /// Disabled items: kept to be enabled again, invisible to clients meanwhile.
     disabled: Box<Disabled>,
+    /// `tools/list` pages as sent, built once per revision and cursor.
+    pub(crate) tool_pages: PageCache,
+}
+
+/// Serialized list pages, each built the first time a client asks for it. A list that changes
+/// is a new registry, whose cache starts empty (cloning one gives an empty cache).
+#[derive(Default)]
+pub(crate) struct PageCache(Mutex<HashMap<(Revision, Option<String>), Arc<RawValue>>>);
+
+impl Clone for PageCache {
+    fn clone(&self) -> Self {
+        PageCache::default()
+    }
+}
+
+impl PageCache {
+    /// The page of `revision` at `cursor`, from `build` the first time.
+    pub(crate) fn get_or_build(
+        &self,
+        revision: Revision,
+        cursor: Option<&str>,
+        build: impl FnOnce() -> Result<Box<RawValue>, ErrorObject>,
+    ) -> Result<Arc<RawValue>, ErrorObject> {
+        let key = (revision, cursor.map(str::to_owned));
+        if let Some(page) = self.0.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+            return Ok(Arc::clone(page));
+        }
+        // Built outside the lock: two first requests may both build it, and one is kept.
+        let page: Arc<RawValue> = Arc::from(build()?);
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).insert(key, Arc::clone(&page));
+        Ok(page)
+    }
 }
 
 /// The disabled items of a registry.
@@ -270,7 +304,7 @@ impl Registry {
             templates: Sorted { items: Vec::new(), key: templates.key },
             prompts: Sorted { items: Vec::new(), key: prompts.key },
         });
-        Ok(Registry { tools, resources, templates, prompts, disabled })
+        Ok(Registry { tools, resources, templates, prompts, disabled, tool_pages: PageCache::default() })
     }
 
     /// A registry with `other`'s items added; a name or URI already taken (enabled or not)
@@ -427,6 +461,25 @@ fn mark_header_params(tool: &str, schema: &mut serde_json::Value, params: &[(Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn raw(value: u32) -> Box<RawValue> {
+        serde_json::value::to_raw_value(&value).expect("a number serializes")
+    }
+
+    #[test]
+    fn a_page_is_built_once_per_revision_and_cursor_and_a_clone_starts_empty() {
+        let cache = PageCache::default();
+        let first = cache.get_or_build(Revision::LATEST, None, || Ok(raw(1))).unwrap();
+        let again = cache.get_or_build(Revision::LATEST, None, || panic!("built twice")).unwrap();
+        assert_eq!((first.get(), again.get()), ("1", "1"));
+        let other_revision = cache.get_or_build(Revision::V2024_11_05, None, || Ok(raw(2))).unwrap();
+        let other_cursor = cache.get_or_build(Revision::LATEST, Some("50"), || Ok(raw(3))).unwrap();
+        assert_eq!((other_revision.get(), other_cursor.get()), ("2", "3"));
+        let failed = cache.get_or_build(Revision::V2025_03_26, None, || Err(ErrorObject::invalid_params("bad")));
+        assert!(failed.is_err(), "an error is returned, not cached");
+        let changed = cache.clone();
+        assert_eq!(changed.get_or_build(Revision::LATEST, None, || Ok(raw(4))).unwrap().get(), "4");
+    }
 
     fn names(n: usize) -> Vec<String> {
         (0..n).map(|i| format!("tool{i:02}")).collect()

@@ -287,6 +287,8 @@ macro_rules! plain_results {
     ($($ty:ty),* $(,)?) => { $(impl WireResult for $ty {})* };
 }
 plain_results!(
+    // A result serialized before (a cached list page), written as it is.
+    &serde_json::value::RawValue,
     crate::protocol::ReadResourceResult,
     crate::protocol::GetPromptResult,
     crate::protocol::InitializeResult,
@@ -377,7 +379,7 @@ pub(super) fn list_cursor(call: &Call<'_>) -> Result<Option<String>, ErrorObject
 }
 
 /// One page of a list result; 2026-07-28 results carry the list's caching fields.
-pub(super) fn page_result<T: Serialize>(call: &Call<'_>, page: Page<'_, T>, cached: Cached) -> Vec<u8> {
+pub(super) fn page_result<T: WireResult>(call: &Call<'_>, page: T, cached: Cached) -> Vec<u8> {
     call.respond(Some(call.core.config.cache.get(cached)), page)
 }
 

@@ -12,12 +12,19 @@ use crate::executor::{Failure, Start, Started};
 use crate::protocol::{CallToolResult, ErrorObject, Feature, Shape, code, excerpt, shape_of};
 use crate::tool::ToolCall;
 
+/// A page of tools, serialized once per registry, revision and cursor (see `PageCache`): what a
+/// server with many tools sends most is copied, not built again.
 pub(super) fn list(call: &Call<'_>) -> Vec<u8> {
     let listed = list_cursor(call).and_then(|cursor| {
         let registry = call.core.registry();
-        let (page, next) = registry.tools.page(cursor.as_deref(), call.core.config.page_size)?;
-        let tools: Vec<_> = page.iter().map(|t| t.listing(call.revision())).collect();
-        Ok(page_result(call, Page { field: "tools", items: &tools, next }, Cached::ToolList))
+        let revision = call.revision();
+        let page = registry.tool_pages.get_or_build(revision, cursor.as_deref(), || {
+            let (page, next) = registry.tools.page(cursor.as_deref(), call.core.config.page_size)?;
+            let tools: Vec<_> = page.iter().map(|t| t.listing(revision)).collect();
+            serde_json::value::to_raw_value(&Page { field: "tools", items: &tools, next })
+                .map_err(|e| ErrorObject::internal(format!("the tool list could not be serialized: {e}")))
+        })?;
+        Ok(page_result(call, &*page, Cached::ToolList))
     });
     listed.unwrap_or_else(|e| call.error(&e))
 }
