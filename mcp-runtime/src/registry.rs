@@ -173,7 +173,10 @@ pub(crate) struct Registry {
 /// Serialized list pages, each built the first time a client asks for it. A list that changes
 /// is a new registry, whose cache starts empty (cloning one gives an empty cache).
 #[derive(Default)]
-pub(crate) struct PageCache(Mutex<HashMap<(Revision, Option<String>), Arc<RawValue>>>);
+pub(crate) struct PageCache(Mutex<HashMap<PageKey, Arc<RawValue>>>);
+
+/// A list page's revision and cursor (`None` for the first page).
+type PageKey = (Revision, Option<String>);
 
 impl Clone for PageCache {
     fn clone(&self) -> Self {
