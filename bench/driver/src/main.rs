@@ -59,7 +59,7 @@ fn main() {
     for row in Row::ALL {
         table.add(row, &rounds);
     }
-    table.add_single("in-process round trip (`testing` client), µs (ours only)", inproc);
+    table.add_single("in-process round trip (`testing` client, one thread as in `#[tokio::test]`), µs", inproc);
     if plan.build_times {
         let ours = clean_build(&bench, "sum-ours");
         let rmcp = clean_build(&bench, "sum-rmcp");

@@ -14,7 +14,8 @@ fn sum(a: i64, b: i64) -> String {
     (a + b).to_string()
 }
 
-#[tokio::main]
+// One thread, as `#[tokio::test]` runs a test.
+#[tokio::main(flavor = "current_thread")]
 async fn main() {
     let calls: u32 = std::env::args().nth(1).map_or(20_000, |n| n.parse().expect("a number of calls"));
     let client = TestClient::connect(Server::new("sum-inproc", "0.0.0")).await.expect("the server starts");
