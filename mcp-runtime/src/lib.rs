@@ -173,11 +173,14 @@ impl Server {
     /// [`Error::OutputClosed`] at once.
     ///
     /// Standard input and output are read and written by two threads of their own rather than
-    /// through tokio's blocking pool.
+    /// through tokio's blocking pool. ([`run`](Self::run) and [`run_stdio`](Self::run_stdio),
+    /// on the runtime they build, poll them instead when both are pipes: one thread serves a
+    /// request from read to write. On a runtime of yours that might lack `enable_io`, that
+    /// would panic, so this keeps the threads.)
     #[cfg(feature = "stdio")]
     pub async fn serve_stdio(self) -> Result<()> {
         let (core, shutdown) = self.start()?;
-        transport::stdio::serve(core, shutdown).await
+        transport::stdio::serve(core, shutdown, transport::stdio::Pipes::Threads).await
     }
 
     /// Serves Streamable HTTP at `http://<addr>/mcp`, both eras, until the
@@ -329,7 +332,7 @@ impl Server {
         let serving = runtime.spawn(async {
             let server =
                 if self.has_shutdown_signal() { self } else { self.with_graceful_shutdown(termination_signal()) };
-            server.serve_on(transport).await
+            server.serve_on(transport, transport::stdio::Pipes::Polled).await
         });
         runtime.block_on(serving).unwrap_or_else(|e| Err(Error::Io(std::io::Error::other(e.to_string()))))
     }
@@ -339,14 +342,17 @@ impl Server {
     async fn execute(self, command: command_line::Command) -> Result<()> {
         match command {
             command_line::Command::Print(what) => self.print(what),
-            command_line::Command::Serve(transport) => self.serve_on(transport).await,
+            command_line::Command::Serve(transport) => self.serve_on(transport, transport::stdio::Pipes::Threads).await,
         }
     }
 
     #[cfg(feature = "stdio")]
-    async fn serve_on(self, transport: command_line::Transport) -> Result<()> {
+    async fn serve_on(self, transport: command_line::Transport, pipes: transport::stdio::Pipes) -> Result<()> {
         match transport {
-            command_line::Transport::Stdio => self.serve_stdio().await,
+            command_line::Transport::Stdio => {
+                let (core, shutdown) = self.start()?;
+                transport::stdio::serve(core, shutdown, pipes).await
+            }
             #[cfg(feature = "http")]
             command_line::Transport::Http(addr) => self.serve_http(addr.as_str()).await,
         }

@@ -1,6 +1,7 @@
 //! Standard input and output.
 //!
-//! When both are pipes (a client that spawned the server), they are opened again through
+//! When both are pipes (a client that spawned the server) and the server runs on the runtime
+//! it built itself (`run`, `run_stdio`: one with its I/O driver), they are opened again through
 //! `/proc/self/fd` as non-blocking pipes that the runtime polls: a request is read, served
 //! and answered on one worker thread, with no hand-off between threads. The new open file
 //! descriptions leave the inherited ones (and whoever shares them) blocking as they were.
@@ -54,12 +55,30 @@ impl Input for ThreadInput {
     }
 }
 
+/// Whether pipes may be polled: only on a runtime known to have its I/O driver (opening a
+/// polled pipe elsewhere panics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pipes {
+    /// The runtime has I/O enabled (one the server built itself).
+    Polled,
+    /// Always the reader and writer threads.
+    Threads,
+}
+
 /// Serves one client on standard input and output (see the module documentation).
-pub(crate) async fn serve(core: Arc<ServerCore>, shutdown: impl Future<Output = ()> + Send) -> crate::Result<()> {
+pub(crate) async fn serve(
+    core: Arc<ServerCore>,
+    shutdown: impl Future<Output = ()> + Send,
+    pipes: Pipes,
+) -> crate::Result<()> {
     #[cfg(target_os = "linux")]
-    if let Some((input, output)) = polled_pipes() {
+    if pipes == Pipes::Polled
+        && let Some((input, output)) = polled_pipes()
+    {
         return super::lines::serve(core, input, output, shutdown).await;
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = pipes;
     serve_on_threads(core, shutdown).await
 }
 
