@@ -5,7 +5,6 @@
 pub mod __private;
 mod arguments;
 mod asking;
-mod base64;
 mod bounded;
 mod cache;
 mod changes;

@@ -81,7 +81,9 @@ impl ResourceContents {
 
     /// Binary contents of the resource at `uri`, from raw bytes (sent base64-encoded).
     pub fn blob(uri: impl Into<String>, mime_type: Option<String>, bytes: &[u8]) -> Self {
-        ResourceContents::Blob { uri: uri.into(), mime_type, blob: crate::base64::encode(bytes), meta: None }
+        use base64::Engine as _;
+        let blob = base64::engine::general_purpose::STANDARD.encode(bytes);
+        ResourceContents::Blob { uri: uri.into(), mime_type, blob, meta: None }
     }
 
     /// These contents as `revision` defines them.
