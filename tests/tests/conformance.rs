@@ -33,7 +33,26 @@ const EXPECTED_FAILURES: &[(&str, &str)] = &[
 /// The scenario a results directory (`server-<scenario>-<timestamp>`) belongs to.
 fn scenario_of(directory: &str) -> &str {
     let name = directory.strip_prefix("server-").unwrap_or(directory);
-    name.rsplit_once("-20").map_or(name, |(scenario, _)| scenario)
+    // The suite appends the time with `:` and `.` as `-`, always this long; the time itself
+    // holds `-20` at twenty past or twenty seconds, so it is cut by its shape, not searched.
+    const STAMP: &str = "-2026-12-01T21-20-29-550Z";
+    let Some(cut) = name.len().checked_sub(STAMP.len()) else { return name };
+    let stamp = name.as_bytes().get(cut..).unwrap_or_default();
+    let shaped = stamp.len() == STAMP.len()
+        && stamp.iter().zip(STAMP.as_bytes()).all(|(found, model)| found.is_ascii_digit() == model.is_ascii_digit());
+    if shaped && stamp.starts_with(b"-") && stamp.ends_with(b"Z") && stamp[11] == b'T' { &name[..cut] } else { name }
+}
+
+#[test]
+fn scenario_names_lose_their_time_whatever_the_time() {
+    for (directory, scenario) in [
+        ("server-tasks-wire-fields-2026-12-01T21-20-29-550Z", "tasks-wire-fields"),
+        ("server-stateless-2026-12-01T20-20-20-020Z", "stateless"),
+        ("server-tools-call-simple-text-2027-01-09T03-04-05-006Z", "tools-call-simple-text"),
+        ("server-initialize", "initialize"),
+    ] {
+        assert_eq!(scenario_of(directory), scenario, "{directory}");
+    }
 }
 
 /// Runs the suite with `args` against a fresh fixture server, which must exit 0; every
