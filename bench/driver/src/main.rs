@@ -5,6 +5,7 @@
 //! pass that checks every answer and asserts no timing (what CI runs); `--build-times` adds
 //! clean release builds of both servers (slow: a fresh target directory each).
 
+mod http;
 mod measure;
 mod process;
 mod table;
@@ -21,6 +22,8 @@ struct Plan {
     rounds: usize,
     calls: u32,
     spawns: usize,
+    /// Idle HTTP sessions opened (the server's default limit is 10,000, warm-up included).
+    sessions: usize,
     build_times: bool,
 }
 
@@ -31,6 +34,7 @@ fn main() {
         rounds: if short { 1 } else { 5 },
         calls: if short { 2_000 } else { 20_000 },
         spawns: if short { 3 } else { 20 },
+        sessions: if short { 500 } else { 9_000 },
         build_times: args.iter().any(|a| a == "--build-times"),
     };
     for arg in &args {
@@ -54,12 +58,17 @@ fn main() {
         rounds.push(targets.each_ref().map(|target| measure::all(target, &plan)));
     }
     let inproc = measure::in_process(&release.join("inproc-ours"), plan.calls, plan.rounds);
+    let (handshake_http, stateless_http, idle_kb) = http_rows(&release.join("sum-ours-http"), &plan);
 
     let mut table = Table::new(["ours", "rmcp 3.11", "raw loop"]);
     for row in Row::ALL {
         table.add(row, &rounds);
     }
     table.add_single("in-process round trip (`testing` client, one thread as in `#[tokio::test]`), µs", inproc);
+    let clients = HTTP_CLIENTS;
+    table.add_single(&format!("Streamable HTTP, {clients} keep-alive clients, handshake era, req/s"), handshake_http);
+    table.add_single(&format!("Streamable HTTP, {clients} keep-alive clients, 2026-07-28, req/s"), stateless_http);
+    table.add_single(&format!("{} idle handshake-era HTTP sessions, KB each", plan.sessions), idle_kb);
     if plan.build_times {
         let ours = clean_build(&bench, "sum-ours");
         let rmcp = clean_build(&bench, "sum-rmcp");
@@ -74,6 +83,24 @@ fn main() {
     print!("{table}");
 }
 
+/// Concurrent HTTP clients in the HTTP rows.
+const HTTP_CLIENTS: usize = 64;
+
+/// The HTTP rows (ours only, for now): medians over the rounds of the concurrent rows in each
+/// era, and the memory per idle session.
+fn http_rows(program: &Path, plan: &Plan) -> (f64, f64, f64) {
+    let per_client = (plan.calls / HTTP_CLIENTS as u32).max(1);
+    let (mut handshake, mut stateless) = (Vec::new(), Vec::new());
+    for _ in 0..plan.rounds {
+        let server = http::HttpServer::start(program);
+        handshake.push(http::concurrent(&server, http::Era::Handshake, HTTP_CLIENTS, per_client));
+        stateless.push(http::concurrent(&server, http::Era::Stateless, HTTP_CLIENTS, per_client));
+    }
+    let server = http::HttpServer::start(program);
+    let idle = http::idle_session_kb(&server, plan.sessions);
+    (measure::median(&mut handshake), measure::median(&mut stateless), idle)
+}
+
 /// Builds each server on its own (`-p`: features resolved per server, as in its own project)
 /// and returns the release directory.
 fn build_all(bench: &Path) -> PathBuf {
@@ -82,6 +109,7 @@ fn build_all(bench: &Path) -> PathBuf {
         ("sum-rmcp", &[]),
         ("sum-ours", &[]),
         ("sum-ours", &["--features", "testing", "--bin", "inproc-ours"]),
+        ("sum-ours", &["--features", "http", "--bin", "sum-ours-http"]),
     ] {
         let status = cargo(bench)
             .args(["build", "--release", "--quiet", "-p", package])

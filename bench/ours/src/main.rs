@@ -29,5 +29,7 @@ fn main() -> mcp_runtime::Result<()> {
             .handler(|pair: Pair| async move { (pair.a + pair.b).to_string() });
         server = server.tool(extra);
     }
-    server.run_stdio()
+    // `--http ADDR` (the `http` build) goes through the standard command line; `--tools` is
+    // this benchmark's own, so stdio is served without reading it.
+    if std::env::args().any(|a| a == "--http") { server.run() } else { server.run_stdio() }
 }

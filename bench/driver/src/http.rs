@@ -1,0 +1,219 @@
+//! Streamable HTTP rows: a minimal HTTP/1.1 keep-alive client (JSON responses with a
+//! `Content-Length`, as the server sends by default), concurrent clients in each era, and the
+//! memory of idle handshake-era sessions.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::process::REVISION;
+
+/// The revision without a handshake.
+const STATELESS: &str = "2026-07-28";
+
+/// A server serving `--http` on a free loopback port, killed when dropped.
+pub struct HttpServer {
+    child: Child,
+    pub addr: String,
+}
+
+impl HttpServer {
+    pub fn start(program: &Path) -> HttpServer {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+        let addr = format!("127.0.0.1:{port}");
+        let child = Command::new(program)
+            .args(["--http", &addr])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(&addr).is_err() {
+            assert!(Instant::now() < deadline, "{} did not listen", program.display());
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        HttpServer { child, addr }
+    }
+
+    /// Resident memory now, in kilobytes (`VmRSS`).
+    pub fn rss_kb(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).expect("procfs");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|kb| kb.parse().ok())
+            .expect("VmRSS in /proc/<pid>/status")
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One keep-alive connection to `/mcp`.
+struct Connection {
+    writer: TcpStream,
+    reader: BufReader<TcpStream>,
+    host: String,
+}
+
+/// A response: its status, its `Mcp-Session-Id`, its body.
+struct Response {
+    status: u16,
+    session: Option<String>,
+    body: Vec<u8>,
+}
+
+impl Connection {
+    fn open(addr: &str) -> Connection {
+        let stream = TcpStream::connect(addr).expect("the server accepts");
+        stream.set_nodelay(true).expect("TCP_NODELAY");
+        let reader = BufReader::new(stream.try_clone().expect("a reading handle"));
+        Connection { writer: stream, reader, host: addr.to_owned() }
+    }
+
+    /// POSTs `body` to `/mcp` with `headers` and reads the response.
+    fn post(&mut self, body: &str, headers: &[(&str, &str)]) -> Response {
+        let mut request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+            self.host,
+            body.len()
+        );
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(body);
+        self.writer.write_all(request.as_bytes()).expect("the server reads");
+        self.read_response()
+    }
+
+    fn read_response(&mut self) -> Response {
+        let mut line = String::new();
+        self.reader.read_line(&mut line).expect("a status line");
+        let status = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("{line}"));
+        let (mut length, mut chunked, mut session) = (0, false, None);
+        loop {
+            line.clear();
+            self.reader.read_line(&mut line).expect("a header");
+            let header = line.trim_end();
+            if header.is_empty() {
+                break;
+            }
+            let (name, value) = header.split_once(':').unwrap_or((header, ""));
+            match name.to_ascii_lowercase().as_str() {
+                "content-length" => length = value.trim().parse().expect("a length"),
+                "transfer-encoding" => chunked = value.contains("chunked"),
+                "mcp-session-id" => session = Some(value.trim().to_owned()),
+                _ => {}
+            }
+        }
+        let mut body = Vec::new();
+        if chunked {
+            loop {
+                line.clear();
+                self.reader.read_line(&mut line).expect("a chunk size");
+                let size = usize::from_str_radix(line.trim(), 16).expect("a hexadecimal chunk size");
+                let mut chunk = vec![0; size + 2];
+                self.reader.read_exact(&mut chunk).expect("a chunk");
+                if size == 0 {
+                    break;
+                }
+                body.extend_from_slice(&chunk[..size]);
+            }
+        } else {
+            body.resize(length, 0);
+            self.reader.read_exact(&mut body).expect("a body");
+        }
+        Response { status, session, body }
+    }
+
+    /// `initialize` and `notifications/initialized`: the session's id.
+    fn handshake(&mut self) -> String {
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": REVISION, "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}});
+        let response = self.post(&init.to_string(), &[]);
+        assert_eq!(response.status, 200, "initialize: {}", String::from_utf8_lossy(&response.body));
+        let session = response.session.expect("a handshake-era session id");
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", REVISION)];
+        assert_eq!(self.post(initialized, &headers).status, 202);
+        session
+    }
+}
+
+/// The era of the concurrent clients.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Era {
+    /// A session per client, then calls under its id.
+    Handshake,
+    /// No session; every call carries its `_meta` and routing headers.
+    Stateless,
+}
+
+/// `clients` keep-alive clients at once, each making `calls` calls of `sum` one after the
+/// other: requests per second in all.
+pub fn concurrent(server: &HttpServer, era: Era, clients: usize, calls: u32) -> f64 {
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        for client in 0..clients {
+            scope.spawn(move || {
+                let mut connection = Connection::open(&server.addr);
+                let session = (era == Era::Handshake).then(|| connection.handshake());
+                for n in 1..=calls {
+                    let a = u64::from(n) + client as u64;
+                    let (body, headers) = match &session {
+                        Some(session) => (
+                            json!({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                                "params": {"name": "sum", "arguments": {"a": a, "b": 2}}}),
+                            vec![("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", REVISION)],
+                        ),
+                        None => (
+                            json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
+                            "name": "sum", "arguments": {"a": a, "b": 2},
+                            "_meta": {
+                                "io.modelcontextprotocol/protocolVersion": STATELESS,
+                                "io.modelcontextprotocol/clientCapabilities": {},
+                                "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
+                            }}}),
+                            vec![
+                                ("MCP-Protocol-Version", STATELESS),
+                                ("Mcp-Method", "tools/call"),
+                                ("Mcp-Name", "sum"),
+                            ],
+                        ),
+                    };
+                    let response = connection.post(&body.to_string(), &headers);
+                    let answer: Value = serde_json::from_slice(&response.body)
+                        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&response.body)));
+                    assert_eq!(answer["result"]["content"][0]["text"], (a + 2).to_string(), "{answer}");
+                }
+            });
+        }
+    });
+    (clients as f64 * f64::from(calls)) / start.elapsed().as_secs_f64()
+}
+
+/// Kilobytes of resident memory per idle handshake-era session, over `sessions` sessions
+/// opened one after the other on one connection (after a few to warm up).
+pub fn idle_session_kb(server: &HttpServer, sessions: usize) -> f64 {
+    let mut connection = Connection::open(&server.addr);
+    for _ in 0..50 {
+        connection.handshake();
+    }
+    let before = server.rss_kb();
+    for _ in 0..sessions {
+        connection.handshake();
+    }
+    (server.rss_kb().saturating_sub(before)) as f64 / sessions as f64
+}
