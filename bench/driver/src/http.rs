@@ -1,6 +1,6 @@
-//! Streamable HTTP rows: a minimal HTTP/1.1 keep-alive client (JSON responses with a
-//! `Content-Length`, as the server sends by default), concurrent clients in each era, and the
-//! memory of idle handshake-era sessions.
+//! Streamable HTTP rows: a minimal HTTP/1.1 keep-alive client (a JSON response, or an SSE
+//! stream that ends with it, as rmcp sends by default), concurrent clients in each era, and
+//! the memory of idle handshake-era sessions.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -71,6 +71,21 @@ struct Response {
     status: u16,
     session: Option<String>,
     body: Vec<u8>,
+}
+
+impl Response {
+    /// The JSON-RPC response in the body: the body itself, or the SSE event that carries it.
+    fn message(&self) -> Value {
+        let text = String::from_utf8_lossy(&self.body);
+        if text.trim_start().starts_with('{') {
+            return serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
+        }
+        text.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            .find(|message| message.get("id").is_some())
+            .unwrap_or_else(|| panic!("no response in the stream: {text}"))
+    }
 }
 
 impl Connection {
@@ -144,6 +159,7 @@ impl Connection {
             "protocolVersion": REVISION, "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}});
         let response = self.post(&init.to_string(), &[]);
         assert_eq!(response.status, 200, "initialize: {}", String::from_utf8_lossy(&response.body));
+        assert!(response.message()["result"]["capabilities"]["tools"].is_object(), "initialize answered");
         let session = response.session.expect("a handshake-era session id");
         let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", REVISION)];
@@ -194,8 +210,7 @@ pub fn concurrent(server: &HttpServer, era: Era, clients: usize, calls: u32) -> 
                         ),
                     };
                     let response = connection.post(&body.to_string(), &headers);
-                    let answer: Value = serde_json::from_slice(&response.body)
-                        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&response.body)));
+                    let answer = response.message();
                     assert_eq!(answer["result"]["content"][0]["text"], (a + 2).to_string(), "{answer}");
                 }
             });

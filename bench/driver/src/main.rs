@@ -58,7 +58,8 @@ fn main() {
         rounds.push(targets.each_ref().map(|target| measure::all(target, &plan)));
     }
     let inproc = measure::in_process(&release.join("inproc-ours"), plan.calls, plan.rounds);
-    let (handshake_http, stateless_http, idle_kb) = http_rows(&release.join("sum-ours-http"), &plan);
+    let ours_http = http_rows(&release.join("sum-ours-http"), &plan);
+    let rmcp_http = http_rows(&release.join("sum-rmcp-http"), &plan);
 
     let mut table = Table::new(["ours", "rmcp 3.11", "raw loop"]);
     for row in Row::ALL {
@@ -66,9 +67,15 @@ fn main() {
     }
     table.add_single("in-process round trip (`testing` client, one thread as in `#[tokio::test]`), µs", inproc);
     let clients = HTTP_CLIENTS;
-    table.add_single(&format!("Streamable HTTP, {clients} keep-alive clients, handshake era, req/s"), handshake_http);
-    table.add_single(&format!("Streamable HTTP, {clients} keep-alive clients, 2026-07-28, req/s"), stateless_http);
-    table.add_single(&format!("{} idle handshake-era HTTP sessions, KB each", plan.sessions), idle_kb);
+    table.add_pair(
+        &format!("Streamable HTTP, {clients} keep-alive clients, handshake era, req/s"),
+        (ours_http.0, rmcp_http.0),
+    );
+    table.add_pair(
+        &format!("Streamable HTTP, {clients} keep-alive clients, 2026-07-28, req/s"),
+        (ours_http.1, rmcp_http.1),
+    );
+    table.add_pair(&format!("{} idle handshake-era HTTP sessions, KB each", plan.sessions), (ours_http.2, rmcp_http.2));
     if plan.build_times {
         let ours = clean_build(&bench, "sum-ours");
         let rmcp = clean_build(&bench, "sum-rmcp");
@@ -86,8 +93,8 @@ fn main() {
 /// Concurrent HTTP clients in the HTTP rows.
 const HTTP_CLIENTS: usize = 64;
 
-/// The HTTP rows (ours only, for now): medians over the rounds of the concurrent rows in each
-/// era, and the memory per idle session.
+/// The HTTP rows of one server: medians over the rounds of the concurrent rows in each era,
+/// and the memory per idle session.
 fn http_rows(program: &Path, plan: &Plan) -> (f64, f64, f64) {
     let per_client = (plan.calls / HTTP_CLIENTS as u32).max(1);
     let (mut handshake, mut stateless) = (Vec::new(), Vec::new());
@@ -110,6 +117,7 @@ fn build_all(bench: &Path) -> PathBuf {
         ("sum-ours", &[]),
         ("sum-ours", &["--features", "testing", "--bin", "inproc-ours"]),
         ("sum-ours", &["--features", "http", "--bin", "sum-ours-http"]),
+        ("sum-rmcp", &["--features", "http", "--bin", "sum-rmcp-http"]),
     ] {
         let status = cargo(bench)
             .args(["build", "--release", "--quiet", "-p", package])

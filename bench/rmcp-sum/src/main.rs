@@ -7,6 +7,8 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{ServerCapabilities, ServerConfig, Tool};
 use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
 
+// One binary per transport build: `sum-rmcp` (stdio) and `sum-rmcp-http` (`--features http`).
+
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct SumRequest {
     a: i64,
@@ -46,7 +48,31 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         attr.name = format!("extra_{n}").into();
         tool_router.add_route(ToolRoute::new(attr, Sum::sum));
     }
+    #[cfg(feature = "http")]
+    if let Some(addr) = std::env::args().skip_while(|a| a != "--http").nth(1) {
+        return serve_http(&addr, tool_router).await;
+    }
     let service = Sum { tool_router }.serve(rmcp::transport::stdio()).await?;
     service.waiting().await?;
+    Ok(())
+}
+
+/// Streamable HTTP at `/mcp`, as rmcp's tests mount it in axum.
+#[cfg(feature = "http")]
+async fn serve_http(addr: &str, tool_router: ToolRouter<Sum>) -> Result<(), Box<dyn std::error::Error>> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+    let service: StreamableHttpService<Sum, LocalSessionManager> = StreamableHttpService::new(
+        move || Ok(Sum { tool_router: tool_router.clone() }),
+        Default::default(),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    // With TCP_NODELAY: otherwise small SSE writes meet delayed ACKs, 40 ms a response.
+    let listener = axum::serve::ListenerExt::tap_io(tokio::net::TcpListener::bind(addr).await?, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, router).await?;
     Ok(())
 }
