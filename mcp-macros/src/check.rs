@@ -9,6 +9,8 @@ use syn::{Ident, Type};
 use crate::ast::{Declares, FnItem, Kind, Param, ParamKind, unraw};
 use crate::attr::{PromptArgs, ResourceArgs};
 use crate::ctxt::Ctxt;
+// The runtime's own parser: templates are checked at compile time exactly as they are
+// matched at run time.
 use mcp_uri_template::UriTemplate;
 
 /// Every rule about an annotated function: its signature and its parameters.
@@ -27,13 +29,13 @@ pub(crate) fn function(cx: &Ctxt, function: &FnItem, declares: Declares) {
     for param in &function.params {
         parameter(cx, param, declares);
     }
-    let mut contexts = function.params.iter().filter(|p| matches!(p.kind, ParamKind::Context { .. }));
-    for extra in contexts.by_ref().skip(1) {
+    let contexts = function.params.iter().filter(|p| matches!(p.kind, ParamKind::Context { .. }));
+    for extra in contexts.skip(1) {
         cx.error_spanned_by(&extra.ty, format!("a {what} takes at most one `Context` parameter"));
     }
     let takes_values = |p: &&Param| matches!(p.kind, ParamKind::Argument | ParamKind::Flatten);
+    // Only a tool's parameter is modeled as flattened (see `FnItem::from_syn`).
     if let Some(flat) = function.params.iter().find(|p| matches!(p.kind, ParamKind::Flatten))
-        && declares.kind == Kind::Tool
         && function.params.iter().filter(takes_values).count() > 1
     {
         cx.error_spanned_by(

@@ -53,7 +53,7 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
     let import = RuntimePath::new(args.common.krate.take()).import();
     let name = item_name(&args.common, ident);
     let mut calls = common_builder(&args.common, &prompt.docs, ident);
-    let arguments: Vec<_> = prompt.params.iter().filter(|p| matches!(p.kind, ParamKind::Argument)).collect();
+    let arguments: Vec<_> = prompt.arguments().collect();
     for param in &arguments {
         let arg = &param.wire_name;
         let ty = &param.ty;

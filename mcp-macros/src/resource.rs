@@ -12,8 +12,6 @@ use crate::check;
 use crate::ctxt::Ctxt;
 use crate::expand::{Declaration, common_builder, completer, finish_handler, item_name, nameable_return, return_span};
 use crate::paths::RuntimePath;
-// The runtime's own parser: templates are checked at compile time exactly as they are
-// matched at run time.
 
 /// Expands `#[mcp_resource(args)] item`.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -138,7 +136,7 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
     // Parsed variables are bound under names of their own: a parameter named like the function
     // (`fn row(row: u32)`) would otherwise shadow it in the call below.
     let variable = |id: &syn::Ident| quote::format_ident!("__mcp_var_{}", syn::ext::IdentExt::unraw(id));
-    let bindings = resource.params.iter().filter(|p| matches!(p.kind, ParamKind::Argument)).map(|p| {
+    let bindings = resource.arguments().map(|p| {
         let bound = variable(&p.ident);
         let ty = &p.ty;
         let var = &p.wire_name;

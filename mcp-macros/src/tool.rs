@@ -152,7 +152,7 @@ fn arguments_struct(tool: &FnItem) -> (TokenStream, TokenStream) {
     if let Some(flat) = tool.params.iter().find(|p| matches!(p.kind, ParamKind::Flatten)) {
         return flattened_struct(&flat.ty);
     }
-    let args: Vec<_> = tool.params.iter().filter(|p| matches!(p.kind, ParamKind::Argument)).collect();
+    let args: Vec<_> = tool.arguments().collect();
     let fields = args.iter().map(|p| {
         let (id, ty) = (&p.ident, &p.ty);
         quote!(#id: #ty)

@@ -178,8 +178,14 @@ impl Server {
     /// would panic, so this keeps the threads.)
     #[cfg(feature = "stdio")]
     pub async fn serve_stdio(self) -> Result<()> {
+        self.serve_stdio_with(transport::stdio::Pipes::Threads).await
+    }
+
+    /// [`serve_stdio`](Self::serve_stdio), polling pipes or not.
+    #[cfg(feature = "stdio")]
+    async fn serve_stdio_with(self, pipes: transport::stdio::Pipes) -> Result<()> {
         let (core, shutdown) = self.start()?;
-        transport::stdio::serve(core, shutdown, transport::stdio::Pipes::Threads).await
+        transport::stdio::serve(core, shutdown, pipes).await
     }
 
     /// Serves Streamable HTTP at `http://<addr>/mcp`, both eras, until the
@@ -333,7 +339,12 @@ impl Server {
                 if self.has_shutdown_signal() { self } else { self.with_graceful_shutdown(termination_signal()) };
             server.serve_on(transport, transport::stdio::Pipes::Polled).await
         });
-        runtime.block_on(serving).unwrap_or_else(|e| Err(Error::Io(std::io::Error::other(e.to_string()))))
+        match runtime.block_on(serving) {
+            Ok(served) => served,
+            // A panic goes on as it would have on this thread.
+            Err(failed) if failed.is_panic() => std::panic::resume_unwind(failed.into_panic()),
+            Err(failed) => Err(Error::Io(std::io::Error::other(failed.to_string()))),
+        }
     }
 
     /// Does what the command line asked, on the caller's runtime.
@@ -348,10 +359,7 @@ impl Server {
     #[cfg(feature = "stdio")]
     async fn serve_on(self, transport: command_line::Transport, pipes: transport::stdio::Pipes) -> Result<()> {
         match transport {
-            command_line::Transport::Stdio => {
-                let (core, shutdown) = self.start()?;
-                transport::stdio::serve(core, shutdown, pipes).await
-            }
+            command_line::Transport::Stdio => self.serve_stdio_with(pipes).await,
             #[cfg(feature = "http")]
             command_line::Transport::Http(addr) => self.serve_http(addr.as_str()).await,
         }

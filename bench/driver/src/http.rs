@@ -42,13 +42,7 @@ impl HttpServer {
 
     /// Resident memory now, in kilobytes (`VmRSS`).
     pub fn rss_kb(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).expect("procfs");
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|kb| kb.parse().ok())
-            .expect("VmRSS in /proc/<pid>/status")
+        crate::process::status_kb(self.child.id(), "VmRSS")
     }
 }
 

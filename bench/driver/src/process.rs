@@ -64,13 +64,7 @@ impl Server {
 
     /// Peak resident memory so far, in kilobytes (`VmHWM`).
     pub fn peak_rss_kb(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).expect("procfs");
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|kb| kb.parse().ok())
-            .expect("VmHWM in /proc/<pid>/status")
+        status_kb(self.child.id(), "VmHWM")
     }
 
     /// Closes its input and waits for it to exit.
@@ -80,6 +74,18 @@ impl Server {
         drop(output);
         let _ = child.wait();
     }
+}
+
+/// A memory figure of process `pid`, in kilobytes: `field` (`VmRSS`, `VmHWM`) of
+/// `/proc/<pid>/status`.
+pub fn status_kb(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("procfs");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|value| value.split_whitespace().next())
+        .and_then(|kb| kb.parse().ok())
+        .unwrap_or_else(|| panic!("{field} in /proc/{pid}/status"))
 }
 
 /// The next response on a server's output (lines without an `id`, notifications, skipped).
