@@ -1,8 +1,8 @@
 //! Pieces every declaring macro's expansion shares.
 
 use proc_macro2::{Ident, TokenStream};
-use quote::{quote, quote_spanned};
-use syn::{Expr, Lit, Visibility};
+use quote::{format_ident, quote, quote_spanned};
+use syn::{Expr, Lit};
 
 use crate::ast::{FnItem, doc_text, unraw};
 use crate::attr::CommonArgs;
@@ -44,26 +44,25 @@ pub(crate) fn item_name(common: &CommonArgs, ident: &Ident) -> String {
     }
 }
 
-/// A declaration's expansion: the item as written, a braced struct with its name, and in a
-/// `const _` block the runtime import, supporting items, the `From` impl that builds the
-/// descriptor and (unless the declaration has errors) the link-time registration.
+/// A declaration's expansion: the item as written and, in a block the user cannot name, the
+/// runtime import, supporting items and (unless the declaration has errors) the link-time
+/// registration, which pairs the function's item type with the code that builds its descriptor.
+/// `.tool(my_function)` finds it by that type, so nothing is added to the user's namespaces.
 pub(crate) struct Declaration<'a> {
     /// The item, re-emitted.
     pub(crate) item: TokenStream,
-    pub(crate) vis: &'a Visibility,
     pub(crate) ident: &'a Ident,
-    /// `mcp_tool`, `mcp_resource`, `mcp_prompt`.
-    pub(crate) attr: &'static str,
-    /// The builder method that takes the declaration (`tool`, `resource`, `prompt`).
-    pub(crate) method: &'static str,
+    /// Whether the item is a function, which `.tool(..)` and the like can take. A `const`'s
+    /// type is not its own (`&str`), so a `const` resource is offered by `Server::new` only.
+    pub(crate) is_function: bool,
     /// `ToolDescriptor`, `ResourceDescriptor`, `PromptDescriptor`.
     pub(crate) descriptor: &'static str,
     /// `TOOLS`, `RESOURCES`, `PROMPTS`.
     pub(crate) slice: &'static str,
     pub(crate) import: TokenStream,
-    /// Items the `From` impl needs (argument structs, assertions).
+    /// Items the builder needs (argument structs, assertions).
     pub(crate) support: TokenStream,
-    /// The body of `From::from`, an expression of the descriptor type.
+    /// An expression of the descriptor type.
     pub(crate) build: TokenStream,
 }
 
@@ -74,58 +73,55 @@ impl Declaration<'_> {
     }
 
     /// The expansion when the declaration has errors: the item as written (so uses of it still
-    /// compile), a stub declaration (so `.tool(x {})` and the like still compile), no
-    /// registration, and the errors.
+    /// compile), no registration, and the errors.
     pub(crate) fn render_errors(self, errors: syn::Error) -> TokenStream {
         self.render_with(Some(errors))
     }
 
     fn render_with(self, errors: Option<syn::Error>) -> TokenStream {
-        let Declaration { item, vis, ident, attr, method, descriptor, slice, import, support, build } = self;
+        let Declaration { item, ident, is_function, descriptor, slice, import, support, build } = self;
         let descriptor = Ident::new(descriptor, proc_macro2::Span::call_site());
         let slice = Ident::new(slice, proc_macro2::Span::call_site());
+        let selector = if is_function {
+            quote!(__mcp::__private::item_type_of(&#ident))
+        } else {
+            quote!({
+                struct __McpNotAFunction;
+                ::core::any::TypeId::of::<__McpNotAFunction>()
+            })
+        };
         let registration = errors.is_none().then(|| {
             quote! {
                 #[__mcp::__private::linkme::distributed_slice(__mcp::__private::#slice)]
                 #[linkme(crate = __mcp::__private::linkme)]
-                static __MCP_DECLARE: fn() -> __mcp::#descriptor =
-                    || <__mcp::#descriptor as ::core::convert::From<__McpDeclaration>>::from(__McpDeclaration {});
+                static __MCP_DECLARE: __mcp::__private::Declared<__mcp::#descriptor> = __mcp::__private::Declared {
+                    function: || #selector,
+                    build: || {
+                        #[allow(unused_imports)]
+                        use __mcp::diagnostics::MissingDescription as _;
+                        #build
+                    },
+                };
             }
         });
         let errors = errors.map(|e| e.to_compile_error());
-        let doc = format!("The `#[{attr}]` declaration of `{ident}`: `Server::builder(..).{method}({ident} {{}})`.");
-        // The struct is the only item emitted besides the user's: what it needs (the runtime
-        // import, the argument struct, the `From` impl, the registration) sits in a block in
-        // its (always true) where clause. In an `impl` block, where an attribute cannot tell
-        // it is, the struct is then the one error ("struct is not supported in `trait`s or
-        // `impl`s ... move it out to a nearby module scope"), at the function's name, with no
-        // cascade from what the block holds.
+        // The block sits in the (always true) where clause of a struct whose name nobody
+        // writes: a struct is what an `impl` block, where an attribute cannot tell it is,
+        // refuses with one error ("struct is not supported in `trait`s or `impl`s ... move it
+        // out to a nearby module scope"), with no cascade from what the block holds.
+        let container = format_ident!("__mcp_declaration_of_{}", unraw(ident), span = ident.span());
         let head = quote_spanned! {ident.span()=>
-            #[doc = #doc]
+            #[doc(hidden)]
             #[allow(non_camel_case_types, dead_code)]
-            #vis struct #ident
+            struct #container
         };
         quote! {
             #item
 
             #head where [(); {
-                // The struct, named once: should its name clash with another item's (a module
-                // named like the function), that clash is the one error.
-                type __McpDeclaration = #ident;
-
                 #import
 
                 #support
-
-                #[automatically_derived]
-                #[allow(non_local_definitions)]
-                impl ::core::convert::From<__McpDeclaration> for __mcp::#descriptor {
-                    fn from(_: __McpDeclaration) -> Self {
-                        #[allow(unused_imports)]
-                        use __mcp::diagnostics::MissingDescription as _;
-                        #build
-                    }
-                }
 
                 #registration
 

@@ -135,10 +135,8 @@ fn declaration(prompt: &FnItem) -> Declaration<'_> {
     let item = &prompt.item;
     Declaration {
         item: quote!(#item),
-        vis: &item.vis,
         ident: prompt.ident(),
-        attr: "mcp_prompt",
-        method: "prompt",
+        is_function: true,
         descriptor: "PromptDescriptor",
         slice: "PROMPTS",
         import: TokenStream::new(),

@@ -4,7 +4,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Item, ItemConst, LitStr, Visibility};
+use syn::{Item, ItemConst, LitStr};
 
 use crate::ast::{FnItem, ParamKind, RESOURCE, unraw};
 use crate::attr::{ResourceArgs, docs};
@@ -36,7 +36,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                         let errors = errors.to_compile_error();
                         return quote!(#item #errors);
                     }
-                    fallback(&args, &item.vis, resource.ident(), quote!(#item), errors)
+                    fallback(&args, resource.ident(), quote!(#item), errors)
                 }
             }
         }
@@ -44,7 +44,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             check::resource_const(&cx, &args, &uri);
             match cx.check() {
                 Ok(()) => render_const(&mut args, &item),
-                Err(errors) => fallback(&args, &item.vis, &item.ident, quote!(#item), errors),
+                Err(errors) => fallback(&args, &item.ident, quote!(#item), errors),
             }
         }
         _ => {
@@ -192,19 +192,17 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
             #lister
             #finished
         },
-        ..declaration(quote!(#item), &item.vis, ident)
+        ..declaration(quote!(#item), ident, true)
     }
     .render()
 }
 
 /// The parts of a resource declaration that do not depend on the item's kind.
-fn declaration<'a>(item: TokenStream, vis: &'a Visibility, ident: &'a Ident) -> Declaration<'a> {
+fn declaration(item: TokenStream, ident: &Ident, is_function: bool) -> Declaration<'_> {
     Declaration {
         item,
-        vis,
         ident,
-        attr: "mcp_resource",
-        method: "resource",
+        is_function,
         descriptor: "ResourceDescriptor",
         slice: "RESOURCES",
         import: TokenStream::new(),
@@ -232,24 +230,18 @@ fn render_const(args: &mut ResourceArgs, item: &ItemConst) -> TokenStream {
                     __mcp::__private::ResourceReturn(#ident).into_read_result(&__mcp_read)
                 })
         },
-        ..declaration(quote!(#item), &item.vis, ident)
+        ..declaration(quote!(#item), ident, false)
     }
     .render()
 }
 
-fn fallback(
-    args: &ResourceArgs,
-    vis: &Visibility,
-    ident: &Ident,
-    item: TokenStream,
-    errors: syn::Error,
-) -> TokenStream {
+fn fallback(args: &ResourceArgs, ident: &Ident, item: TokenStream, errors: syn::Error) -> TokenStream {
     let name = item_name(&args.common, ident);
     let uri = args.uri.get().map(LitStr::value).unwrap_or_else(|| name.clone());
     Declaration {
         import: RuntimePath::new(args.common.krate.get().cloned()).import(),
         build: quote!(__mcp::ResourceDescriptor::fixed(#uri, #name)),
-        ..declaration(item, vis, ident)
+        ..declaration(item, ident, true)
     }
     .render_errors(errors)
 }

@@ -125,10 +125,8 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
     let finished = finish_handler(&args.common, tool, with_handler);
     Declaration {
         item: quote!(#item),
-        vis: &item.vis,
         ident,
-        attr: "mcp_tool",
-        method: "tool",
+        is_function: true,
         descriptor: "ToolDescriptor",
         slice: "TOOLS",
         import,
@@ -318,10 +316,8 @@ fn fallback(args: &ToolArgs, tool: &FnItem, errors: syn::Error) -> TokenStream {
     let name = item_name(&args.common, tool.ident());
     Declaration {
         item: quote!(#item),
-        vis: &item.vis,
         ident: tool.ident(),
-        attr: "mcp_tool",
-        method: "tool",
+        is_function: true,
         descriptor: "ToolDescriptor",
         slice: "TOOLS",
         import: RuntimePath::new(args.common.krate.get().cloned()).import(),

@@ -11,6 +11,7 @@ pub use serde;
 pub use serde_json;
 
 pub use crate::executor::HandlerSpec;
+pub use crate::selection::Declared;
 pub use crate::state::RequiredState;
 
 use crate::context::Context;
@@ -23,15 +24,20 @@ use crate::tool::{IntoToolResult, ToolDescriptor};
 
 /// Every tool declared with `#[mcp_tool]` in the program, gathered at link time.
 #[linkme::distributed_slice]
-pub static TOOLS: [fn() -> ToolDescriptor];
+pub static TOOLS: [Declared<ToolDescriptor>];
 
 /// Every resource and template declared with `#[mcp_resource]`.
 #[linkme::distributed_slice]
-pub static RESOURCES: [fn() -> ResourceDescriptor];
+pub static RESOURCES: [Declared<ResourceDescriptor>];
 
 /// Every prompt declared with `#[mcp_prompt]`.
 #[linkme::distributed_slice]
-pub static PROMPTS: [fn() -> PromptDescriptor];
+pub static PROMPTS: [Declared<PromptDescriptor>];
+
+/// The id of a declared function's item type, which `.tool(f)` and the like look up.
+pub fn item_type_of<F: 'static>(_: &F) -> std::any::TypeId {
+    std::any::TypeId::of::<F>()
+}
 
 /// What the macros set on any declaration, whatever its kind.
 pub trait DeclarationParts: Sized {

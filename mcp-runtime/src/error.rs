@@ -85,6 +85,20 @@ pub enum Error {
         /// The name.
         name: String,
     },
+    /// `.tool(..)`, `.resource(..)` or `.prompt(..)` was given something that is neither a
+    /// descriptor nor a function declared with the matching macro.
+    NotDeclared {
+        /// The kind the builder method takes.
+        kind: ItemKind,
+        /// The type of what was given (a function's path).
+        given: &'static str,
+        /// The macro that declares that kind (`mcp_tool`, ...).
+        attribute: &'static str,
+        /// The builder method (`tool`, ...).
+        method: &'static str,
+        /// The macro and method of another kind, when the function is declared as that.
+        declared_as: Option<(&'static str, &'static str)>,
+    },
     /// A [`ServerHandle`](crate::ServerHandle) was used while its server is not running.
     NotRunning,
     /// A [`ServerHandle`](crate::ServerHandle) tried to change the lists of a server built
@@ -133,6 +147,16 @@ impl fmt::Display for Error {
             Error::InvalidToolName { name } => write!(
                 f,
                 "tool name `{name}` is invalid: use 1 to 128 characters among A-Z, a-z, 0-9, `_`, `-` and `.`"
+            ),
+            Error::NotDeclared { given, attribute, method, declared_as: Some((other, other_method)), .. } => write!(
+                f,
+                "`.{method}({given})`: `{given}` is declared with `#[{other}]`, not `#[{attribute}]`; \
+                 add it with `.{other_method}(..)`"
+            ),
+            Error::NotDeclared { kind, given, attribute, method, declared_as: None } => write!(
+                f,
+                "`.{method}(..)` was given `{given}`, which is not a {kind}: pass a function declared with \
+                 `#[{attribute}]` (named as itself) or a descriptor"
             ),
             Error::NotRunning => f.write_str("the server is not running: serve it before using its handle"),
             Error::StaticLists => f.write_str(

@@ -7,6 +7,7 @@ use crate::error::{Error, ItemKind, Result};
 use crate::prompt::PromptDescriptor;
 use crate::registry::Registry;
 use crate::resource::ResourceDescriptor;
+use crate::selection::Selection;
 use crate::server::ServerCore;
 use crate::state::check_states;
 use crate::tool::ToolDescriptor;
@@ -73,15 +74,15 @@ impl ServerHandle {
     }
 
     /// Adds a tool while the server runs (its states must be registered).
-    pub fn add_tool(&self, tool: impl Into<ToolDescriptor>) -> Result<()> {
-        let tools = vec![tool.into()];
+    pub fn add_tool(&self, tool: impl Selection<ToolDescriptor>) -> Result<()> {
+        let tools = vec![tool.select()?];
         check_states(&self.core()?.states, &tools, &[], &[])?;
         self.add(ItemKind::Tool, Registry::build(tools, Vec::new(), Vec::new())?)
     }
 
     /// Adds a resource or template while the server runs (its states must be registered).
-    pub fn add_resource(&self, resource: impl Into<ResourceDescriptor>) -> Result<()> {
-        let resources = vec![resource.into()];
+    pub fn add_resource(&self, resource: impl Selection<ResourceDescriptor>) -> Result<()> {
+        let resources = vec![resource.select()?];
         check_states(&self.core()?.states, &[], &resources, &[])?;
         let items = Registry::build(Vec::new(), resources, Vec::new())?;
         let kind = if items.templates.is_empty() { ItemKind::Resource } else { ItemKind::ResourceTemplate };
@@ -89,8 +90,8 @@ impl ServerHandle {
     }
 
     /// Adds a prompt while the server runs (its states must be registered).
-    pub fn add_prompt(&self, prompt: impl Into<PromptDescriptor>) -> Result<()> {
-        let prompts = vec![prompt.into()];
+    pub fn add_prompt(&self, prompt: impl Selection<PromptDescriptor>) -> Result<()> {
+        let prompts = vec![prompt.select()?];
         check_states(&self.core()?.states, &[], &[], &prompts)?;
         self.add(ItemKind::Prompt, Registry::build(Vec::new(), Vec::new(), prompts)?)
     }

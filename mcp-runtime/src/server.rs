@@ -21,6 +21,7 @@ use crate::protocol::{Implementation, ListChangedCapability, ResourcesCapability
 use crate::registry::Registry;
 use crate::request_state::Sealer;
 use crate::resource::ResourceDescriptor;
+use crate::selection::Selection;
 use crate::state::{States, check_states};
 use crate::tool::{BoxFuture, ToolDescriptor};
 
@@ -83,6 +84,8 @@ pub struct Server {
     tools: Vec<ToolDescriptor>,
     resources: Vec<ResourceDescriptor>,
     prompts: Vec<PromptDescriptor>,
+    /// What `.tool(..)` and the like were given but could not take, reported by `build`.
+    refused: Vec<Error>,
     include_declared: bool,
     dynamic_lists: bool,
     handle: ServerHandle,
@@ -119,6 +122,7 @@ impl Server {
             tools: Vec::new(),
             resources: Vec::new(),
             prompts: Vec::new(),
+            refused: Vec::new(),
             include_declared: false,
             dynamic_lists: false,
             handle: ServerHandle::new(),
@@ -147,27 +151,37 @@ impl Server {
         self.handle.clone()
     }
 
-    /// Adds a tool: a [`ToolDescriptor`], or the declaration `#[mcp_tool]` made of a function
-    /// (`.tool(my_function {})`).
+    /// Adds a tool: a [`ToolDescriptor`], or a function declared with `#[mcp_tool]`, named as
+    /// itself (`.tool(my_function)`). Anything else is refused when the server is built.
     #[must_use]
-    pub fn tool(mut self, tool: impl Into<ToolDescriptor>) -> Self {
-        self.tools.push(tool.into());
+    pub fn tool(mut self, tool: impl Selection<ToolDescriptor>) -> Self {
+        match tool.select() {
+            Ok(tool) => self.tools.push(tool),
+            Err(refused) => self.refused.push(refused),
+        }
         self
     }
 
-    /// Adds a resource or resource template: a [`ResourceDescriptor`], or the declaration
-    /// `#[mcp_resource]` made of a function (`.resource(my_function {})`).
+    /// Adds a resource or resource template: a [`ResourceDescriptor`], or a function declared
+    /// with `#[mcp_resource]` (`.resource(my_function)`). Anything else is refused when the
+    /// server is built.
     #[must_use]
-    pub fn resource(mut self, resource: impl Into<ResourceDescriptor>) -> Self {
-        self.resources.push(resource.into());
+    pub fn resource(mut self, resource: impl Selection<ResourceDescriptor>) -> Self {
+        match resource.select() {
+            Ok(resource) => self.resources.push(resource),
+            Err(refused) => self.refused.push(refused),
+        }
         self
     }
 
-    /// Adds a prompt: a [`PromptDescriptor`], or the declaration `#[mcp_prompt]` made of a
-    /// function (`.prompt(my_function {})`).
+    /// Adds a prompt: a [`PromptDescriptor`], or a function declared with `#[mcp_prompt]`
+    /// (`.prompt(my_function)`). Anything else is refused when the server is built.
     #[must_use]
-    pub fn prompt(mut self, prompt: impl Into<PromptDescriptor>) -> Self {
-        self.prompts.push(prompt.into());
+    pub fn prompt(mut self, prompt: impl Selection<PromptDescriptor>) -> Self {
+        match prompt.select() {
+            Ok(prompt) => self.prompts.push(prompt),
+            Err(refused) => self.refused.push(refused),
+        }
         self
     }
 
@@ -399,10 +413,13 @@ impl Server {
     /// Builds the immutable core: the registry, the derived capabilities. Fails on duplicate
     /// or invalid names and tools without handlers.
     pub(crate) fn build(mut self) -> Result<Arc<ServerCore>> {
+        if let Some(refused) = self.refused.into_iter().next() {
+            return Err(refused);
+        }
         if self.include_declared {
-            self.tools.extend(__private::TOOLS.iter().map(|declare| declare()));
-            self.resources.extend(__private::RESOURCES.iter().map(|declare| declare()));
-            self.prompts.extend(__private::PROMPTS.iter().map(|declare| declare()));
+            self.tools.extend(__private::TOOLS.iter().map(|declared| (declared.build)()));
+            self.resources.extend(__private::RESOURCES.iter().map(|declared| (declared.build)()));
+            self.prompts.extend(__private::PROMPTS.iter().map(|declared| (declared.build)()));
         }
         check_states(&self.states, &self.tools, &self.resources, &self.prompts)?;
         let registry = Registry::build(self.tools, self.resources, self.prompts)?;

@@ -29,7 +29,7 @@ use std::sync::Arc;
 ///
 /// let server = Server::builder("greeter", "1.0.0")
 ///     .state(Greeting("Hello".into()))
-///     .tool(greet {});
+///     .tool(greet);
 /// assert!(server.validate().is_ok());
 ///
 /// // Handlers stay plain functions: call one directly in a unit test.

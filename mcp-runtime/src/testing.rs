@@ -16,7 +16,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), mcp_runtime::testing::TestError> {
 //! for revision in [Revision::V2025_11_25, Revision::V2026_07_28] {
-//!     let client = TestClient::connect_as(Server::builder("calc", "1").tool(add {}), revision).await?;
+//!     let client = TestClient::connect_as(Server::builder("calc", "1").tool(add), revision).await?;
 //!     let result = client.call_tool("add", json!({"a": 2, "b": 3})).await?;
 //!     assert_eq!(result["content"][0]["text"], "5");
 //!     // Arguments the input schema rejects fail in the client, before reaching the server.

@@ -48,8 +48,8 @@ fn duplicate_names_fail_at_start_naming_both_definitions() {
 #[tokio::test]
 async fn explicit_selection_serves_the_one_named() {
     for (selected, answer) in [
-        (Server::builder("one", "1").tool(first::lookup {}), "first"),
-        (Server::builder("one", "1").tool(second::find {}), "second"),
+        (Server::builder("one", "1").tool(first::lookup), "first"),
+        (Server::builder("one", "1").tool(second::find), "second"),
     ] {
         let client = TestClient::connect(selected).await.expect("one `lookup` is no clash");
         let tools = client.list_tools().await.expect("a listing");

@@ -50,7 +50,7 @@ fn modern_read(id: u32, uri: &str) -> Value {
 
 #[tokio::test]
 async fn resource_caching_keys_reach_read_results() {
-    let server = Server::builder("memo", "1").resource(note {}).resource(plain {});
+    let server = Server::builder("memo", "1").resource(note).resource(plain);
     let responses = exchange(server, &[modern_read(1, "memo://note"), modern_read(2, "memo://plain")]).await;
     assert_eq!(responses[0]["result"]["ttlMs"], 5000, "{}", responses[0]);
     assert_eq!(responses[0]["result"]["cacheScope"], "private", "{}", responses[0]);
@@ -104,7 +104,7 @@ async fn initialized(server: Server) -> (Serving, Lines, ClientOut) {
 /// `fn` ran off the reading loop. Two workers: one for the loop, one the blocked task takes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plain_fn_handlers_never_run_on_the_reading_loop() {
-    let server = Server::builder("plain", "1").tool(block {}).resource(slow {}).prompt(slow_prompt {});
+    let server = Server::builder("plain", "1").tool(block).resource(slow).prompt(slow_prompt);
     let (serving, mut lines, mut client_out) = initialized(server).await;
     let slow_requests = [
         json!({"method": "tools/call", "params": {"name": "block", "arguments": {"ms": 400}}}),
@@ -132,7 +132,7 @@ async fn plain_fn_handlers_never_run_on_the_reading_loop() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_shutdown_signal_drains_and_returns_ok() {
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = Server::builder("plain", "1").tool(block {}).with_graceful_shutdown(async move {
+    let server = Server::builder("plain", "1").tool(block).with_graceful_shutdown(async move {
         let _ = stopped.await;
     });
     let (serving, mut lines, mut client_out) = initialized(server).await;
@@ -192,8 +192,7 @@ async fn local_prompt() -> String {
 /// a cancellation reaches them there.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn local_handlers_run_on_the_local_thread() {
-    let server =
-        Server::builder("local", "1").tool(tally {}).tool(linger {}).resource(local_note {}).prompt(local_prompt {});
+    let server = Server::builder("local", "1").tool(tally).tool(linger).resource(local_note).prompt(local_prompt);
     let (serving, mut lines, mut client_out) = initialized(server).await;
     let requests = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "linger", "arguments": {}}}),

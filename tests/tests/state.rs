@@ -70,10 +70,10 @@ fn server() -> Server {
     Server::builder("stateful", "1")
         .state(Greeting("Hello".into()))
         .state(Hits::default())
-        .tool(greet {})
-        .tool(dawdle {})
-        .resource(hit_page {})
-        .prompt(greeting_prompt {})
+        .tool(greet)
+        .tool(dawdle)
+        .resource(hit_page)
+        .prompt(greeting_prompt)
 }
 
 #[tokio::test]
@@ -112,7 +112,7 @@ async fn a_declared_time_limit_ends_the_call() {
 
 #[test]
 fn a_state_nobody_registered_stops_the_server_at_start_naming_the_handler() {
-    let error = Server::builder("forgetful", "1").state(Hits::default()).tool(greet {}).validate().unwrap_err();
+    let error = Server::builder("forgetful", "1").state(Hits::default()).tool(greet).validate().unwrap_err();
     let Error::MissingState { kind: ItemKind::Tool, name, type_name, defined_at } = &error else {
         panic!("unexpected error: {error}")
     };
@@ -121,7 +121,7 @@ fn a_state_nobody_registered_stops_the_server_at_start_naming_the_handler() {
     assert!(defined_at.starts_with(file!()), "{defined_at}");
     let message = error.to_string();
     assert!(message.contains("add `.state(value)`") && message.contains("Greeting"), "{message}");
-    let error = Server::builder("forgetful", "1").resource(hit_page {}).validate().unwrap_err();
+    let error = Server::builder("forgetful", "1").resource(hit_page).validate().unwrap_err();
     assert!(matches!(error, Error::MissingState { kind: ItemKind::ResourceTemplate, .. }), "{error}");
 }
 
@@ -148,12 +148,12 @@ async fn unmirrorable(#[mcp(header = "Ratio")] ratio: f64) -> String {
 
 #[test]
 fn mirrored_arguments_are_declared_in_the_schema_and_checked_at_start() {
-    let listing = Server::builder("headers", "1").tool(regional {}).describe().unwrap();
+    let listing = Server::builder("headers", "1").tool(regional).describe().unwrap();
     let line = listing.lines().find(|l| l.starts_with("tool regional")).unwrap();
     let tool: Value = serde_json::from_str(line.split_once(": ").unwrap().1).unwrap();
     assert_eq!(tool["inputSchema"]["properties"]["region"]["x-mcp-header"], "Region");
     assert_eq!(tool["inputSchema"]["properties"]["n"]["x-mcp-header"], "N", "the wire name carries it");
-    let error = Server::builder("headers", "1").tool(unmirrorable {}).validate().unwrap_err();
+    let error = Server::builder("headers", "1").tool(unmirrorable).validate().unwrap_err();
     let message = error.to_string();
     assert!(message.contains("`ratio`") && message.contains("only string, integer and boolean"), "{message}");
 }

@@ -75,12 +75,12 @@ fn greet(name: String, #[mcp(rename = "lang")] language: Option<String>, times: 
 fn server() -> Server {
     Server::builder("forms", "1")
         .state(vec!["apple".to_owned(), "pineapple".to_owned(), "grape".to_owned()])
-        .tool(describe {})
-        .tool(search {})
-        .tool(double {})
-        .resource(shelf {})
-        .resource(row {})
-        .prompt(greet {})
+        .tool(describe)
+        .tool(search)
+        .tool(double)
+        .resource(shelf)
+        .resource(row)
+        .prompt(greet)
 }
 
 fn text(result: &Value) -> &str {
@@ -217,6 +217,6 @@ async fn typed_prompt_arguments_are_parsed_and_completed() {
 #[tokio::test]
 async fn a_declaration_error_is_what_connect_returns() {
     // `search` takes `State<Vec<String>>`, which this server does not register.
-    let err = TestClient::connect(Server::builder("broken", "1").tool(search {})).await.unwrap_err();
+    let err = TestClient::connect(Server::builder("broken", "1").tool(search)).await.unwrap_err();
     assert!(matches!(&err, TestError::Server(_)) && err.to_string().contains("State"), "{err}");
 }

@@ -52,7 +52,7 @@ fn triage(r#type: String) -> String {
 async fn main() {
     assert_eq!(simple("Ann".into()), "Greet Ann");
     let _ = (review, checked, triage);
-    let described = PromptDescriptor::from(review {});
+    let described = PromptDescriptor::declared(review).unwrap();
     assert_eq!(described.name(), "review-code");
 
     // Every form serves a real get: arguments parsed from their strings, errors with their codes.

@@ -64,7 +64,7 @@ async fn main() {
     assert_eq!(manual(), "manual");
     assert_eq!(logo().len(), 4);
     let _ = (order_line, file);
-    let described = ResourceDescriptor::from(order_line {});
+    let described = ResourceDescriptor::declared(order_line).unwrap();
     assert_eq!(described.uri(), "shop://orders/{id}/lines/{line}");
 
     // Every form serves a real read, in a handshake revision and in 2026-07-28.
@@ -117,11 +117,14 @@ async fn main() {
     }
 
     // A server that names its resources serves those alone.
-    let server = Server::builder("explicit", "1").resource(README {}).resource(file {});
+    let server = Server::builder("explicit", "1").resource(logo).resource(file);
     let client = TestClient::connect(server).await.expect("the server starts");
     let resources = client.list_resources().await.expect("a listing");
-    assert_eq!(resources.iter().map(|r| &r["uri"]).collect::<Vec<_>>(), [&json!("docs://readme")]);
+    assert_eq!(resources.iter().map(|r| &r["uri"]).collect::<Vec<_>>(), [&json!("files://logo.png")]);
     let templates = client.list_resource_templates().await.expect("a listing");
     assert_eq!(templates.iter().map(|t| &t["uriTemplate"]).collect::<Vec<_>>(), [&json!("file:///{+path}")]);
+    // A `const` is a `&str` like any other: it cannot select its declaration.
+    let refused = Server::builder("explicit", "1").resource(README).validate().expect_err("a string is not a resource");
+    assert!(refused.to_string().contains("`&str`, which is not a resource"), "{refused}");
     client.close().await.expect("the server stops cleanly");
 }

@@ -181,7 +181,7 @@ async fn main() {
     client.close().await.expect("the server stops cleanly");
 
     // A server that names its tools serves those alone, as declared.
-    let server = Server::builder("explicit", "1").tool(all_keys {}).tool(async_tool {});
+    let server = Server::builder("explicit", "1").tool(all_keys).tool(async_tool);
     let client = TestClient::connect(server).await.expect("the server starts");
     let tools = client.list_tools().await.expect("a listing");
     let all_keys = &tools[0];

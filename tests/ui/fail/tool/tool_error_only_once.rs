@@ -9,5 +9,5 @@ fn ping() -> &'static str {
 
 fn main() {
     assert_eq!(ping(), "pong");
-    let _server = Server::builder("s", "1").tool(ping {});
+    let _server = Server::builder("s", "1").tool(ping);
 }
