@@ -19,11 +19,12 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context as TaskContext, Poll, Waker};
 use std::time::Duration;
 
 use serde_json::value::RawValue;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio::task::AbortHandle;
 use tracing::Instrument;
 
@@ -175,8 +176,38 @@ struct Parked {
 }
 
 /// Keeps the drain waiting while it lives (one per task and per open batch).
-#[derive(Debug, Clone)]
-pub(crate) struct DrainGuard(#[allow(dead_code)] mpsc::Sender<()>);
+#[derive(Debug)]
+pub(crate) struct DrainGuard(Arc<DrainCount>);
+
+/// How many [`DrainGuard`]s live; the last one to go wakes the drain. (A counter and a
+/// `Notify`: a few dozen bytes per connection, where a channel would take half a kilobyte.)
+#[derive(Debug, Default)]
+struct DrainCount {
+    live: AtomicUsize,
+    none_left: Notify,
+}
+
+impl DrainGuard {
+    fn new(count: &Arc<DrainCount>) -> Self {
+        count.live.fetch_add(1, Ordering::AcqRel);
+        DrainGuard(Arc::clone(count))
+    }
+}
+
+impl Clone for DrainGuard {
+    fn clone(&self) -> Self {
+        DrainGuard::new(&self.0)
+    }
+}
+
+impl Drop for DrainGuard {
+    fn drop(&mut self) {
+        if self.0.live.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // Stores a permit when the drain is not waiting yet: it then sees the count.
+            self.0.none_left.notify_one();
+        }
+    }
+}
 
 /// A connection's executor (see the module documentation).
 pub(crate) struct Executor {
@@ -189,9 +220,10 @@ pub(crate) struct Executor {
     limiter: Arc<LogLimiter>,
     /// The server's questions waiting for the client's answer (handshake connections).
     pending: Arc<PendingRequests>,
-    /// Cloned into every task; dropped when draining so that `drain_rx` ends with the last one.
-    drain_tx: Option<mpsc::Sender<()>>,
-    drain_rx: mpsc::Receiver<()>,
+    /// Counts the guards of tasks and open batches, for the drain to wait on.
+    drain: Arc<DrainCount>,
+    /// Set once draining started: no guard is handed out after it.
+    draining: bool,
 }
 
 impl std::fmt::Debug for Executor {
@@ -209,7 +241,6 @@ impl Executor {
     /// requests at once.
     pub(crate) fn new(core: Arc<ServerCore>, out: mpsc::Sender<Vec<u8>>) -> Self {
         let slots = Arc::new(Semaphore::new(core.config.max_in_flight));
-        let (drain_tx, drain_rx) = mpsc::channel(1);
         Executor {
             core,
             out,
@@ -218,8 +249,8 @@ impl Executor {
             running: HashMap::new(),
             limiter: Arc::default(),
             pending: Arc::default(),
-            drain_tx: Some(drain_tx),
-            drain_rx,
+            drain: Arc::default(),
+            draining: false,
         }
     }
 
@@ -236,7 +267,7 @@ impl Executor {
     /// A guard that keeps the drain waiting (for work outside this executor's tasks, such as
     /// a batch's buffer); `None` once draining started.
     pub(crate) fn drain_guard(&self) -> Option<DrainGuard> {
-        self.drain_tx.clone().map(DrainGuard)
+        (!self.draining).then(|| DrainGuard::new(&self.drain))
     }
 
     /// Whether the transport may read another message: the look-ahead has room.
@@ -360,8 +391,10 @@ impl Executor {
     /// Waits until every started request has delivered its response (call once no request
     /// waits for a slot: nothing may start after this).
     pub(crate) async fn drained(&mut self) {
-        self.drain_tx = None;
-        while self.drain_rx.recv().await.is_some() {}
+        self.draining = true;
+        while self.drain.live.load(Ordering::Acquire) > 0 {
+            self.drain.none_left.notified().await;
+        }
     }
 
     /// Forgets finished tasks once the map holds twice the bound (lazily, so that finishing

@@ -34,7 +34,7 @@ fn main() {
         rounds: if short { 1 } else { 5 },
         calls: if short { 2_000 } else { 20_000 },
         spawns: if short { 3 } else { 20 },
-        sessions: if short { 500 } else { 9_000 },
+        sessions: if short { 500 } else { 10_000 },
         build_times: args.iter().any(|a| a == "--build-times"),
     };
     for arg in &args {

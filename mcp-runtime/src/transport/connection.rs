@@ -34,13 +34,23 @@ pub(crate) const OUTGOING_CAPACITY: usize = 64;
 pub(crate) enum Frame {
     /// A complete message (without its line terminator).
     Message(Vec<u8>),
-    /// A message whose answers go to a stream of its own (an HTTP request's response).
+    /// A message whose answers go to a stream of its own (an HTTP request's response). Boxed
+    /// so that a frame is no bigger than a message: every session's inbox allocates a block
+    /// of frames up front.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    Routed(Vec<u8>, mpsc::Sender<Vec<u8>>, Option<Arc<RequestExtras>>),
+    Routed(Box<RoutedMessage>),
     /// A message over the size limit was skipped without being buffered.
     TooLarge,
     /// The input ended.
     End,
+}
+
+/// A message and where its answers go.
+#[derive(Debug)]
+pub(crate) struct RoutedMessage {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) stream: mpsc::Sender<Vec<u8>>,
+    pub(crate) extras: Option<Arc<RequestExtras>>,
 }
 
 /// Where a connection's messages come from. `next` must be cancel-safe: the loop drops its
@@ -178,7 +188,8 @@ pub(crate) async fn run<I: Input>(
             }
             frame = input.next(), if reading && session.executor.can_read() => match frame {
                 Ok(Frame::Message(bytes)) => on_bytes(&mut session, &bytes, Output::Connection, None),
-                Ok(Frame::Routed(bytes, stream, extras)) => {
+                Ok(Frame::Routed(routed)) => {
+                    let RoutedMessage { bytes, stream, extras } = *routed;
                     on_bytes(&mut session, &bytes, Output::Stream(stream), extras)
                 }
                 Ok(Frame::TooLarge) => Some(Reply::now(error_line(

@@ -22,7 +22,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, watch};
 
-use super::connection::{self, Frame, Inbox};
+use super::connection::{self, Frame, Inbox, RoutedMessage};
 pub use super::events::{EventStore, MemoryEventStore, StoredEvents};
 pub use super::sessions::{MemorySessionStore, SessionRecord, SessionStore, StoreError};
 use crate::context::{Identity, RequestExtras};
@@ -702,7 +702,8 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
         identity,
         stream_close: close.clone(),
     };
-    if target.inbound.send(Frame::Routed(body.to_vec(), stream, Some(Arc::new(extras)))).await.is_err() {
+    let routed = RoutedMessage { bytes: body.to_vec(), stream, extras: Some(Arc::new(extras)) };
+    if target.inbound.send(Frame::Routed(Box::new(routed))).await.is_err() {
         let error = ErrorObject::internal("The session ended");
         return reject(StatusCode::NOT_FOUND, id.as_ref(), error);
     }
