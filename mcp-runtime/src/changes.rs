@@ -49,6 +49,12 @@ pub enum ChangeEvent {
         /// What happened to it.
         change: ItemChange,
     },
+    /// A handshake-era session was ended (`DELETE`) on one server: every server that serves
+    /// it too (sharing a session store) stops serving it.
+    SessionEnded {
+        /// The session's id.
+        session: String,
+    },
 }
 
 /// A [`ChangeEvent`] on the bus, with the server it came from.
@@ -111,19 +117,21 @@ impl std::fmt::Debug for MemoryChangeBus {
 
 impl ChangeBus for MemoryChangeBus {
     fn publish(&self, notice: ChangeNotice) {
-        // Called outside the lock: a sink may publish in turn.
-        let sinks = self.sinks.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let gone: Vec<ChangeSink> = sinks.into_iter().filter(|sink| !sink(&notice)).collect();
-        if !gone.is_empty() {
-            self.sinks
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .retain(|sink| !gone.iter().any(|g| Arc::ptr_eq(g, sink)));
-        }
+        deliver(&self.sinks, &notice);
     }
 
     fn subscribe(&self, sink: ChangeSink) {
         self.sinks.lock().unwrap_or_else(|e| e.into_inner()).push(sink);
+    }
+}
+
+/// Hands `notice` to every sink, forgetting those that are gone. The sinks are called outside
+/// the lock: a sink may publish in turn.
+pub(crate) fn deliver(sinks: &Mutex<Vec<ChangeSink>>, notice: &ChangeNotice) {
+    let current = sinks.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let gone: Vec<ChangeSink> = current.into_iter().filter(|sink| !sink(notice)).collect();
+    if !gone.is_empty() {
+        sinks.lock().unwrap_or_else(|e| e.into_inner()).retain(|sink| !gone.iter().any(|g| Arc::ptr_eq(g, sink)));
     }
 }
 

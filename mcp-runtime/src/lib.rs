@@ -23,6 +23,8 @@ mod log_layer;
 mod prompt;
 pub mod protocol;
 mod random;
+#[cfg(feature = "redis")]
+pub mod redis;
 mod registry;
 mod request_state;
 mod resource;

@@ -451,6 +451,7 @@ impl Server {
             dynamic_lists: dynamic,
             registry: RwLock::new(Arc::new(registry)),
             events: broadcast::channel(self.event_backlog).0,
+            ended_sessions: broadcast::channel(self.event_backlog).0,
             origin: crate::random::random_id(),
             bus: self.bus,
             config: self.config,
@@ -555,6 +556,8 @@ pub(crate) struct ServerCore {
     registry: RwLock<Arc<Registry>>,
     /// List and resource changes, for every connection.
     pub(crate) events: broadcast::Sender<Event>,
+    /// Sessions ended on any server of the bus, for the HTTP endpoint.
+    pub(crate) ended_sessions: broadcast::Sender<Arc<str>>,
     /// This server's id on its change bus.
     origin: String,
     /// Carries change events to every server sharing it, this one included.
@@ -591,6 +594,11 @@ impl ServerCore {
                     return;
                 }
                 Event::ListChanged(*kind)
+            }
+            ChangeEvent::SessionEnded { session } => {
+                // No endpoint listening (stdio) is not an error.
+                let _ = self.ended_sessions.send(Arc::from(session.as_str()));
+                return;
             }
         };
         // No connection listening is not an error.

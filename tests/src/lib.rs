@@ -4,6 +4,7 @@
 pub mod clients;
 pub mod gift_genius;
 pub mod http;
+pub mod services;
 pub mod wire;
 
 use std::path::{Path, PathBuf};

@@ -1,30 +1,65 @@
 //! Several instances of one application sharing a session store, an event store and a change
-//! bus (in memory, in one process): a session opened on one instance is served by another, as
-//! it was negotiated (revision, log level, subscriptions); DELETE ends it for all; a
+//! bus, in memory (one process) and on a real Redis (`mcp_runtime::redis`, a `redis-server`
+//! this test starts): a session opened on one instance is served by another, as it was
+//! negotiated (revision, log level, subscriptions); DELETE on one instance ends it on all; a
 //! resource update made on one instance reaches a subscriber served by another; and a
-//! session's standalone stream replays what its client missed while disconnected.
+//! session's standalone stream replays what its client missed while disconnected, on the
+//! instance it was opened on or on another.
 
 use std::io::{BufRead, BufReader};
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_runtime::redis::Redis;
 use mcp_runtime::{
-    Allowed, HttpOptions, MemoryChangeBus, MemoryEventStore, MemorySessionStore, ResourceDescriptor, Server,
-    ServerHandle, ToolDescriptor,
+    Allowed, ChangeBus, EventStore, HttpOptions, MemoryChangeBus, MemoryEventStore, MemorySessionStore,
+    ResourceDescriptor, Server, ServerHandle, SessionStore, ToolDescriptor,
 };
 use mcp_tests::http::{Answer, initialize, post, send};
+use mcp_tests::services;
 use serde_json::{Value, json};
 
-/// What the instances share.
+/// What the instances share: in memory, or on a Redis (kept running while they are).
 struct Shared {
-    sessions: Arc<MemorySessionStore>,
-    events: Arc<MemoryEventStore>,
-    bus: Arc<MemoryChangeBus>,
+    sessions: Arc<dyn SessionStore>,
+    events: Arc<dyn EventStore>,
+    bus: Bus,
+    _server: Option<services::Redis>,
+}
+
+/// The change bus: one in memory for all, or one Redis connection per instance, as separate
+/// processes would have.
+enum Bus {
+    Memory(Arc<MemoryChangeBus>),
+    Redis(Redis),
 }
 
 impl Shared {
-    fn new() -> Self {
-        Shared { sessions: Arc::default(), events: Arc::default(), bus: Arc::default() }
+    fn in_memory() -> Self {
+        Shared {
+            sessions: Arc::new(MemorySessionStore::default()),
+            events: Arc::new(MemoryEventStore::default()),
+            bus: Bus::Memory(Arc::default()),
+            _server: None,
+        }
+    }
+
+    async fn on_redis() -> Self {
+        let server = services::Redis::start();
+        let redis = Redis::connect(&server.url).await.expect("Redis answers");
+        Shared {
+            sessions: Arc::new(redis.session_store()),
+            events: Arc::new(redis.event_store()),
+            bus: Bus::Redis(redis),
+            _server: Some(server),
+        }
+    }
+
+    async fn bus(&self) -> Arc<dyn ChangeBus> {
+        match &self.bus {
+            Bus::Memory(bus) => Arc::clone(bus) as Arc<dyn ChangeBus>,
+            Bus::Redis(redis) => Arc::new(redis.change_bus().await.expect("subscribed")),
+        }
     }
 }
 
@@ -34,7 +69,7 @@ struct NoArgs {}
 /// Starts one instance on a loopback port of its own: its `/mcp` URL and its handle.
 async fn instance(shared: &Shared) -> (String, ServerHandle) {
     let server = Server::builder("notes", "1.0.0")
-        .change_bus(Arc::clone(&shared.bus))
+        .change_bus(shared.bus().await)
         .resource(ResourceDescriptor::fixed("note://1", "first").subscribable(true).reader(|_| async { "text" }))
         .tool(ToolDescriptor::new("tidy").title("Tidy").description("Tidies").handler(|_: NoArgs| async { "tidied" }));
     let handle = server.handle();
@@ -99,9 +134,7 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
     tokio::task::spawn_blocking(f).await.expect("the blocking part")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_opened_on_one_instance_is_served_by_another_as_negotiated() {
-    let shared = Shared::new();
+async fn a_session_opened_on_one_instance_is_served_by_another_as_negotiated(shared: Shared) {
     let (first, _) = instance(&shared).await;
     let (second, _) = instance(&shared).await;
     blocking(move || {
@@ -119,11 +152,20 @@ async fn a_session_opened_on_one_instance_is_served_by_another_as_negotiated() {
         let unknown = in_session(&second, "0123456789abcdef0123456789abcdef", &request(3, "ping", json!({})));
         assert_eq!(unknown.status, 404);
 
-        // DELETE on one instance ends it in the store: an instance that never served it
-        // (here: a new one) does not find it.
+        // DELETE on one instance ends it everywhere: in the store, and on the instance that
+        // opened it and still serves it (told through the bus).
         assert_eq!(send(&second, "DELETE", None, &[("mcp-session-id", &session)]).status, 204);
         let gone = in_session(&second, &session, &request(4, "ping", json!({})));
         assert_eq!(gone.status, 404, "{gone:?}");
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            let elsewhere = in_session(&first, &session, &request(5, "ping", json!({})));
+            if elsewhere.status == 404 {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "still served where it was opened: {elsewhere:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
         session
     })
     .await;
@@ -147,9 +189,7 @@ async fn open_session_elsewhere_and_delete(shared: &Shared) -> String {
     .await
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn subscriptions_made_on_one_instance_hear_updates_published_by_another() {
-    let shared = Shared::new();
+async fn subscriptions_made_on_one_instance_hear_updates_published_by_another(shared: Shared) {
     let (first, first_handle) = instance(&shared).await;
     let (second, _) = instance(&shared).await;
     let (session, stream) = blocking(move || {
@@ -174,10 +214,10 @@ async fn subscriptions_made_on_one_instance_hear_updates_published_by_another() 
     let _ = session;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_standalone_stream_replays_what_its_client_missed() {
-    let shared = Shared::new();
+/// `elsewhere`: the client reconnects to another instance than the one it read from first.
+async fn the_standalone_stream_replays_what_its_client_missed(shared: Shared, elsewhere: bool) {
     let (url, handle) = instance(&shared).await;
+    let (other, _) = instance(&shared).await;
     let (session, priming) = blocking({
         let url = url.clone();
         move || {
@@ -196,7 +236,8 @@ async fn the_standalone_stream_replays_what_its_client_missed() {
     handle.resource_updated("note://1").unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
     let reconnect = {
-        let (url, session, priming) = (url.clone(), session.clone(), priming.clone());
+        let url = if elsewhere { other.clone() } else { url.clone() };
+        let (session, priming) = (session.clone(), priming.clone());
         std::thread::spawn(move || read_stream(&url, &session, Some(&priming), 3))
     };
     // A third, live, once the stream is back.
@@ -212,4 +253,36 @@ async fn the_standalone_stream_replays_what_its_client_missed() {
     let mut sorted = ids.clone();
     sorted.dedup();
     assert_eq!(sorted.len(), 3, "nothing twice: {ids:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_memory_a_session_opened_on_one_instance_is_served_by_another_as_negotiated() {
+    a_session_opened_on_one_instance_is_served_by_another_as_negotiated(Shared::in_memory()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_memory_subscriptions_made_on_one_instance_hear_updates_published_by_another() {
+    subscriptions_made_on_one_instance_hear_updates_published_by_another(Shared::in_memory()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_memory_the_standalone_stream_replays_what_its_client_missed() {
+    the_standalone_stream_replays_what_its_client_missed(Shared::in_memory(), false).await;
+    the_standalone_stream_replays_what_its_client_missed(Shared::in_memory(), true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_redis_a_session_opened_on_one_instance_is_served_by_another_as_negotiated() {
+    a_session_opened_on_one_instance_is_served_by_another_as_negotiated(Shared::on_redis().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_redis_subscriptions_made_on_one_instance_hear_updates_published_by_another() {
+    subscriptions_made_on_one_instance_hear_updates_published_by_another(Shared::on_redis().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_redis_the_standalone_stream_replays_what_its_client_missed() {
+    the_standalone_stream_replays_what_its_client_missed(Shared::on_redis().await, false).await;
+    the_standalone_stream_replays_what_its_client_missed(Shared::on_redis().await, true).await;
 }

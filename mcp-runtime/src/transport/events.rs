@@ -6,6 +6,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
+use super::sessions::StoreError;
 use crate::tool::BoxFuture;
 
 /// A stream's kept events, oldest first: each one's id and data.
@@ -14,15 +15,18 @@ pub type StoredEvents = Vec<(String, Vec<u8>)>;
 /// Where the events of resumable SSE streams are kept. The default keeps them in the
 /// process; an implementation shared by several instances lets a client resume on any of
 /// them.
+///
+/// A store that fails costs resumability, not messages: an event it could not keep is sent
+/// without an id (and logged), and a resumption it cannot answer gets 503.
 pub trait EventStore: Send + Sync + 'static {
     /// Keeps `data` (one JSON-RPC message, or empty for a priming event) as the next event of
     /// `stream`, and returns its event id (which must name the stream: see
     /// [`stream_of`](Self::stream_of)).
-    fn append<'a>(&'a self, stream: &'a str, data: &'a [u8]) -> BoxFuture<'a, String>;
+    fn append<'a>(&'a self, stream: &'a str, data: &'a [u8]) -> BoxFuture<'a, Result<String, StoreError>>;
 
     /// The events of `last_event_id`'s stream that came after it, oldest first, as (id, data);
     /// `None` when the id names no stream kept here.
-    fn after<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Option<StoredEvents>>;
+    fn after<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Result<Option<StoredEvents>, StoreError>>;
 
     /// The stream an event id belongs to.
     fn stream_of<'a>(&self, event_id: &'a str) -> Option<&'a str> {
@@ -31,11 +35,11 @@ pub trait EventStore: Send + Sync + 'static {
 }
 
 impl<E: EventStore + ?Sized> EventStore for std::sync::Arc<E> {
-    fn append<'a>(&'a self, stream: &'a str, data: &'a [u8]) -> BoxFuture<'a, String> {
+    fn append<'a>(&'a self, stream: &'a str, data: &'a [u8]) -> BoxFuture<'a, Result<String, StoreError>> {
         (**self).append(stream, data)
     }
 
-    fn after<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Option<StoredEvents>> {
+    fn after<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Result<Option<StoredEvents>, StoreError>> {
         (**self).after(last_event_id)
     }
 
@@ -64,7 +68,7 @@ struct Streams {
 }
 
 impl EventStore for MemoryEventStore {
-    fn append<'a>(&'a self, stream: &'a str, data: &'a [u8]) -> BoxFuture<'a, String> {
+    fn append<'a>(&'a self, stream: &'a str, data: &'a [u8]) -> BoxFuture<'a, Result<String, StoreError>> {
         Box::pin(async move {
             let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
             if !streams.by_id.contains_key(stream) {
@@ -89,24 +93,22 @@ impl EventStore for MemoryEventStore {
                 }
                 events.push_back((seq, data.to_vec()));
             }
-            format!("{stream}_{seq}")
+            Ok(format!("{stream}_{seq}"))
         })
     }
 
-    fn after<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Option<StoredEvents>> {
-        Box::pin(async move {
-            let (stream, seq) = last_event_id.rsplit_once('_')?;
-            let seq: u64 = seq.parse().ok()?;
-            let streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
-            let events = streams.by_id.get(stream)?;
-            Some(
-                events
-                    .iter()
-                    .filter(|(n, _)| *n > seq)
-                    .map(|(n, data)| (format!("{stream}_{n}"), data.clone()))
-                    .collect(),
-            )
-        })
+    fn after<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Result<Option<StoredEvents>, StoreError>> {
+        Box::pin(async move { Ok(self.kept_after(last_event_id)) })
+    }
+}
+
+impl MemoryEventStore {
+    fn kept_after(&self, last_event_id: &str) -> Option<StoredEvents> {
+        let (stream, seq) = last_event_id.rsplit_once('_')?;
+        let seq: u64 = seq.parse().ok()?;
+        let streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        let events = streams.by_id.get(stream)?;
+        Some(events.iter().filter(|(n, _)| *n > seq).map(|(n, data)| (format!("{stream}_{n}"), data.clone())).collect())
     }
 }
 
@@ -117,15 +119,15 @@ mod tests {
     #[tokio::test]
     async fn events_after_an_id_come_back_in_order() {
         let store = MemoryEventStore::default();
-        let priming = store.append("s1", b"").await;
-        let first = store.append("s1", b"one").await;
-        store.append("s2", b"other").await;
-        store.append("s1", b"two").await;
+        let priming = store.append("s1", b"").await.unwrap();
+        let first = store.append("s1", b"one").await.unwrap();
+        store.append("s2", b"other").await.unwrap();
+        store.append("s1", b"two").await.unwrap();
         assert_eq!(store.stream_of(&first), Some("s1"));
-        let replay = store.after(&priming).await.unwrap();
+        let replay = store.after(&priming).await.unwrap().unwrap();
         let data: Vec<&[u8]> = replay.iter().map(|(_, d)| d.as_slice()).collect();
         assert_eq!(data, [b"one".as_slice(), b"two".as_slice()]);
-        assert_eq!(store.after(&first).await.unwrap().len(), 1);
-        assert_eq!(store.after("nope_3").await, None);
+        assert_eq!(store.after(&first).await.unwrap().unwrap().len(), 1);
+        assert_eq!(store.after("nope_3").await.unwrap(), None);
     }
 }

@@ -20,9 +20,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{broadcast, mpsc, watch};
 
 use super::connection::{self, Frame, Inbox, RoutedMessage};
+use crate::changes::ChangeEvent;
 pub use super::events::{EventStore, MemoryEventStore, StoredEvents};
 pub use super::sessions::{MemorySessionStore, SessionRecord, SessionStore, StoreError};
 use crate::context::{Identity, RequestExtras};
@@ -80,6 +81,7 @@ pub struct HttpOptions {
     max_listen_streams: usize,
     events: Option<Arc<dyn EventStore>>,
     sessions: Option<Arc<dyn SessionStore>>,
+    instance_tag: Option<String>,
 }
 
 impl Default for HttpOptions {
@@ -97,6 +99,7 @@ impl Default for HttpOptions {
             max_listen_streams: DEFAULT_MAX_LISTEN_STREAMS,
             events: None,
             sessions: None,
+            instance_tag: None,
         }
     }
 }
@@ -120,6 +123,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("resource_metadata", &self.resource_metadata)
             .field("cors", &self.cors)
             .field("max_sessions", &self.max_sessions)
+            .field("instance_tag", &self.instance_tag)
             .field("max_requests", &self.max_requests)
             .field("idle_timeout", &self.idle_timeout)
             .field("max_listen_streams", &self.max_listen_streams)
@@ -248,6 +252,22 @@ impl HttpOptions {
         self
     }
 
+    /// Starts every session id this instance mints with `tag` and a dot (`a.3f9c…`), so that
+    /// a load balancer can send each session's requests to the instance that opened it
+    /// (session affinity; the repository's `deploy/nginx-affinity.conf` routes on it).
+    /// `initialize`, which has no session yet, may go to any instance. The tag is 1 to 32
+    /// letters, digits and `-`; serving refuses to start with another.
+    ///
+    /// ```
+    /// let options = mcp_runtime::HttpOptions::default().instance_tag("b");
+    /// # drop(options);
+    /// ```
+    #[must_use]
+    pub fn instance_tag(mut self, tag: impl Into<String>) -> Self {
+        self.instance_tag = Some(tag.into());
+        self
+    }
+
     /// How long a session may stay unused before it ends (default
     /// [`DEFAULT_IDLE_TIMEOUT`]); its client then gets 404 and initializes again.
     #[must_use]
@@ -284,6 +304,8 @@ struct App {
     /// Whether 401 challenges point at protected-resource metadata.
     has_metadata: bool,
     max_sessions: usize,
+    /// What starts the session ids this instance mints (`tag.`), if anything.
+    session_prefix: String,
     /// Where resumable streams' events are kept.
     events: Arc<dyn EventStore>,
     /// Where sessions are kept, for any instance sharing it to serve.
@@ -368,7 +390,12 @@ fn start_loop(
     let (inbound, inbox) = mpsc::channel(crate::executor::LOOK_AHEAD);
     let (out, mut outbox) = mpsc::channel::<Vec<u8>>(connection::OUTGOING_CAPACITY);
     let standalone = Arc::new(tokio::sync::Mutex::new(Standalone {
-        id: format!("{STANDALONE}{}", crate::random::random_id()),
+        // Named by the session, so that an instance that takes the session over (sharing the
+        // event store) resumes its stream; the stateless loop has no such stream.
+        id: match seed.id.as_str() {
+            "" => format!("{STANDALONE}{}", crate::random::random_id()),
+            session => format!("{STANDALONE}{session}"),
+        },
         reader: None,
         waiting: std::collections::VecDeque::new(),
     }));
@@ -378,8 +405,8 @@ fn start_loop(
         while let Some(line) = outbox.recv().await {
             // Kept and sent under one lock, so a reconnection replays up to exactly here.
             let mut standalone = forward.lock().await;
-            let event_id = store.append(&standalone.id, &line).await;
-            let event = sse_event(event_id, &line);
+            let event_id = keep_event(&*store, &standalone.id, &line).await;
+            let event = sse_event(event_id.as_deref(), &line);
             send_event(&mut standalone.reader, event.clone()).await;
             if standalone.reader.is_none() {
                 standalone.waiting.push_back(event);
@@ -662,7 +689,7 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
                 Err(answer) => return *answer,
             },
             None if method == Some("initialize") => {
-                let session = crate::random::random_id();
+                let session = format!("{}{}", app.session_prefix, crate::random::random_id());
                 let owner = identity.as_ref().map(|i| i.subject().to_owned());
                 match app.open_session(&session, owner, None) {
                     Some(handle) => (handle, Some(session)),
@@ -893,10 +920,13 @@ fn is_final(line: &[u8], id: Option<&RequestId>) -> bool {
 }
 
 /// One SSE event, written in one piece.
-fn sse_event(event_id: impl std::fmt::Display, line: &[u8]) -> Bytes {
+fn sse_event(event_id: Option<impl std::fmt::Display>, line: &[u8]) -> Bytes {
     let data = line.strip_suffix(b"\n").unwrap_or(line);
     let mut event = Vec::with_capacity(data.len() + 32);
-    event.extend_from_slice(format!("id: {event_id}\ndata: ").as_bytes());
+    if let Some(event_id) = event_id {
+        event.extend_from_slice(format!("id: {event_id}\n").as_bytes());
+    }
+    event.extend_from_slice(b"data: ");
     event.extend_from_slice(data);
     event.extend_from_slice(b"\n\n");
     Bytes::from(event)
@@ -904,8 +934,31 @@ fn sse_event(event_id: impl std::fmt::Display, line: &[u8]) -> Bytes {
 
 /// The priming event that opens a resumable stream: an id to resume from, empty data, and how
 /// long to wait before reconnecting.
-fn priming_event(event_id: &str) -> Bytes {
-    Bytes::from(format!("id: {event_id}\nretry: {RETRY_MS}\ndata: \n\n"))
+fn priming_event(event_id: Option<&str>) -> Bytes {
+    match event_id {
+        Some(event_id) => Bytes::from(format!("id: {event_id}\nretry: {RETRY_MS}\ndata: \n\n")),
+        None => Bytes::from(format!("retry: {RETRY_MS}\ndata: \n\n")),
+    }
+}
+
+/// Keeps `data` as the next event of `stream`: its id, or `None` (logged) when the store
+/// fails, in which case the event goes out without an id and only resumability is lost.
+async fn keep_event(events: &dyn EventStore, stream: &str, data: &[u8]) -> Option<String> {
+    match events.append(stream, data).await {
+        Ok(event_id) => Some(event_id),
+        Err(e) => {
+            tracing::warn!(error = %e, stream, "the event store failed to keep an event: it is sent without an id");
+            None
+        }
+    }
+}
+
+/// What an event store answers for `last`; a failure is a 503 the client may retry.
+async fn missed_events(events: &dyn EventStore, last: &str) -> Result<Option<StoredEvents>, Box<Response>> {
+    events.after(last).await.map_err(|e| {
+        tracing::warn!(error = %e, "the event store failed to replay a stream");
+        Box::new(busy(None, "The event store is unavailable"))
+    })
 }
 
 /// An HTTP body of the events sent into `reading`.
@@ -930,8 +983,8 @@ async fn pump(
 ) {
     {
         let mut reader = live.reader.lock().await;
-        let priming = events.append(&live.id, b"").await;
-        send_event(&mut reader, priming_event(&priming)).await;
+        let priming = keep_event(&*events, &live.id, b"").await;
+        send_event(&mut reader, priming_event(priming.as_deref())).await;
         if first.is_none() {
             // Closed by its handler before anything was sent: the client resumes.
             reader.take();
@@ -956,8 +1009,8 @@ async fn pump(
         let last = is_final(&line, id.as_ref());
         // Kept and sent under one lock, so a reconnection replays up to exactly here.
         let mut reader = live.reader.lock().await;
-        let event_id = events.append(&live.id, &line).await;
-        send_event(&mut reader, sse_event(&event_id, &line)).await;
+        let event_id = keep_event(&*events, &live.id, &line).await;
+        send_event(&mut reader, sse_event(event_id.as_deref(), &line)).await;
         if last {
             reader.take();
             break;
@@ -1014,7 +1067,7 @@ fn sse_response(state: Answering) -> Response {
             None => state.rest.recv().await?,
         };
         state.done = is_final(&line, state.id.as_ref());
-        let event = sse_event(state.next_event, &line);
+        let event = sse_event(Some(state.next_event), &line);
         state.next_event += 1;
         Some((Ok::<_, Infallible>(event), state))
     });
@@ -1051,18 +1104,23 @@ async fn on_get(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     // Replayed (or primed) and attached under the stream's lock: nothing missed, nothing twice.
     let mut standalone = handle.standalone.lock().await;
     let missed = match last {
-        Some(last) if app.events.stream_of(last) == Some(standalone.id.as_str()) => app.events.after(last).await,
+        Some(last) if app.events.stream_of(last) == Some(standalone.id.as_str()) => {
+            match missed_events(&*app.events, last).await {
+                Ok(missed) => missed,
+                Err(answer) => return *answer,
+            }
+        }
         _ => None,
     };
     let opening: Vec<Bytes> = match missed {
         Some(missed) => {
             // What waited is among what is replayed.
             standalone.waiting.clear();
-            missed.into_iter().filter(|(_, data)| !data.is_empty()).map(|(id, data)| sse_event(id, &data)).collect()
+            missed.into_iter().filter(|(_, data)| !data.is_empty()).map(|(id, data)| sse_event(Some(id), &data)).collect()
         }
         None => {
-            let priming = app.events.append(&standalone.id, b"").await;
-            std::iter::once(priming_event(&priming)).chain(standalone.waiting.drain(..)).collect()
+            let priming = keep_event(&*app.events, &standalone.id, b"").await;
+            std::iter::once(priming_event(priming.as_deref())).chain(standalone.waiting.drain(..)).collect()
         }
     };
     let (reader, reading) = mpsc::channel::<Bytes>(connection::OUTGOING_CAPACITY);
@@ -1088,7 +1146,7 @@ async fn resume(app: &App, session: &SessionHandle, last: &str) -> Response {
         let replay: Vec<Result<Bytes, Infallible>> = events
             .into_iter()
             .filter(|(_, data)| !data.is_empty())
-            .map(|(id, data)| Ok(sse_event(id, &data)))
+            .map(|(id, data)| Ok(sse_event(Some(id), &data)))
             .collect();
         futures_util::stream::iter(replay)
     };
@@ -1096,17 +1154,22 @@ async fn resume(app: &App, session: &SessionHandle, last: &str) -> Response {
         Some(live) => {
             // Replayed and attached under the stream's lock: nothing missed, nothing twice.
             let mut reader = live.reader.lock().await;
-            let Some(events) = app.events.after(last).await else {
+            let found = match missed_events(&*app.events, last).await {
+                Ok(found) => found,
+                Err(answer) => return *answer,
+            };
+            let Some(events) = found else {
                 return reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Unknown Last-Event-ID"));
             };
             let (connection, reading) = mpsc::channel::<Bytes>(16);
             *reader = Some(connection);
             Body::from_stream(missed(events).chain(body_stream(reading)))
         }
-        None => match app.events.after(last).await {
+        None => match missed_events(&*app.events, last).await {
+            Err(answer) => return *answer,
             // Its request finished: what it missed, and the stream ends.
-            Some(events) => Body::from_stream(missed(events)),
-            None => return reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Unknown Last-Event-ID")),
+            Ok(Some(events)) => Body::from_stream(missed(events)),
+            Ok(None) => return reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Unknown Last-Event-ID")),
         },
     };
     sse_headers(Response::new(body))
@@ -1129,6 +1192,8 @@ async fn on_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Response 
     if let Err(e) = app.store.remove(session).await {
         tracing::warn!(error = %e, "the session store failed to forget an ended session");
     }
+    // Every other server sharing the session store stops serving it too.
+    app.core.publish(ChangeEvent::SessionEnded { session: session.to_owned() });
     StatusCode::NO_CONTENT.into_response()
 }
 
@@ -1146,6 +1211,22 @@ fn method_not_allowed(why: &str) -> Response {
 }
 
 /// Ends sessions unused for `idle`, checking every so often while the endpoint exists.
+/// Stops serving the sessions ended on another server of the change bus (or on this one: it
+/// already forgot them).
+fn forget_ended_sessions(app: std::sync::Weak<App>, mut ended: broadcast::Receiver<Arc<str>>) {
+    tokio::spawn(async move {
+        loop {
+            let session = match ended.recv().await {
+                Ok(session) => session,
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return,
+            };
+            let Some(app) = app.upgrade() else { return };
+            app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(&*session);
+        }
+    });
+}
+
 fn expire_idle_sessions(app: std::sync::Weak<App>, idle: Duration) {
     let every = (idle / 2).clamp(Duration::from_millis(50), Duration::from_secs(60));
     tokio::spawn(async move {
@@ -1189,6 +1270,12 @@ async fn with_cors(origins: Arc<Allowed>, request: axum::extract::Request, next:
     response
 }
 
+/// Whether `tag` may start session ids: what a proxy can match without escaping, and no `_`
+/// (event ids end in `_` and a sequence number).
+fn valid_instance_tag(tag: &str) -> bool {
+    (1..=32).contains(&tag.len()) && tag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
 /// The endpoint as a router serving `/mcp`, and what stops its sessions (send `true`).
 pub(crate) fn router(
     core: Arc<ServerCore>,
@@ -1223,6 +1310,15 @@ pub(crate) fn router(
             ));
         }
     };
+    let session_prefix = match options.instance_tag {
+        None => String::new(),
+        Some(tag) if valid_instance_tag(&tag) => format!("{tag}."),
+        Some(tag) => {
+            return Err(crate::Error::Usage(format!(
+                "instance tag `{tag}` is invalid: use 1 to 32 letters, digits and `-`"
+            )));
+        }
+    };
     let (stop, stopping) = watch::channel(false);
     let stop = Arc::new(stop);
     // Every 2026-07-28 client shares this loop: its listen streams get a limit of their own.
@@ -1240,6 +1336,7 @@ pub(crate) fn router(
         auth: options.auth,
         has_metadata: options.resource_metadata.is_some(),
         max_sessions: options.max_sessions,
+        session_prefix,
         events,
         store: options.sessions.unwrap_or_else(|| Arc::new(MemorySessionStore::default())),
         idle,
@@ -1249,6 +1346,7 @@ pub(crate) fn router(
         _stop: Arc::clone(&stop),
     });
     expire_idle_sessions(Arc::downgrade(&app), idle);
+    forget_ended_sessions(Arc::downgrade(&app), app.core.ended_sessions.subscribe());
     let cors = options.cors.map(Arc::new);
     let mut router = axum::Router::new()
         .route("/mcp", post(on_post).get(on_get).delete(on_delete).options(on_preflight))

@@ -1,0 +1,173 @@
+//! Real services the scale-out tests run against: Redis and nginx, from Debian's packages,
+//! installed when missing (CI runs as root) and started on loopback ports of their own, each
+//! in a directory of its own, stopped when dropped.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Makes sure `binary` exists, installing Debian's `package` when it does not; fails loudly
+/// with what to install when that is not possible.
+pub fn ensure_installed(binary: &str, package: &str) -> PathBuf {
+    // Two tests of one process must not run apt at once.
+    static INSTALLING: Mutex<()> = Mutex::new(());
+    let _one_at_a_time = INSTALLING.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(found) = find_binary(binary) {
+        return found;
+    }
+    let install = || {
+        Command::new("apt-get")
+            .args(["install", "-y", "--no-install-recommends", package])
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success())
+    };
+    let installed = install()
+        || (Command::new("apt-get").arg("update").stdout(Stdio::null()).status().is_ok_and(|s| s.success())
+            && install());
+    assert!(installed, "`{binary}` is missing and `apt-get install {package}` failed: install `{package}` (as root)");
+    find_binary(binary).unwrap_or_else(|| panic!("`{package}` is installed but `{binary}` is not on the PATH"))
+}
+
+fn find_binary(binary: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/bin")])
+        .map(|dir| dir.join(binary))
+        .find(|candidate| candidate.is_file())
+}
+
+/// A loopback port nobody listens on (now).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
+}
+
+/// Waits until something accepts connections on `port`.
+pub fn wait_for_port(port: u16, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "{what} did not start listening on port {port}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A directory under the target directory for one service's files, emptied first.
+fn scratch(name: &str) -> PathBuf {
+    let dir = crate::target_dir().join("services").join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
+/// A Redis server of its own (no persistence), stopped when dropped.
+#[derive(Debug)]
+pub struct Redis {
+    child: Child,
+    /// Its `redis://` URL.
+    pub url: String,
+    /// Its port.
+    pub port: u16,
+}
+
+impl Redis {
+    /// Starts one on a free loopback port and waits until it answers `PING`.
+    pub fn start() -> Redis {
+        let binary = ensure_installed("redis-server", "redis-server");
+        let port = free_port();
+        let dir = scratch(&format!("redis-{port}"));
+        let child = Command::new(binary)
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server starts");
+        let redis = Redis { child, url: format!("redis://127.0.0.1:{port}/"), port };
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while !redis.answers_ping() {
+            assert!(Instant::now() < deadline, "redis-server did not answer PING on port {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        redis
+    }
+
+    fn answers_ping(&self) -> bool {
+        let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) else { return false };
+        let mut answer = [0u8; 7];
+        stream.write_all(b"PING\r\n").is_ok() && stream.read_exact(&mut answer).is_ok() && &answer == b"+PONG\r\n"
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An nginx of its own (not a daemon, its own prefix and logs), stopped when dropped.
+#[derive(Debug)]
+pub struct Nginx {
+    child: Child,
+    /// Where it runs: its configuration, logs and temporary files.
+    pub dir: PathBuf,
+    /// The port it listens on.
+    pub port: u16,
+}
+
+impl Nginx {
+    /// Starts nginx with the `http { ... }` block of `config` (a file of the repository's
+    /// `deploy/` directory), in which `@PORT@` becomes its port and `@UPSTREAMS@` the
+    /// `server 127.0.0.1:PORT;` lines of `upstreams`, and `@UPSTREAM_n@` the port of the n-th.
+    pub fn start(config: &Path, upstreams: &[u16]) -> Nginx {
+        let binary = ensure_installed("nginx", "nginx");
+        let port = free_port();
+        let dir = scratch(&format!("nginx-{port}"));
+        let template = std::fs::read_to_string(config).unwrap_or_else(|e| panic!("{}: {e}", config.display()));
+        let mut http = template.replace("@PORT@", &port.to_string()).replace(
+            "@UPSTREAMS@",
+            &upstreams.iter().map(|p| format!("server 127.0.0.1:{p};")).collect::<Vec<_>>().join("\n        "),
+        );
+        for (n, upstream) in upstreams.iter().enumerate() {
+            http = http.replace(&format!("@UPSTREAM_{n}@"), &upstream.to_string());
+        }
+        let main = format!(
+            "daemon off;\nmaster_process off;\nworker_processes 1;\npid {dir}/nginx.pid;\n\
+             error_log {dir}/error.log warn;\nevents {{ worker_connections 1024; }}\n\
+             http {{\n    access_log off;\n    client_body_temp_path {dir}/body;\n    proxy_temp_path {dir}/proxy;\n\
+             fastcgi_temp_path {dir}/fastcgi;\n    uwsgi_temp_path {dir}/uwsgi;\n    scgi_temp_path {dir}/scgi;\n\
+             {http}\n}}\n",
+            dir = dir.display()
+        );
+        let conf = dir.join("nginx.conf");
+        std::fs::write(&conf, main).expect("the nginx configuration is written");
+        let child = Command::new(binary)
+            .arg("-p")
+            .arg(&dir)
+            .arg("-c")
+            .arg(&conf)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("nginx starts");
+        wait_for_port(port, "nginx");
+        Nginx { child, dir, port }
+    }
+
+    /// Its `/mcp` URL.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
