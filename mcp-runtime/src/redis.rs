@@ -256,7 +256,11 @@ impl ChangeBus for RedisChangeBus {
 }
 
 /// Publishes the queued notices one after the other.
-async fn announce(mut connection: ConnectionManager, channel: String, mut queue: mpsc::UnboundedReceiver<ChangeNotice>) {
+async fn announce(
+    mut connection: ConnectionManager,
+    channel: String,
+    mut queue: mpsc::UnboundedReceiver<ChangeNotice>,
+) {
     while let Some(notice) = queue.recv().await {
         let sent: Result<usize, StoreError> = match serde_json::to_string(&notice) {
             Ok(json) => connection.publish(&channel, json).await.map_err(Into::into),

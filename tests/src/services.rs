@@ -121,20 +121,17 @@ pub struct Nginx {
 }
 
 impl Nginx {
-    /// Starts nginx with the `http { ... }` block of `config` (a file of the repository's
-    /// `deploy/` directory), in which `@PORT@` becomes its port and `@UPSTREAMS@` the
-    /// `server 127.0.0.1:PORT;` lines of `upstreams`, and `@UPSTREAM_n@` the port of the n-th.
+    /// Starts nginx with `config` (a file of the repository's `deploy/` directory, written for
+    /// port 8080 in front of 8081, 8082 and 8083) in its `http` block, on a free port in front
+    /// of `upstreams` instead.
     pub fn start(config: &Path, upstreams: &[u16]) -> Nginx {
         let binary = ensure_installed("nginx", "nginx");
         let port = free_port();
         let dir = scratch(&format!("nginx-{port}"));
-        let template = std::fs::read_to_string(config).unwrap_or_else(|e| panic!("{}: {e}", config.display()));
-        let mut http = template.replace("@PORT@", &port.to_string()).replace(
-            "@UPSTREAMS@",
-            &upstreams.iter().map(|p| format!("server 127.0.0.1:{p};")).collect::<Vec<_>>().join("\n        "),
-        );
+        let mut http = std::fs::read_to_string(config).unwrap_or_else(|e| panic!("{}: {e}", config.display()));
+        http = http.replace("127.0.0.1:8080", &format!("127.0.0.1:{port}"));
         for (n, upstream) in upstreams.iter().enumerate() {
-            http = http.replace(&format!("@UPSTREAM_{n}@"), &upstream.to_string());
+            http = http.replace(&format!("127.0.0.1:{}", 8081 + n), &format!("127.0.0.1:{upstream}"));
         }
         let main = format!(
             "daemon off;\nmaster_process off;\nworker_processes 1;\npid {dir}/nginx.pid;\n\

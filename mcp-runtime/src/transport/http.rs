@@ -23,9 +23,9 @@ use serde_json::value::RawValue;
 use tokio::sync::{broadcast, mpsc, watch};
 
 use super::connection::{self, Frame, Inbox, RoutedMessage};
-use crate::changes::ChangeEvent;
 pub use super::events::{EventStore, MemoryEventStore, StoredEvents};
 pub use super::sessions::{MemorySessionStore, SessionRecord, SessionStore, StoreError};
+use crate::changes::ChangeEvent;
 use crate::context::{Identity, RequestExtras};
 use crate::protocol::{ErrorObject, Feature, RequestId, Revision, code, error_line};
 use crate::server::ServerCore;
@@ -1116,7 +1116,11 @@ async fn on_get(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
         Some(missed) => {
             // What waited is among what is replayed.
             standalone.waiting.clear();
-            missed.into_iter().filter(|(_, data)| !data.is_empty()).map(|(id, data)| sse_event(Some(id), &data)).collect()
+            missed
+                .into_iter()
+                .filter(|(_, data)| !data.is_empty())
+                .map(|(id, data)| sse_event(Some(id), &data))
+                .collect()
         }
         None => {
             let priming = keep_event(&*app.events, &standalone.id, b"").await;
@@ -1169,7 +1173,9 @@ async fn resume(app: &App, session: &SessionHandle, last: &str) -> Response {
             Err(answer) => return *answer,
             // Its request finished: what it missed, and the stream ends.
             Ok(Some(events)) => Body::from_stream(missed(events)),
-            Ok(None) => return reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Unknown Last-Event-ID")),
+            Ok(None) => {
+                return reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Unknown Last-Event-ID"));
+            }
         },
     };
     sse_headers(Response::new(body))

@@ -1,0 +1,367 @@
+//! Three instances of `examples/replicas` behind a real nginx (Debian's, installed when
+//! missing), with a real Redis, configured by the files of `deploy/`:
+//!
+//! - shared (`deploy/nginx-shared.conf`, sessions in Redis, round robin): the official
+//!   TypeScript client's session is served by every instance, the Python client's 2026-07-28
+//!   input-required round trip is accepted on any instance, an update announced on one
+//!   instance reaches a subscriber served by another, and a load run loses or mixes up no
+//!   response, even when an instance is stopped in the middle of it;
+//! - affinity (`deploy/nginx-affinity.conf`, sessions kept by each instance): the TypeScript
+//!   client's session stays on the instance that opened it, and when that instance stops, the
+//!   session gets a clean 404 and a new `initialize` succeeds.
+//!
+//! The load runs print their requests per second (one instance, then three), for the record.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mcp_tests::clients::{self, Connected};
+use mcp_tests::http::{Answer, initialize, modern_headers, post, send};
+use mcp_tests::services::{self, Nginx, free_port, wait_for_port};
+use mcp_tests::wire::{STATELESS_REVISION, stateless_params};
+use serde_json::{Value, json};
+
+/// The key every instance seals `requestState` with.
+const SHARED_KEY: &str = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+
+/// One instance of the example, stopped when dropped.
+struct Instance {
+    child: Child,
+    port: u16,
+    tag: &'static str,
+}
+
+impl Instance {
+    fn start(tag: &'static str, redis: &services::Redis, shared_sessions: bool) -> Instance {
+        let port = free_port();
+        let child = Command::new(mcp_tests::example_binary("replicas"))
+            .env("MCP_LISTEN", format!("127.0.0.1:{port}"))
+            .env("MCP_INSTANCE", tag)
+            .env("MCP_REDIS_URL", &redis.url)
+            .env("MCP_SESSIONS", if shared_sessions { "shared" } else { "local" })
+            .env("MCP_REQUEST_STATE_KEY", SHARED_KEY)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the example starts");
+        wait_for_port(port, "the example");
+        Instance { child, port, tag }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Redis, three instances (tags a, b, c) and nginx with `config`.
+struct Cluster {
+    instances: Vec<Instance>,
+    nginx: Nginx,
+    _redis: services::Redis,
+}
+
+impl Cluster {
+    fn start(config: &str, shared_sessions: bool) -> Cluster {
+        let redis = services::Redis::start();
+        let instances: Vec<Instance> =
+            ["a", "b", "c"].into_iter().map(|tag| Instance::start(tag, &redis, shared_sessions)).collect();
+        let ports: Vec<u16> = instances.iter().map(|i| i.port).collect();
+        let nginx = Nginx::start(&deploy(config), &ports);
+        Cluster { instances, nginx, _redis: redis }
+    }
+}
+
+fn deploy(file: &str) -> PathBuf {
+    mcp_tests::workspace_root().join("deploy").join(file)
+}
+
+fn request(id: i64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+fn call(id: i64, name: &str, arguments: Value) -> Value {
+    request(id, "tools/call", json!({"name": name, "arguments": arguments}))
+}
+
+/// Opens a handshake-era session at `url`: its id.
+fn open_session(url: &str) -> String {
+    let answer = post(url, &initialize("2025-11-25", json!({})), &[]);
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let session = answer.session.expect("a session id");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(url, &initialized, &[("mcp-session-id", &session)]).status, 202);
+    session
+}
+
+fn text(answer: &Answer) -> String {
+    answer.last()["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text in {answer:?}")).to_owned()
+}
+
+/// The official TypeScript client calls `whoami` five times in one session through `url`:
+/// the instance tags that answered.
+fn typescript_whoami(url: &str) -> Vec<String> {
+    let mut plan = vec![json!({"op": "list_tools"})];
+    plan.extend((0..5).map(|_| json!({"op": "call_tool", "name": "whoami"})));
+    plan.push(json!({"op": "call_tool", "name": "add", "arguments": {"a": 20, "b": 22}}));
+    let lines = clients::run_plan_url(clients::node_client(), &json!(plan), url);
+    Connected::Asked("2025-11-25").check(&lines[0], "replicas");
+    let tools: Vec<&str> =
+        lines[1]["result"]["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(tools.contains(&"whoami") && tools.contains(&"greet"), "{tools:?}");
+    assert_eq!(lines[7]["result"]["content"][0]["text"], "42", "{}", lines[7]);
+    lines[2..7].iter().map(|line| line["result"]["content"][0]["text"].as_str().expect("a tag").to_owned()).collect()
+}
+
+/// What a load run saw.
+#[derive(Debug, Default)]
+struct Load {
+    ok: AtomicUsize,
+    /// Failed requests a client may retry (the instance went away under them): 502 or 503.
+    retryable: AtomicUsize,
+    /// Answers that were wrong or belonged to another request: must stay zero.
+    wrong: Mutex<Vec<String>>,
+}
+
+/// `clients` threads each call `add` `calls` times through `url`, in 2026-07-28 (`stateless`)
+/// or in a session each; `midway` runs once a third of the calls are done. Requests per second.
+fn load_run(url: &str, clients: usize, calls: usize, stateless: bool, load: &Arc<Load>, midway: impl FnOnce()) -> f64 {
+    let done = Arc::new(AtomicUsize::new(0));
+    let start = Instant::now();
+    let triggered = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for client in 0..clients {
+            let (load, done, url) = (Arc::clone(load), Arc::clone(&done), url.to_owned());
+            scope.spawn(move || {
+                let http = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
+                let session = (!stateless).then(|| open_session(&url));
+                for n in 0..calls {
+                    let (a, b) = (client as i64 * 100_000, n as i64);
+                    let id = (client * calls + n) as i64;
+                    let mut body = call(id, "add", json!({"a": a, "b": b}));
+                    let mut builder = http
+                        .post(&url)
+                        .header("content-type", "application/json")
+                        .header("accept", "application/json, text/event-stream");
+                    if stateless {
+                        body["params"] = stateless_params(Some(body["params"].take()), json!({}));
+                        builder = builder.header("mcp-protocol-version", STATELESS_REVISION);
+                        for (name, value) in modern_headers(&body) {
+                            builder = builder.header(name, value);
+                        }
+                    } else if let Some(session) = &session {
+                        builder =
+                            builder.header("mcp-session-id", session).header("mcp-protocol-version", "2025-11-25");
+                    }
+                    let response = builder.body(body.to_string()).send();
+                    done.fetch_add(1, Ordering::Relaxed);
+                    let Ok(response) = response else {
+                        load.retryable.fetch_add(1, Ordering::Relaxed);
+                        continue;
+                    };
+                    let status = response.status().as_u16();
+                    let text = response.text().unwrap_or_default();
+                    if status == 502 || status == 503 {
+                        load.retryable.fetch_add(1, Ordering::Relaxed);
+                        continue;
+                    }
+                    let message: Option<Value> = text
+                        .lines()
+                        .map(|line| line.strip_prefix("data:").unwrap_or(line).trim())
+                        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+                        .find(|m| m.get("id").is_some());
+                    let expected = (a + b).to_string();
+                    match message {
+                        Some(m) if m["id"] == id && m["result"]["content"][0]["text"] == expected.as_str() => {
+                            load.ok.fetch_add(1, Ordering::Relaxed);
+                        }
+                        _ => load.wrong.lock().unwrap().push(format!("{status} for {id}: {text}")),
+                    }
+                }
+            });
+        }
+        let total = clients * calls;
+        while done.load(Ordering::Relaxed) < total / 3 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if !triggered.swap(true, Ordering::Relaxed) {
+            midway();
+        }
+    });
+    (clients * calls) as f64 / start.elapsed().as_secs_f64()
+}
+
+#[test]
+fn three_instances_share_sessions_streams_and_changes_through_redis() {
+    let mut cluster = Cluster::start("nginx-shared.conf", true);
+    let url = cluster.nginx.url();
+
+    // One TypeScript session, served by more than one instance.
+    let tags = typescript_whoami(&url);
+    let mut distinct = tags.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert!(distinct.len() >= 2, "round robin spreads one session over the instances: {tags:?}");
+
+    // The Python client in 2026-07-28: `greet` asks for a name (an input-required result), and
+    // the retry, sealed by one instance, is accepted by whichever instance it reaches.
+    let plan = json!([
+        {"op": "call_tool", "name": "greet"},
+        {"op": "call_tool", "name": "greet"},
+        {"op": "call_tool", "name": "whoami"},
+    ]);
+    let lines = clients::run_plan_url(clients::with_mode(clients::python_client(), "modern"), &plan, &url);
+    Connected::Blind.check(&lines[0], "replicas");
+    for line in &lines[1..3] {
+        let greeting = line["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{line}"));
+        assert!(greeting.starts_with("Hello, from the client (from "), "{greeting}");
+    }
+
+    // A subscriber served by instance a hears an update announced on instance b.
+    let (a, b) = (cluster.instances[0].url(), cluster.instances[1].url());
+    let session = open_session(&a);
+    let subscribed =
+        post(&a, &request(1, "resources/subscribe", json!({"uri": "board://news"})), &[("mcp-session-id", &session)]);
+    assert!(subscribed.last().get("result").is_some(), "{subscribed:?}");
+    let reader = {
+        let (a, session) = (a.clone(), session.clone());
+        std::thread::spawn(move || read_events(&a, &session, 2))
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let other = open_session(&b);
+    assert_eq!(text(&post(&b, &call(2, "announce", json!({})), &[("mcp-session-id", &other)])), "announced");
+    let events = reader.join().expect("the stream reader");
+    assert_eq!(events[1]["method"], "notifications/resources/updated", "{events:?}");
+    assert_eq!(events[1]["params"]["uri"], "board://news");
+
+    // Load through nginx: 2026-07-28 while instance c stops a third of the way in, then the
+    // handshake era (sessions in Redis) while instance b stops.
+    let load = Arc::new(Load::default());
+    let (first, rest) = cluster.instances.split_at_mut(2);
+    let modern = load_run(&url, 4, 150, true, &load, || rest[0].stop());
+    let handshake = load_run(&url, 4, 150, false, &load, || first[1].stop());
+    let retryable = load.retryable.load(Ordering::Relaxed);
+    eprintln!(
+        "through nginx, three instances, one stopped in each run: {modern:.0} req/s (2026-07-28), \
+         {handshake:.0} req/s (sessions in Redis); {retryable} requests failed retryably"
+    );
+    let wrong = load.wrong.lock().unwrap();
+    assert!(wrong.is_empty(), "lost or mixed-up answers: {wrong:?}");
+    assert!(retryable <= 8, "only requests in flight on a stopped instance may fail: {retryable}");
+    assert_eq!(load.ok.load(Ordering::Relaxed) + retryable, 1_200);
+
+    // After the stops: the TypeScript client's session works on the one left.
+    let tags = typescript_whoami(&url);
+    assert!(tags.iter().all(|tag| tag == "a"), "{tags:?}");
+}
+
+#[test]
+fn with_affinity_a_session_stays_on_its_instance_and_starts_over_when_it_stops() {
+    let mut cluster = Cluster::start("nginx-affinity.conf", false);
+    let url = cluster.nginx.url();
+
+    // The TypeScript client's session is answered by one instance only.
+    let tags = typescript_whoami(&url);
+    assert!(tags.iter().all(|tag| tag == &tags[0]), "one instance serves the session: {tags:?}");
+
+    // A session minted by an instance carries its tag; its instance stops; the session gets
+    // a clean 404 (from another instance), and a new initialize succeeds there.
+    let session = open_session(&url);
+    let owner = session.split_once('.').map(|(tag, _)| tag.to_owned()).expect("a tagged session id");
+    let called = post(&url, &call(1, "whoami", json!({})), &[("mcp-session-id", &session)]);
+    assert_eq!(text(&called), owner);
+    let index = cluster.instances.iter().position(|i| i.tag == owner).expect("a known tag");
+    cluster.instances[index].stop();
+    let gone = post(&url, &call(2, "whoami", json!({})), &[("mcp-session-id", &session)]);
+    assert_eq!(gone.status, 404, "{gone:?}");
+    let again = open_session(&url);
+    assert!(!again.starts_with(&format!("{owner}.")), "{again}");
+    let answered = post(&url, &call(3, "whoami", json!({})), &[("mcp-session-id", &again)]);
+    assert_eq!(text(&answered), again.split_once('.').unwrap().0);
+
+    // Load: 2026-07-28 goes anywhere; sessions stay put.
+    let load = Arc::new(Load::default());
+    let modern = load_run(&url, 4, 150, true, &load, || {});
+    let handshake = load_run(&url, 4, 150, false, &load, || {});
+    eprintln!(
+        "through nginx, two instances with affinity: {modern:.0} req/s (2026-07-28), {handshake:.0} req/s (sessions)"
+    );
+    assert!(load.wrong.lock().unwrap().is_empty(), "{:?}", load.wrong.lock().unwrap());
+    assert_eq!(load.ok.load(Ordering::Relaxed), 1_200, "{load:?}");
+}
+
+#[test]
+fn one_instance_behind_nginx_for_the_record() {
+    let redis = services::Redis::start();
+    let instance = Instance::start("a", &redis, true);
+    let nginx = Nginx::start(&deploy("nginx-shared.conf"), &[instance.port, instance.port, instance.port]);
+    let load = Arc::new(Load::default());
+    let modern = load_run(&nginx.url(), 4, 150, true, &load, || {});
+    let handshake = load_run(&nginx.url(), 4, 150, false, &load, || {});
+    eprintln!("through nginx, one instance: {modern:.0} req/s (2026-07-28), {handshake:.0} req/s (sessions in Redis)");
+    assert!(load.wrong.lock().unwrap().is_empty(), "{:?}", load.wrong.lock().unwrap());
+    assert_eq!(load.ok.load(Ordering::Relaxed), 1_200);
+}
+
+/// Reads `count` messages of a session's GET stream (the priming event's empty data as null).
+fn read_events(url: &str, session: &str, count: usize) -> Vec<Value> {
+    use std::io::{BufRead, BufReader};
+    let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(10)).build().unwrap();
+    let response = client
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .expect("a stream");
+    assert_eq!(response.status().as_u16(), 200);
+    let mut events = Vec::new();
+    for line in BufReader::new(response).lines() {
+        let line = line.expect("the stream stays open until read");
+        if let Some(data) = line.strip_prefix("data:") {
+            events.push(serde_json::from_str(data.trim()).unwrap_or(Value::Null));
+            if events.len() == count {
+                break;
+            }
+        }
+    }
+    events
+}
+
+#[test]
+fn a_delete_through_nginx_ends_the_session_everywhere() {
+    let cluster = Cluster::start("nginx-shared.conf", true);
+    let url = cluster.nginx.url();
+    let session = open_session(&url);
+    // Served by each instance once (they each take it over from Redis).
+    for (n, instance) in cluster.instances.iter().enumerate() {
+        let answer = post(&instance.url(), &call(n as i64, "whoami", json!({})), &[("mcp-session-id", &session)]);
+        assert_eq!(text(&answer), instance.tag);
+    }
+    assert_eq!(send(&url, "DELETE", None, &[("mcp-session-id", &session)]).status, 204);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    for instance in &cluster.instances {
+        loop {
+            let answer = post(&instance.url(), &request(9, "ping", json!({})), &[("mcp-session-id", &session)]);
+            if answer.status == 404 {
+                break;
+            }
+            assert!(Instant::now() < deadline, "instance {} still serves it: {answer:?}", instance.tag);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
