@@ -777,7 +777,13 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
                 // A failed `initialize` leaves no session behind.
                 app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session);
             }
-            (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+            let caching =
+                if stateless && method.is_some_and(carries_caching_fields) { cache_control(&body) } else { None };
+            let mut response = (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
+            if let Some(caching) = caching {
+                response.headers_mut().insert(header::CACHE_CONTROL, caching);
+            }
+            response
         }
         (Err(first), Some(close)) => {
             let live = Arc::new(LiveStream { id: crate::random::random_id(), reader: Default::default(), close });
@@ -902,6 +908,43 @@ fn modern_status(line: &[u8]) -> StatusCode {
         ) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }
+}
+
+/// The 2026-07-28 methods whose results say how long they may be cached (`ttlMs`,
+/// `cacheScope`).
+fn carries_caching_fields(method: &str) -> bool {
+    matches!(
+        method,
+        "server/discover"
+            | "tools/list"
+            | "resources/list"
+            | "resources/templates/list"
+            | "prompts/list"
+            | "resources/read"
+    )
+}
+
+/// `Cache-Control` saying what a result's `ttlMs` and `cacheScope` say, so that an HTTP cache
+/// between client and server agrees with the client (`public, max-age=60`; `ttlMs: 0` is
+/// `no-cache`). `None` for an error, or a result without those fields.
+fn cache_control(line: &[u8]) -> Option<HeaderValue> {
+    #[derive(Deserialize)]
+    struct Response {
+        result: Option<Caching>,
+    }
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Caching {
+        ttl_ms: Option<u64>,
+        cache_scope: Option<String>,
+    }
+    let caching = serde_json::from_slice::<Response>(line).ok()?.result?;
+    let scope = caching.cache_scope.filter(|scope| scope == "public" || scope == "private")?;
+    let value = match caching.ttl_ms? {
+        0 => format!("{scope}, no-cache"),
+        ttl => format!("{scope}, max-age={}", ttl / 1_000),
+    };
+    HeaderValue::from_str(&value).ok()
 }
 
 fn is_success(line: &[u8]) -> bool {
