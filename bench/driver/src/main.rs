@@ -25,6 +25,8 @@ struct Plan {
     /// Idle HTTP sessions opened (the server's default limit is 10,000, warm-up included).
     sessions: usize,
     build_times: bool,
+    /// Only the Streamable HTTP rows.
+    http_only: bool,
 }
 
 fn main() {
@@ -36,10 +38,11 @@ fn main() {
         spawns: if short { 3 } else { 20 },
         sessions: if short { 500 } else { 10_000 },
         build_times: args.iter().any(|a| a == "--build-times"),
+        http_only: args.iter().any(|a| a == "--http-only"),
     };
     for arg in &args {
-        if !matches!(arg.as_str(), "--short" | "--build-times") {
-            eprintln!("usage: driver [--short] [--build-times]\nunknown argument {arg}");
+        if !matches!(arg.as_str(), "--short" | "--build-times" | "--http-only") {
+            eprintln!("usage: driver [--short] [--build-times] [--http-only]\nunknown argument {arg}");
             std::process::exit(2);
         }
     }
@@ -52,20 +55,21 @@ fn main() {
         Target::new("raw loop", release.join("sum-raw")),
     ];
 
-    let mut rounds: Vec<[Measures; 3]> = Vec::new();
-    for round in 1..=plan.rounds {
-        eprintln!("round {round} of {}", plan.rounds);
-        rounds.push(targets.each_ref().map(|target| measure::all(target, &plan)));
-    }
-    let inproc = measure::in_process(&release.join("inproc-ours"), plan.calls, plan.rounds);
-    let ours_http = http_rows(&release.join("sum-ours-http"), &plan);
-    let rmcp_http = http_rows(&release.join("sum-rmcp-http"), &plan);
-
     let mut table = Table::new(["ours", "rmcp 3.11", "raw loop"]);
-    for row in Row::ALL {
-        table.add(row, &rounds);
+    if !plan.http_only {
+        let mut rounds: Vec<[Measures; 3]> = Vec::new();
+        for round in 1..=plan.rounds {
+            eprintln!("round {round} of {}", plan.rounds);
+            rounds.push(targets.each_ref().map(|target| measure::all(target, &plan)));
+        }
+        let inproc = measure::in_process(&release.join("inproc-ours"), plan.calls, plan.rounds);
+        for row in Row::ALL {
+            table.add(row, &rounds);
+        }
+        table.add_single("in-process round trip (`testing` client, one thread as in `#[tokio::test]`), µs", inproc);
     }
-    table.add_single("in-process round trip (`testing` client, one thread as in `#[tokio::test]`), µs", inproc);
+    let [ours_http, rmcp_http] = http_rows([&release.join("sum-ours-http"), &release.join("sum-rmcp-http")], &plan);
+
     let clients = HTTP_CLIENTS;
     table.add_pair(
         &format!("Streamable HTTP, {clients} keep-alive clients, handshake era, req/s"),
@@ -93,19 +97,27 @@ fn main() {
 /// Concurrent HTTP clients in the HTTP rows.
 const HTTP_CLIENTS: usize = 64;
 
-/// The HTTP rows of one server: medians over the rounds of the concurrent rows in each era,
-/// and the memory per idle session.
-fn http_rows(program: &Path, plan: &Plan) -> (f64, f64, f64) {
+/// The HTTP rows of each server: medians over the rounds of the concurrent rows in each era,
+/// and the memory per idle session. The servers take turns within each round, so that a
+/// change in the machine's load falls on both.
+fn http_rows(programs: [&Path; 2], plan: &Plan) -> [(f64, f64, f64); 2] {
     let per_client = (plan.calls / HTTP_CLIENTS as u32).max(1);
-    let (mut handshake, mut stateless) = (Vec::new(), Vec::new());
-    for _ in 0..plan.rounds {
-        let server = http::HttpServer::start(program);
-        handshake.push(http::concurrent(&server, http::Era::Handshake, HTTP_CLIENTS, per_client));
-        stateless.push(http::concurrent(&server, http::Era::Stateless, HTTP_CLIENTS, per_client));
+    let mut measured: [(Vec<f64>, Vec<f64>); 2] = Default::default();
+    for round in 1..=plan.rounds {
+        eprintln!("HTTP round {round} of {}", plan.rounds);
+        for (program, (handshake, stateless)) in programs.iter().zip(&mut measured) {
+            let server = http::HttpServer::start(program);
+            handshake.push(http::concurrent(&server, http::Era::Handshake, HTTP_CLIENTS, per_client));
+            stateless.push(http::concurrent(&server, http::Era::Stateless, HTTP_CLIENTS, per_client));
+        }
     }
-    let server = http::HttpServer::start(program);
-    let idle = http::idle_session_kb(&server, plan.sessions);
-    (measure::median(&mut handshake), measure::median(&mut stateless), idle)
+    let mut rows = [(0.0, 0.0, 0.0); 2];
+    for ((program, (handshake, stateless)), row) in programs.iter().zip(&mut measured).zip(&mut rows) {
+        let server = http::HttpServer::start(program);
+        let idle = http::idle_session_kb(&server, plan.sessions);
+        *row = (measure::median(handshake), measure::median(stateless), idle);
+    }
+    rows
 }
 
 /// Builds each server on its own (`-p`: features resolved per server, as in its own project)
