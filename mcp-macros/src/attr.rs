@@ -38,10 +38,19 @@ impl<T> Slot<T> {
     }
 }
 
-/// One `_meta` entry: `"com.example/key" = <literal>` or `key = <literal>`.
+/// One `_meta` entry: `"com.example/key" = <literal>`, `key = <literal>`, or `key(<entries>)`
+/// for an object (`meta(ui(resourceUri = "ui://app/page.html"))`).
 pub(crate) struct MetaEntry {
     pub(crate) key: LitStr,
-    pub(crate) value: Lit,
+    pub(crate) value: MetaValue,
+}
+
+/// What a `_meta` entry holds.
+pub(crate) enum MetaValue {
+    /// A string, number or boolean.
+    Lit(Lit),
+    /// An object of further entries.
+    Object(Vec<MetaEntry>),
 }
 
 impl Parse for MetaEntry {
@@ -52,12 +61,19 @@ impl Parse for MetaEntry {
             let ident: syn::Ident = input.parse()?;
             LitStr::new(&ident.to_string(), ident.span())
         };
+        if input.peek(syn::token::Paren) {
+            let content;
+            syn::parenthesized!(content in input);
+            let entries = Punctuated::<MetaEntry, Token![,]>::parse_terminated(&content)?;
+            return Ok(MetaEntry { key, value: MetaValue::Object(entries.into_iter().collect()) });
+        }
         input.parse::<Token![=]>()?;
-        let message = "a `meta` value is a string, number or boolean literal: `meta(key = \"value\")`";
+        let message = "a `meta` value is a string, number or boolean literal, or entries in parentheses: \
+                       `meta(key = \"value\")`, `meta(ui(resourceUri = \"ui://app/page.html\"))`";
         match input.parse::<Expr>()? {
             Expr::Lit(syn::ExprLit {
                 lit: value @ (Lit::Str(_) | Lit::Int(_) | Lit::Float(_) | Lit::Bool(_)), ..
-            }) => Ok(MetaEntry { key, value }),
+            }) => Ok(MetaEntry { key, value: MetaValue::Lit(value) }),
             other => Err(syn::Error::new_spanned(other, message)),
         }
     }

@@ -2,10 +2,10 @@
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::{Expr, Lit};
+use syn::Expr;
 
 use crate::ast::{FnItem, doc_text, unraw};
-use crate::attr::CommonArgs;
+use crate::attr::{CommonArgs, MetaValue};
 
 /// Builder calls for the common keys: title, description (explicit, else the doc comment),
 /// icons, `_meta`, and where the item is defined.
@@ -25,15 +25,28 @@ pub(crate) fn common_builder(common: &CommonArgs, docs: &[Expr], ident: &Ident) 
     }
     for entry in &common.meta {
         let key = &entry.key;
-        let value = match &entry.value {
-            Lit::Str(s) => quote!(__mcp::__private::serde_json::Value::from(#s)),
-            other => quote!(__mcp::__private::serde_json::Value::from(#other)),
-        };
+        let value = meta_value(&entry.value);
         calls.push(quote!(.meta(#key, #value)));
     }
     let location = quote_spanned!(ident.span()=> ::core::concat!(::core::file!(), ":", ::core::line!()));
     calls.push(quote!(.defined_at(#location)));
     calls
+}
+
+/// A `_meta` value as a `serde_json::Value` expression.
+fn meta_value(value: &MetaValue) -> TokenStream {
+    match value {
+        MetaValue::Lit(lit) => quote!(__mcp::__private::serde_json::Value::from(#lit)),
+        MetaValue::Object(entries) => {
+            let keys = entries.iter().map(|entry| &entry.key);
+            let values = entries.iter().map(|entry| meta_value(&entry.value));
+            quote!({
+                let mut object = __mcp::__private::serde_json::Map::new();
+                #(object.insert(::core::convert::Into::into(#keys), #values);)*
+                __mcp::__private::serde_json::Value::Object(object)
+            })
+        }
+    }
 }
 
 /// The item's name on the wire: `name = "..."`, else its identifier (without `r#`).

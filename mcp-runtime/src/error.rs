@@ -99,6 +99,14 @@ pub enum Error {
         /// The macro and method of another kind, when the function is declared as that.
         declared_as: Option<(&'static str, &'static str)>,
     },
+    /// An extension was declared under an identifier without a prefix, or with settings that
+    /// are not an object.
+    InvalidExtension {
+        /// The identifier.
+        id: String,
+        /// Whether its settings are an object (else they are what is wrong).
+        settings_are_an_object: bool,
+    },
     /// A [`ServerHandle`](crate::ServerHandle) was used while its server is not running.
     NotRunning,
     /// A [`ServerHandle`](crate::ServerHandle) tried to change the lists of a server built
@@ -158,6 +166,13 @@ impl fmt::Display for Error {
                 "`.{method}(..)` was given `{given}`, which is not a {kind}: pass a function declared with \
                  `#[{attribute}]` (named as itself) or a descriptor"
             ),
+            Error::InvalidExtension { id, settings_are_an_object: true } => write!(
+                f,
+                "extension `{id}` needs a prefixed identifier, such as `io.modelcontextprotocol/ui` or `com.example/name`"
+            ),
+            Error::InvalidExtension { id, settings_are_an_object: false } => {
+                write!(f, "the settings of extension `{id}` must be a JSON object (`{{}}` for none)")
+            }
             Error::NotRunning => f.write_str("the server is not running: serve it before using its handle"),
             Error::StaticLists => f.write_str(
                 "this server's lists are fixed: build it with `.dynamic_lists()` to change them while it runs",

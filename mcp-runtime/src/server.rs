@@ -86,6 +86,8 @@ pub struct Server {
     prompts: Vec<PromptDescriptor>,
     /// What `.tool(..)` and the like were given but could not take, reported by `build`.
     refused: Vec<Error>,
+    /// The extensions declared, by identifier, with their settings.
+    extensions: Map<String, serde_json::Value>,
     include_declared: bool,
     dynamic_lists: bool,
     handle: ServerHandle,
@@ -96,6 +98,20 @@ pub struct Server {
     request_state_ttl: Duration,
     event_backlog: usize,
     bus: Bus,
+}
+
+/// Whether `id` names an extension as the protocol requires: a prefix of dot-separated labels
+/// (each starting with a letter), a `/`, and a name (`io.modelcontextprotocol/ui`).
+fn is_extension_id(id: &str) -> bool {
+    let Some((prefix, name)) = id.split_once('/') else { return false };
+    let label = |l: &str| {
+        l.starts_with(|c: char| c.is_ascii_alphabetic())
+            && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            && !l.ends_with('-')
+    };
+    prefix.split('.').all(label)
+        && !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 /// The future that tells a serving server to stop.
@@ -123,6 +139,7 @@ impl Server {
             resources: Vec::new(),
             prompts: Vec::new(),
             refused: Vec::new(),
+            extensions: Map::new(),
             include_declared: false,
             dynamic_lists: false,
             handle: ServerHandle::new(),
@@ -182,6 +199,26 @@ impl Server {
             Ok(prompt) => self.prompts.push(prompt),
             Err(refused) => self.refused.push(refused),
         }
+        self
+    }
+
+    /// Declares that the server supports the extension `id` (`io.modelcontextprotocol/ui`
+    /// for MCP Apps, say) with `settings` (an object; `{}` for none), in the `extensions` of
+    /// its capabilities, where the revision defines them (2026-07-28). What an extension adds
+    /// to items (a tool's `_meta.ui`, say) is declared on the items. An identifier without a
+    /// prefix (`vendor.example/name`) stops the server at start-up.
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    /// let server = Server::builder("shop", "1.0.0")
+    ///     .extension("io.modelcontextprotocol/ui", serde_json::json!({}));
+    /// assert!(server.validate().is_ok());
+    /// let wrong = Server::builder("shop", "1.0.0").extension("ui", serde_json::json!({}));
+    /// assert!(wrong.validate().unwrap_err().to_string().contains("`ui`"));
+    /// ```
+    #[must_use]
+    pub fn extension(mut self, id: impl Into<String>, settings: serde_json::Value) -> Self {
+        self.extensions.insert(id.into(), settings);
         self
     }
 
@@ -416,6 +453,11 @@ impl Server {
         if let Some(refused) = self.refused.into_iter().next() {
             return Err(refused);
         }
+        if let Some((id, settings)) =
+            self.extensions.iter().find(|(id, settings)| !is_extension_id(id) || !settings.is_object())
+        {
+            return Err(Error::InvalidExtension { id: id.clone(), settings_are_an_object: settings.is_object() });
+        }
         if self.include_declared {
             self.tools.extend(__private::TOOLS.iter().map(|declared| (declared.build)()));
             self.resources.extend(__private::RESOURCES.iter().map(|declared| (declared.build)()));
@@ -434,6 +476,7 @@ impl Server {
             prompts: (dynamic || !registry.prompts.is_empty()).then(|| list_changed.clone()),
             completions: registry.has_completions().then(Map::new),
             logging: self.config.client_logging.then(Map::new),
+            extensions: (!self.extensions.is_empty()).then_some(self.extensions),
             ..ServerCapabilities::default()
         };
         let sealer = match self.request_state_key {

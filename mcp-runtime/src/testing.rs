@@ -99,6 +99,8 @@ pub struct TestClient {
     next_id: AtomicU64,
     /// `tools/list` entries by name, fetched on the first call that needs a tool's schemas.
     tools: tokio::sync::OnceCell<HashMap<String, Value>>,
+    /// The server's capabilities: from `initialize`, or from `server/discover` when first asked.
+    capabilities: tokio::sync::OnceCell<Value>,
     serving: JoinHandle<crate::Result<()>>,
     reading: JoinHandle<()>,
 }
@@ -139,6 +141,7 @@ impl TestClient {
             notifications,
             next_id: AtomicU64::new(1),
             tools: tokio::sync::OnceCell::new(),
+            capabilities: tokio::sync::OnceCell::new(),
             serving,
             reading,
         };
@@ -160,9 +163,23 @@ impl TestClient {
                     init["protocolVersion"]
                 )));
             }
+            let _ = client.capabilities.set(init["capabilities"].clone());
             client.notify("notifications/initialized", json!({})).await?;
         }
         Ok(client)
+    }
+
+    /// The capabilities the server declares to this client's revision: from its `initialize`
+    /// result, or (2026-07-28) from `server/discover`, asked the first time.
+    pub async fn server_capabilities(&self) -> Result<Value, TestError> {
+        let capabilities = self
+            .capabilities
+            .get_or_try_init(|| async {
+                let discovered = self.send("server/discover", json!({})).await?;
+                Ok::<_, TestError>(discovered["capabilities"].clone())
+            })
+            .await?;
+        Ok(capabilities.clone())
     }
 
     /// The revision this client speaks.

@@ -95,6 +95,28 @@ pub fn node_v2_client() -> Command {
     node_script(READY.get_or_init(|| npm_project("node-v2", &[]).join("client.mjs")))
 }
 
+/// A [`Command`] running `browser/host.mjs` under `node`: a host for one MCP App in Debian's
+/// `chromium` (installed when missing), driven by `playwright-core`. Add the app's HTML file,
+/// the tool call's JSON file (`{"arguments": .., "result": ..}`) and a CSS selector; it prints
+/// one JSON line, `{"texts": [..], "messages": [..]}`: the text of each element the frame
+/// rendered for the selector, and the methods the app sent.
+///
+/// Installs `tests/clients/browser` into `<target>/mcp-clients/browser` first (`npm ci`).
+///
+/// # Panics
+///
+/// When Node.js >= 20 or npm is missing, `npm ci` fails, or `chromium` cannot be installed.
+pub fn browser_host() -> Command {
+    static READY: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    let (script, chromium) = READY.get_or_init(|| {
+        let chromium = crate::services::ensure_installed("chromium", "chromium");
+        (npm_project("browser", &[]).join("host.mjs"), chromium)
+    });
+    let mut command = node_script(script);
+    command.env("CHROMIUM", chromium);
+    command
+}
+
 /// `node <script>`.
 fn node_script(script: &Path) -> Command {
     let mut command = Command::new("node");

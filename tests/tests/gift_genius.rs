@@ -6,7 +6,7 @@ use std::process::Command;
 
 use mcp_tests::clients::{Connected, node_client, node_v2_client, python_client, run_plan, run_plan_url, with_mode};
 use mcp_tests::example_binary;
-use mcp_tests::gift_genius::{expected, in_category, names, text};
+use mcp_tests::gift_genius::{expected, in_category, names, text, text_json};
 use mcp_tests::http::HttpServer;
 use mcp_tests::wire::{
     HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION as HANDSHAKE, SERVER_INFO_KEY, STATELESS_REVISION, StdioServer,
@@ -66,13 +66,13 @@ fn drive_with(client: Command, connected: Connected, run: impl FnOnce(Command, &
         assert_ne!(result["isError"], true, "{line:#}");
         assert!(!want.is_empty());
         assert_eq!(names(&result["structuredContent"]), want, "{line:#}");
-        assert_eq!(text(result).lines().count(), want.len(), "one line of text per gift: {line:#}");
+        assert_eq!(text_json(result), result["structuredContent"], "the text is the same JSON: {line:#}");
     }
 
     let result = &nothing["result"];
     assert_ne!(result["isError"], true, "{nothing:#}");
     assert_eq!(result["structuredContent"], json!({"suggestions": []}), "{nothing:#}");
-    assert!(text(result).contains("No gift"), "{nothing:#}");
+    assert_eq!(names(&result["structuredContent"]), expected(3, "colleague", Some(5.0)), "{nothing:#}");
 
     let result = &too_old["result"];
     assert_eq!(result["isError"], true, "{too_old:#}");
@@ -205,13 +205,13 @@ fn structured_output_follows_the_revision() {
         );
         let tool = &list["tools"][0];
         let want = expected(40, "friend", None);
-        assert_eq!(text(&result).lines().count(), want.len(), "{result:#}");
+        assert_eq!(names(&text_json(&result)), want, "{revision}: {result:#}");
         if revision >= "2025-06-18" {
             assert_eq!(tool["outputSchema"]["type"], "object", "{tool:#}");
-            assert_eq!(tool["title"], "Suggest gifts", "{tool:#}");
+            assert_eq!(tool["_meta"]["ui"]["resourceUri"], "ui://gifts/cards", "{tool:#}");
             assert_eq!(names(&result["structuredContent"]), want, "{revision}: {result:#}");
         } else {
-            assert!(tool.get("outputSchema").is_none() && tool.get("title").is_none(), "{revision}: {tool:#}");
+            assert!(tool.get("outputSchema").is_none() && tool.get("_meta").is_none(), "{revision}: {tool:#}");
             assert!(result.get("structuredContent").is_none(), "{revision}: {result:#}");
         }
         let server_info = json!({"name": "gift-genius", "version": env!("CARGO_PKG_VERSION")});

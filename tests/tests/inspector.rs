@@ -5,7 +5,7 @@
 
 use mcp_tests::clients::{InspectorRun, run_inspector, run_inspector_url};
 use mcp_tests::example_binary;
-use mcp_tests::gift_genius::{expected, in_category, names, text};
+use mcp_tests::gift_genius::{expected, in_category, names, text, text_json};
 use mcp_tests::wire::SERVER_INFO_KEY;
 use serde_json::{Value, json};
 
@@ -64,7 +64,7 @@ fn inspector_lists_suggest_gifts_strictly_in_each_era() {
         let tools = result(&run)["tools"].as_array().unwrap_or_else(|| panic!("{era}: {run:#?}"));
         let [tool] = &tools[..] else { panic!("{era}: one tool expected: {tools:#?}") };
         assert_eq!(tool["name"], "suggest_gifts", "{tool:#}");
-        assert_eq!(tool["title"], "Suggest gifts", "{tool:#}");
+        assert_eq!(tool["_meta"]["ui"]["resourceUri"], "ui://gifts/cards", "{tool:#}");
         assert_eq!(tool["annotations"], json!({"readOnlyHint": true}), "{tool:#}");
         assert_eq!(tool["inputSchema"]["required"], json!(["age", "relationship"]), "{tool:#}");
         assert_eq!(tool["outputSchema"]["required"], json!(["suggestions"]), "{tool:#}");
@@ -81,7 +81,7 @@ fn inspector_calls_suggest_gifts_in_each_era() {
         assert!(!want.is_empty());
         assert_ne!(found["isError"], true, "{era}: {found:#}");
         assert_eq!(names(&found["structuredContent"]), want, "{era}: {found:#}");
-        assert_eq!(text(found).lines().count(), want.len(), "one line of text per gift: {found:#}");
+        assert_eq!(text_json(found), found["structuredContent"], "the text is the same JSON: {found:#}");
         assert_eq!(served_statelessly(found), revision == "2026-07-28", "{era}: {found:#}");
 
         // A tool error: the Inspector prints the result and exits 5.

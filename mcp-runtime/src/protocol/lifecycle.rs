@@ -128,6 +128,9 @@ pub struct ServerCapabilities {
     /// Non-standard capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experimental: Option<Map<String, Value>>,
+    /// The extensions the server supports, by identifier, with their settings (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Map<String, Value>>,
 }
 
 impl ServerCapabilities {
@@ -136,6 +139,9 @@ impl ServerCapabilities {
         let mut out = self.clone();
         if !revision.supports(Feature::CompletionsCapability) {
             out.completions = None;
+        }
+        if !revision.supports(Feature::Extensions) {
+            out.extensions = None;
         }
         out
     }

@@ -69,6 +69,8 @@ pub enum Feature {
     Tasks,
     /// Elicitation modes: `mode` on form requests, and URL elicitation.
     ElicitationModes,
+    /// `extensions` in the server's and the client's capabilities.
+    Extensions,
 }
 
 impl Revision {
@@ -113,7 +115,7 @@ impl Revision {
         use Revision::*;
         match feature {
             Feature::Handshake => !matches!(self, V2026_07_28),
-            Feature::Stateless | Feature::AnyStructuredContent => matches!(self, V2026_07_28),
+            Feature::Stateless | Feature::AnyStructuredContent | Feature::Extensions => matches!(self, V2026_07_28),
             Feature::Batching => matches!(self, V2025_03_26),
             Feature::ToolAnnotations
             | Feature::AudioContent

@@ -65,7 +65,7 @@ async fn with_context(ctx: &Context, n: u8) -> Result<Structured<Hits>, String> 
     open_world = false,
     icon = "https://example.com/icon.png",
     icon = "data:image/png;base64,AAAA",
-    meta("com.example/flag" = true, level = 3, ratio = 0.5, label = "x"),
+    meta("com.example/flag" = true, level = 3, ratio = 0.5, label = "x", ui(resourceUri = "ui://forms/page", "prefers-border" = true)),
     input_schema = serde_json::json!({"type": "object", "properties": {"x": {"type": "integer"}}}),
     output_schema = serde_json::json!({"type": "object"}),
 )]
@@ -191,7 +191,10 @@ async fn main() {
     let hints = json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false});
     assert_eq!(all_keys["annotations"], hints);
     assert_eq!(all_keys["icons"].as_array().map(Vec::len), Some(2));
-    assert_eq!(all_keys["_meta"], json!({"com.example/flag": true, "level": 3, "ratio": 0.5, "label": "x"}));
+    assert_eq!(all_keys["_meta"], json!({
+        "com.example/flag": true, "level": 3, "ratio": 0.5, "label": "x",
+        "ui": {"resourceUri": "ui://forms/page", "prefers-border": true},
+    }));
     assert_eq!(all_keys["inputSchema"]["properties"]["x"]["type"], "integer");
     client.close().await.expect("the server stops cleanly");
 }
