@@ -38,6 +38,15 @@ pub(crate) struct Param {
     pub(crate) misplaced: Vec<syn::Attribute>,
 }
 
+impl Param {
+    /// The local its value is bound to in generated code: a name of its own, since a parameter
+    /// named like the function (`fn runs(runs: State<Runs>)`) would otherwise shadow the
+    /// function where the generated code calls it.
+    pub(crate) fn local(&self) -> Ident {
+        quote::format_ident!("__mcp_var_{}", unraw(&self.ident), span = self.ident.span())
+    }
+}
+
 /// The kinds of declarations.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -158,12 +167,12 @@ impl FnItem {
         self.params.iter().filter(|p| matches!(p.kind, ParamKind::State))
     }
 
-    /// Statements reading each `State<T>` parameter from the context `ctx` into a local named
-    /// like the parameter; `on_missing` turns the `MissingState` error `__mcp_missing` into
-    /// what the handler returns.
+    /// Statements reading each `State<T>` parameter from the context `ctx` into its
+    /// [`local`](Param::local); `on_missing` turns the `MissingState` error `__mcp_missing`
+    /// into what the handler returns.
     pub(crate) fn state_bindings(&self, ctx: &TokenStream, on_missing: &TokenStream) -> TokenStream {
         let bindings = self.states().map(|p| {
-            let (id, ty) = (&p.ident, &p.ty);
+            let (id, ty) = (p.local(), &p.ty);
             quote! {
                 let #id = match __mcp::__private::state_param::<#ty>(#ctx) {
                     ::core::result::Result::Ok(state) => state,

@@ -73,17 +73,17 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
         calls.push(quote!(.complete(#arg, #completer)));
     }
     let bindings = arguments.iter().map(|p| {
-        let id = &p.ident;
+        let id = p.local();
         let ty = &p.ty;
         let arg = &p.wire_name;
         quote_spanned!(ty.span()=> let #id: #ty = __mcp::diagnostics::ArgKind::<#ty>::new().parse_prompt(&__mcp_get, #arg)?;)
     });
-    let call = prompt.call(|p| {
-        let id = &p.ident;
-        match p.kind {
-            ParamKind::Context { by_ref: true } => quote!(__mcp_get.context()),
-            ParamKind::Context { by_ref: false } => quote!(__mcp_get.context().clone()),
-            _ => quote!(#id),
+    let call = prompt.call(|p| match p.kind {
+        ParamKind::Context { by_ref: true } => quote!(__mcp_get.context()),
+        ParamKind::Context { by_ref: false } => quote!(__mcp_get.context().clone()),
+        _ => {
+            let local = p.local();
+            quote!(#local)
         }
     });
     let returns = nameable_return(&item.sig);

@@ -133,25 +133,19 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
             );
         }
     });
-    // Parsed variables are bound under names of their own: a parameter named like the function
-    // (`fn row(row: u32)`) would otherwise shadow it in the call below.
-    let variable = |id: &syn::Ident| quote::format_ident!("__mcp_var_{}", syn::ext::IdentExt::unraw(id));
+    // Parsed variables are bound under names of their own (see `Param::local`).
     let bindings = resource.arguments().map(|p| {
-        let bound = variable(&p.ident);
+        let bound = p.local();
         let ty = &p.ty;
         let var = &p.wire_name;
         quote_spanned!(ty.span()=> let #bound = __mcp::diagnostics::parse_variable::<#ty>(&__mcp_read, #var)?;)
     });
-    let call = resource.call(|p| {
-        let id = &p.ident;
-        match p.kind {
-            ParamKind::Context { by_ref: true } => quote!(__mcp_read.context()),
-            ParamKind::Context { by_ref: false } => quote!(__mcp_read.context().clone()),
-            ParamKind::Argument => {
-                let bound = variable(id);
-                quote!(#bound)
-            }
-            _ => quote!(#id),
+    let call = resource.call(|p| match p.kind {
+        ParamKind::Context { by_ref: true } => quote!(__mcp_read.context()),
+        ParamKind::Context { by_ref: false } => quote!(__mcp_read.context().clone()),
+        _ => {
+            let local = p.local();
+            quote!(#local)
         }
     });
     let span = return_span(&item.sig);

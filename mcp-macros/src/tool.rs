@@ -90,7 +90,10 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
             ParamKind::Flatten => quote!(__mcp_args.0),
             ParamKind::Context { by_ref: true } => quote!(&__mcp_ctx),
             ParamKind::Context { by_ref: false } => quote!(__mcp_ctx.clone()),
-            ParamKind::State => quote!(#id),
+            ParamKind::State => {
+                let local = p.local();
+                quote!(#local)
+            }
         }
     });
     let states = tool.state_bindings(&quote!(&__mcp_ctx), &quote!(::core::convert::From::from(__mcp_missing)));

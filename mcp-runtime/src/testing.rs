@@ -337,8 +337,17 @@ impl TestClient {
         }
     }
 
-    async fn notify(&self, method: &str, params: Value) -> Result<(), TestError> {
+    /// Sends the notification `method` with `params`, as they are: `notifications/cancelled`
+    /// with a [`next_request_id`](Self::next_request_id) taken before a request, say.
+    pub async fn notify(&self, method: &str, params: Value) -> Result<(), TestError> {
         self.write(&json!({"jsonrpc": "2.0", "method": method, "params": params})).await
+    }
+
+    /// The id the next request this client sends will carry (ids count up from 1). Take it
+    /// just before [`request`](Self::request) to cancel that request; the typed methods may
+    /// send a listing first.
+    pub fn next_request_id(&self) -> u64 {
+        self.next_id.load(Ordering::Relaxed)
     }
 
     async fn write(&self, message: &Value) -> Result<(), TestError> {

@@ -62,15 +62,15 @@ fn list_says_which_revision_it_shows_and_follows_it() {
     assert!(latest.starts_with("gift-genius ") && latest.contains("(as listed to a 2026-07-28 client)"), "{latest}");
     let tool = |listing: &str| listing.lines().find(|l| l.starts_with("tool suggest_gifts:")).map(str::to_owned);
     let newest_tool = tool(&latest).expect("suggest_gifts listed");
-    assert!(newest_tool.contains("\"outputSchema\"") && newest_tool.contains("\"title\""), "{newest_tool}");
+    assert!(newest_tool.contains("\"outputSchema\"") && newest_tool.contains("\"_meta\""), "{newest_tool}");
 
     let oldest = gift_genius(&["--list", "2024-11-05"]);
     assert!(oldest.status.success());
     let oldest = text(&oldest.stdout);
     assert!(oldest.contains("(as listed to a 2024-11-05 client)"), "{oldest}");
-    // 2024-11-05 has neither output schemas nor titles.
+    // 2024-11-05 has neither output schemas nor `_meta`.
     let oldest_tool = tool(&oldest).expect("suggest_gifts listed");
-    assert!(!oldest_tool.contains("outputSchema") && !oldest_tool.contains("\"title\""), "{oldest_tool}");
+    assert!(!oldest_tool.contains("outputSchema") && !oldest_tool.contains("\"_meta\""), "{oldest_tool}");
     assert_eq!(latest.lines().count(), oldest.lines().count(), "the same items in every revision");
 }
 
