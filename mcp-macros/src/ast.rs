@@ -183,6 +183,19 @@ impl FnItem {
         quote!(#(#bindings)*)
     }
 
+    /// The call of the function from a handler whose request, `request` (a `ResourceRead` or
+    /// a `PromptGet`), carries the context; every other parameter is read from its local.
+    pub(crate) fn call_with_context_of(&self, request: &TokenStream) -> TokenStream {
+        self.call(|p| match p.kind {
+            ParamKind::Context { by_ref: true } => quote!(#request.context()),
+            ParamKind::Context { by_ref: false } => quote!(#request.context().clone()),
+            _ => {
+                let local = p.local();
+                quote!(#local)
+            }
+        })
+    }
+
     /// The call of the function, each parameter given by `arg`, awaited when it is `async`.
     pub(crate) fn call(&self, arg: impl Fn(&Param) -> TokenStream) -> TokenStream {
         let ident = self.ident();

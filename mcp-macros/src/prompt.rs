@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::ItemFn;
 use syn::spanned::Spanned;
 
-use crate::ast::{FnItem, PROMPT, ParamKind, doc_text, unraw};
+use crate::ast::{FnItem, PROMPT, doc_text, unraw};
 use crate::attr::PromptArgs;
 use crate::check;
 use crate::ctxt::Ctxt;
@@ -78,14 +78,7 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
         let arg = &p.wire_name;
         quote_spanned!(ty.span()=> let #id: #ty = __mcp::diagnostics::ArgKind::<#ty>::new().parse_prompt(&__mcp_get, #arg)?;)
     });
-    let call = prompt.call(|p| match p.kind {
-        ParamKind::Context { by_ref: true } => quote!(__mcp_get.context()),
-        ParamKind::Context { by_ref: false } => quote!(__mcp_get.context().clone()),
-        _ => {
-            let local = p.local();
-            quote!(#local)
-        }
-    });
+    let call = prompt.call_with_context_of(&quote!(__mcp_get));
     let returns = nameable_return(&item.sig);
     let span = return_span(&item.sig);
     let assertion = returns

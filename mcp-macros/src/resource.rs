@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Item, ItemConst, LitStr};
 
-use crate::ast::{FnItem, ParamKind, RESOURCE, unraw};
+use crate::ast::{FnItem, RESOURCE, unraw};
 use crate::attr::{ResourceArgs, docs};
 use crate::check;
 use crate::ctxt::Ctxt;
@@ -140,14 +140,7 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
         let var = &p.wire_name;
         quote_spanned!(ty.span()=> let #bound = __mcp::diagnostics::parse_variable::<#ty>(&__mcp_read, #var)?;)
     });
-    let call = resource.call(|p| match p.kind {
-        ParamKind::Context { by_ref: true } => quote!(__mcp_read.context()),
-        ParamKind::Context { by_ref: false } => quote!(__mcp_read.context().clone()),
-        _ => {
-            let local = p.local();
-            quote!(#local)
-        }
-    });
+    let call = resource.call_with_context_of(&quote!(__mcp_read));
     let span = return_span(&item.sig);
     let assertion = returns
         .as_ref()

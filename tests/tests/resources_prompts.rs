@@ -1010,7 +1010,9 @@ fn gift_genius_serves_its_catalog_and_prompt() {
     for_each_revision(&ALL_REVISIONS, |rev| {
         let mut conn = Conn::gift(rev, "gift_genius_serves_its_catalog_and_prompt");
         let resources = conn.ok("resources/list", None);
-        assert_eq!(names(resources["resources"].as_array().expect("resources")), ["catalog"], "{rev}: {resources}");
+        // The catalog, and the page of GiftGen's MCP App (a resource like any other).
+        let listed = names(resources["resources"].as_array().expect("resources"));
+        assert_eq!(listed, ["catalog", "cards"], "{rev}: {resources}");
         assert_eq!(resources["resources"][0]["uri"], "gifts://catalog", "{rev}: {resources}");
         let templates = conn.ok("resources/templates/list", None);
         assert_eq!(templates["resourceTemplates"][0]["uriTemplate"], "gifts://catalog/{category}", "{rev}");
