@@ -3,14 +3,14 @@
 //! confirm (a request in the handshake revisions, an input-required result in 2026-07-28),
 //! and what the handlers log with `tracing` also reaches the client when it asks for it. A
 //! client subscribed to a note is told when it is written (the tool reaches the server's own
-//! handle as a state).
+//! handle as a state). A note's title completes from the notes there are.
 
 use std::collections::BTreeMap;
 use std::sync::RwLock;
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::{AskError, Elicitation, ServerHandle};
+use mcp_runtime::{AskError, CompletionContext, Elicitation, ServerHandle};
 
 /// Every note, by title: the state the handlers share.
 #[derive(Default)]
@@ -38,8 +38,15 @@ fn write_note(notes: State<Notes>, server: State<ServerHandle>, title: String, t
     if replaced { format!("Replaced \"{title}\"") } else { format!("Wrote \"{title}\"") }
 }
 
+/// The titles of the notes that start with what was typed: the completion of `notes://{title}`.
+fn titles(typed: &str, ask: &CompletionContext) -> Vec<String> {
+    let Some(notes) = ask.state::<Notes>() else { return Vec::new() };
+    let notes = notes.read();
+    starting_with(typed, notes.keys().map(String::as_str))
+}
+
 /// One note, by title.
-#[mcp_resource("notes://{title}", mime = "text/markdown", subscribe)]
+#[mcp_resource("notes://{title}", mime = "text/markdown", subscribe, complete(title = titles))]
 fn note(notes: State<Notes>, title: String) -> Result<String, ReadError> {
     let text = notes.read().get(&title).cloned().ok_or(NotFound)?;
     Ok(format!("# {title}\n\n{text}"))
@@ -116,6 +123,13 @@ mod tests {
             assert_eq!(read["contents"][0]["text"], "# plan\n\nBuy a kite");
             let missing = client.read_resource("notes://nothing").await.expect_err("no such note");
             assert!(missing.rpc().is_some(), "{missing}");
+
+            // Titles complete from the notes there are.
+            client.call_tool("write_note", json!({"title": "Packing", "text": "Tent, rope"})).await.expect("written");
+            let template = json!({"type": "ref/resource", "uri": "notes://{title}"});
+            let completed = client.complete(template.clone(), "title", "p").await.expect("values");
+            assert_eq!(completed, ["Packing", "plan"], "{revision:?}");
+            assert!(client.complete(template, "title", "x").await.expect("values").is_empty());
 
             // The structured result is checked against `search`'s output schema by the client.
             let found = client.call_tool("search", json!({"word": "KITE"})).await.expect("a result");

@@ -3,13 +3,16 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// What a completer is asked: which argument, what the user typed so far, and the arguments
-/// already resolved (`context.arguments`, 2025-06-18+).
+use crate::state::{State, States};
+
+/// What a completer is asked: which argument, what the user typed so far, the arguments
+/// already resolved (`context.arguments`, 2025-06-18+), and the server's states.
 #[derive(Debug, Clone, Default)]
 pub struct CompletionContext {
     pub(crate) argument: String,
     pub(crate) value: String,
     pub(crate) arguments: BTreeMap<String, String>,
+    pub(crate) states: Arc<States>,
 }
 
 impl CompletionContext {
@@ -26,6 +29,12 @@ impl CompletionContext {
     /// Another argument's value, when the client already resolved it.
     pub fn resolved(&self, name: &str) -> Option<&str> {
         self.arguments.get(name).map(String::as_str)
+    }
+
+    /// The state of type `T` registered with [`Server::state`](crate::Server::state), if
+    /// any: for values that come from what the server holds (the titles of the notes, say).
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
+        self.states.get::<T>()
     }
 }
 

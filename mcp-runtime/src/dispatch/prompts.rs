@@ -156,6 +156,7 @@ fn completion(call: &Call<'_>) -> Result<Vec<String>, ErrorObject> {
         argument: params.argument.name,
         value: params.argument.value,
         arguments: params.context.unwrap_or_default().arguments,
+        states: Arc::clone(&call.core.states),
     };
     match completions.get(&context.argument) {
         Some(completer) => {
