@@ -103,35 +103,49 @@ pub trait ChangeBus: Send + Sync + 'static {
 /// bus.publish(ChangeNotice { origin: "a".into(), event: ChangeEvent::ResourceUpdated { uri: "notes://1".into() } });
 /// assert_eq!(heard.lock().unwrap().len(), 1);
 /// ```
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct MemoryChangeBus {
-    sinks: Mutex<Vec<ChangeSink>>,
-}
-
-impl std::fmt::Debug for MemoryChangeBus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let subscribers = self.sinks.lock().map_or(0, |sinks| sinks.len());
-        f.debug_struct("MemoryChangeBus").field("subscribers", &subscribers).finish()
-    }
+    sinks: Sinks,
 }
 
 impl ChangeBus for MemoryChangeBus {
     fn publish(&self, notice: ChangeNotice) {
-        deliver(&self.sinks, &notice);
+        self.sinks.deliver(&notice);
     }
 
     fn subscribe(&self, sink: ChangeSink) {
-        self.sinks.lock().unwrap_or_else(|e| e.into_inner()).push(sink);
+        self.sinks.add(sink);
     }
 }
 
-/// Hands `notice` to every sink, forgetting those that are gone. The sinks are called outside
-/// the lock: a sink may publish in turn.
-pub(crate) fn deliver(sinks: &Mutex<Vec<ChangeSink>>, notice: &ChangeNotice) {
-    let current = sinks.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    let gone: Vec<ChangeSink> = current.into_iter().filter(|sink| !sink(notice)).collect();
-    if !gone.is_empty() {
-        sinks.lock().unwrap_or_else(|e| e.into_inner()).retain(|sink| !gone.iter().any(|g| Arc::ptr_eq(g, sink)));
+/// The sinks subscribed to a bus, in this process.
+#[derive(Default)]
+pub(crate) struct Sinks(Mutex<Vec<ChangeSink>>);
+
+impl Sinks {
+    pub(crate) fn add(&self, sink: ChangeSink) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(sink);
+    }
+
+    /// Hands `notice` to every sink, forgetting those that are gone. The sinks are called
+    /// outside the lock: a sink may publish in turn.
+    pub(crate) fn deliver(&self, notice: &ChangeNotice) {
+        let current = self.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let gone: Vec<ChangeSink> = current.into_iter().filter(|sink| !sink(notice)).collect();
+        if !gone.is_empty() {
+            let mut sinks = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            sinks.retain(|sink| !gone.iter().any(|g| Arc::ptr_eq(g, sink)));
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.0.lock().map_or(0, |sinks| sinks.len())
+    }
+}
+
+impl std::fmt::Debug for Sinks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sinks").field("subscribers", &self.len()).finish()
     }
 }
 
@@ -179,7 +193,7 @@ mod tests {
         bus.publish(notice.clone());
         bus.publish(notice);
         assert_eq!(*heard.lock().unwrap(), 2);
-        assert_eq!(bus.sinks.lock().unwrap().len(), 1);
+        assert_eq!(bus.sinks.len(), 1);
     }
 
     #[test]

@@ -31,6 +31,26 @@ impl fmt::Display for ItemKind {
     }
 }
 
+impl ItemKind {
+    /// The macro that declares items of this kind (`mcp_tool`, ...).
+    pub(crate) fn attribute(self) -> &'static str {
+        match self {
+            ItemKind::Tool => "mcp_tool",
+            ItemKind::Resource | ItemKind::ResourceTemplate => "mcp_resource",
+            ItemKind::Prompt => "mcp_prompt",
+        }
+    }
+
+    /// The builder method that takes items of this kind (`tool`, ...).
+    pub(crate) fn method(self) -> &'static str {
+        match self {
+            ItemKind::Tool => "tool",
+            ItemKind::Resource | ItemKind::ResourceTemplate => "resource",
+            ItemKind::Prompt => "prompt",
+        }
+    }
+}
+
 /// A failure to start or run a server.
 ///
 /// Its `Debug` output is its readable message, so that `fn main() -> mcp_runtime::Result<()>`
@@ -92,12 +112,8 @@ pub enum Error {
         kind: ItemKind,
         /// The type of what was given (a function's path).
         given: &'static str,
-        /// The macro that declares that kind (`mcp_tool`, ...).
-        attribute: &'static str,
-        /// The builder method (`tool`, ...).
-        method: &'static str,
-        /// The macro and method of another kind, when the function is declared as that.
-        declared_as: Option<(&'static str, &'static str)>,
+        /// The kind the function is declared as, when it is declared with another macro.
+        declared_as: Option<ItemKind>,
     },
     /// An extension was declared under an identifier without a prefix, or with settings that
     /// are not an object.
@@ -156,15 +172,20 @@ impl fmt::Display for Error {
                 f,
                 "tool name `{name}` is invalid: use 1 to 128 characters among A-Z, a-z, 0-9, `_`, `-` and `.`"
             ),
-            Error::NotDeclared { given, attribute, method, declared_as: Some((other, other_method)), .. } => write!(
+            Error::NotDeclared { kind, given, declared_as: Some(other) } => write!(
                 f,
-                "`.{method}({given})`: `{given}` is declared with `#[{other}]`, not `#[{attribute}]`; \
-                 add it with `.{other_method}(..)`"
+                "`.{}({given})`: `{given}` is declared with `#[{}]`, not `#[{}]`; add it with `.{}(..)`",
+                kind.method(),
+                other.attribute(),
+                kind.attribute(),
+                other.method()
             ),
-            Error::NotDeclared { kind, given, attribute, method, declared_as: None } => write!(
+            Error::NotDeclared { kind, given, declared_as: None } => write!(
                 f,
-                "`.{method}(..)` was given `{given}`, which is not a {kind}: pass a function declared with \
-                 `#[{attribute}]` (named as itself) or a descriptor"
+                "`.{}(..)` was given `{given}`, which is not a {kind}: pass a function declared with \
+                 `#[{}]` (named as itself) or a descriptor",
+                kind.method(),
+                kind.attribute()
             ),
             Error::InvalidExtension { id, settings_are_an_object: true } => write!(
                 f,

@@ -27,7 +27,7 @@
 //! ```
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use ::redis::aio::ConnectionManager;
@@ -35,7 +35,7 @@ use ::redis::{AsyncCommands as _, Client};
 use futures_util::StreamExt as _;
 use tokio::sync::mpsc;
 
-use crate::changes::{ChangeBus, ChangeNotice, ChangeSink, deliver};
+use crate::changes::{ChangeBus, ChangeNotice, ChangeSink, Sinks};
 use crate::tool::BoxFuture;
 use crate::transport::events::{EventStore, StoredEvents};
 use crate::transport::sessions::{SessionRecord, SessionStore, StoreError};
@@ -95,7 +95,7 @@ impl Redis {
         let channel = format!("{}:changes", self.prefix);
         let mut pubsub = self.client.get_async_pubsub().await?;
         pubsub.subscribe(&channel).await?;
-        let sinks: Arc<Mutex<Vec<ChangeSink>>> = Arc::default();
+        let sinks: Arc<Sinks> = Arc::default();
         tokio::spawn(hear(self.client.clone(), channel.clone(), pubsub, Arc::clone(&sinks)));
         let (outgoing, queue) = mpsc::unbounded_channel();
         tokio::spawn(announce(self.connection.clone(), channel, queue));
@@ -232,16 +232,10 @@ fn is_entry_id(entry: &str) -> bool {
 /// [`ChangeBus`] on Redis pub/sub: notices are published, in order, by a task of their own,
 /// and heard by another that resubscribes when its connection breaks (notices published while
 /// it is down are lost, as pub/sub does; each is logged where it fails).
+#[derive(Debug)]
 pub struct RedisChangeBus {
     outgoing: mpsc::UnboundedSender<ChangeNotice>,
-    sinks: Arc<Mutex<Vec<ChangeSink>>>,
-}
-
-impl std::fmt::Debug for RedisChangeBus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let subscribers = self.sinks.lock().map_or(0, |sinks| sinks.len());
-        f.debug_struct("RedisChangeBus").field("subscribers", &subscribers).finish()
-    }
+    sinks: Arc<Sinks>,
 }
 
 impl ChangeBus for RedisChangeBus {
@@ -251,7 +245,7 @@ impl ChangeBus for RedisChangeBus {
     }
 
     fn subscribe(&self, sink: ChangeSink) {
-        self.sinks.lock().unwrap_or_else(|e| e.into_inner()).push(sink);
+        self.sinks.add(sink);
     }
 }
 
@@ -274,7 +268,7 @@ async fn announce(
 
 /// Hands every notice heard on `channel` to the sinks, subscribing again when the connection
 /// breaks.
-async fn hear(client: Client, channel: String, first: ::redis::aio::PubSub, sinks: Arc<Mutex<Vec<ChangeSink>>>) {
+async fn hear(client: Client, channel: String, first: ::redis::aio::PubSub, sinks: Arc<Sinks>) {
     let mut pubsub = Some(first);
     loop {
         let Some(mut connected) = pubsub.take() else {
@@ -303,7 +297,7 @@ async fn hear(client: Client, channel: String, first: ::redis::aio::PubSub, sink
                     continue;
                 }
             };
-            deliver(&sinks, &notice);
+            sinks.deliver(&notice);
         }
         tracing::warn!("the Redis connection for change notices closed; subscribing again");
     }

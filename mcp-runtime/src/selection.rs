@@ -23,41 +23,26 @@ pub struct Declared<D> {
 /// A kind of descriptor the macros declare: where its declarations are gathered.
 #[doc(hidden)]
 pub trait DeclaredKind: Sized + 'static {
-    /// The macro that declares it, for messages.
-    const ATTRIBUTE: &'static str;
-    /// The builder method that takes it, for messages.
-    const METHOD: &'static str;
     /// The kind, for messages.
     const KIND: ItemKind;
     /// Every declaration of this kind in the program.
     fn declarations() -> &'static [Declared<Self>];
 }
 
-impl DeclaredKind for ToolDescriptor {
-    const ATTRIBUTE: &'static str = "mcp_tool";
-    const METHOD: &'static str = "tool";
-    const KIND: ItemKind = ItemKind::Tool;
-    fn declarations() -> &'static [Declared<Self>] {
-        &__private::TOOLS
-    }
+macro_rules! declared_kind {
+    ($($descriptor:ty => $kind:expr, $slice:expr;)*) => {$(
+        impl DeclaredKind for $descriptor {
+            const KIND: ItemKind = $kind;
+            fn declarations() -> &'static [Declared<Self>] {
+                &$slice
+            }
+        }
+    )*};
 }
-
-impl DeclaredKind for ResourceDescriptor {
-    const ATTRIBUTE: &'static str = "mcp_resource";
-    const METHOD: &'static str = "resource";
-    const KIND: ItemKind = ItemKind::Resource;
-    fn declarations() -> &'static [Declared<Self>] {
-        &__private::RESOURCES
-    }
-}
-
-impl DeclaredKind for PromptDescriptor {
-    const ATTRIBUTE: &'static str = "mcp_prompt";
-    const METHOD: &'static str = "prompt";
-    const KIND: ItemKind = ItemKind::Prompt;
-    fn declarations() -> &'static [Declared<Self>] {
-        &__private::PROMPTS
-    }
+declared_kind! {
+    ToolDescriptor => ItemKind::Tool, __private::TOOLS;
+    ResourceDescriptor => ItemKind::Resource, __private::RESOURCES;
+    PromptDescriptor => ItemKind::Prompt, __private::PROMPTS;
 }
 
 /// Finds the declaration of the function whose item type is `F`.
@@ -66,23 +51,17 @@ pub(crate) fn declared<D: DeclaredKind, F: 'static>() -> Result<D> {
     if let Some(found) = D::declarations().iter().find(|d| (d.function)() == id) {
         return Ok((found.build)());
     }
-    let elsewhere =
+    let declared_as =
         [declares::<ToolDescriptor>(id), declares::<ResourceDescriptor>(id), declares::<PromptDescriptor>(id)]
             .into_iter()
             .flatten()
             .next();
-    Err(Error::NotDeclared {
-        kind: D::KIND,
-        given: type_name::<F>(),
-        attribute: D::ATTRIBUTE,
-        method: D::METHOD,
-        declared_as: elsewhere,
-    })
+    Err(Error::NotDeclared { kind: D::KIND, given: type_name::<F>(), declared_as })
 }
 
-/// The macro and builder method of `D`, if a declaration of that kind has the item type `id`.
-fn declares<D: DeclaredKind>(id: TypeId) -> Option<(&'static str, &'static str)> {
-    D::declarations().iter().any(|d| (d.function)() == id).then_some((D::ATTRIBUTE, D::METHOD))
+/// The kind `D`, if a declaration of that kind has the item type `id`.
+fn declares<D: DeclaredKind>(id: TypeId) -> Option<ItemKind> {
+    D::declarations().iter().any(|d| (d.function)() == id).then_some(D::KIND)
 }
 
 /// What `.tool(..)`, `.resource(..)` and `.prompt(..)` take for the descriptor `D`: the

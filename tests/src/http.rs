@@ -2,7 +2,6 @@
 //! until it accepts connections, and talk to `/mcp` with a small blocking client that reads
 //! JSON and SSE answers alike.
 
-use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -23,7 +22,7 @@ impl HttpServer {
     /// Starts `program --http 127.0.0.1:<free port> args...` and waits (up to 10 s) until it
     /// accepts connections.
     pub fn start(program: &Path, args: &[&str]) -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+        let port = crate::services::free_port();
         let addr = format!("127.0.0.1:{port}");
         let child = Command::new(program)
             .args(args)
@@ -33,11 +32,7 @@ impl HttpServer {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(&addr).is_err() {
-            assert!(Instant::now() < deadline, "{} did not listen on {addr}", program.display());
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        crate::services::wait_for_port(port, &program.display().to_string(), Duration::from_secs(10));
         HttpServer { child, url: format!("http://{addr}/mcp"), addr }
     }
 

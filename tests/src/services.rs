@@ -46,9 +46,9 @@ pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
 }
 
-/// Waits until something accepts connections on `port`.
-pub fn wait_for_port(port: u16, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(15);
+/// Waits up to `limit` until something accepts connections on `port`.
+pub fn wait_for_port(port: u16, what: &str, limit: Duration) {
+    let deadline = Instant::now() + limit;
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(Instant::now() < deadline, "{what} did not start listening on port {port}");
         std::thread::sleep(Duration::from_millis(20));
@@ -152,7 +152,7 @@ impl Nginx {
             .stderr(Stdio::piped())
             .spawn()
             .expect("nginx starts");
-        wait_for_port(port, "nginx");
+        wait_for_port(port, "nginx", Duration::from_secs(15));
         Nginx { child, dir, port }
     }
 

@@ -48,7 +48,7 @@ impl Instance {
             .stderr(Stdio::null())
             .spawn()
             .expect("the example starts");
-        wait_for_port(port, "the example");
+        wait_for_port(port, "the example", Duration::from_secs(15));
         Instance { child, port, tag }
     }
 
