@@ -38,6 +38,18 @@ tokio::task_local! {
 /// let subscriber = tracing_subscriber::registry().with(mcp_runtime::ClientLogLayer::new());
 /// # drop(subscriber);
 /// ```
+///
+/// It reads events only. Alone without a filter, a layer enables every span as well, and the
+/// runtime opens one per request: filtering the layer to events (as `run` does) saves that.
+///
+/// ```
+/// use tracing_subscriber::Layer as _;
+/// use tracing_subscriber::layer::SubscriberExt as _;
+/// let events = tracing_subscriber::filter::filter_fn(|metadata| metadata.is_event());
+/// let layer = mcp_runtime::ClientLogLayer::new().with_filter(events);
+/// let subscriber = tracing_subscriber::registry().with(layer);
+/// # drop(subscriber);
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct ClientLogLayer {
     extra_targets: BTreeSet<String>,
@@ -166,7 +178,10 @@ pub(crate) fn install_default_subscriber() {
         other => (tracing_subscriber::filter::Targets::new().with_default(tracing::Level::WARN), other),
     };
     let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false).with_filter(filter);
-    let _ = tracing_subscriber::registry().with(stderr).with(ClientLogLayer::new()).try_init();
+    // The client layer reads events alone: spans enabled for it would cost every request one
+    // (the executor's `request` span) although nothing uses it.
+    let client = ClientLogLayer::new().with_filter(tracing_subscriber::filter::filter_fn(|m| m.is_event()));
+    let _ = tracing_subscriber::registry().with(stderr).with(client).try_init();
     if let Some(Err(e)) = unreadable {
         tracing::warn!(error = %e, "RUST_LOG could not be read; logging warnings and errors");
     }

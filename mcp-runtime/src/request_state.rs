@@ -10,13 +10,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, Mac};
+use hmac_sha256::{HMAC, Hash};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
-
-type HmacSha256 = Hmac<Sha256>;
 
 /// How long a `requestState` stays valid unless configured.
 pub(crate) const DEFAULT_TTL: Duration = Duration::from_secs(15 * 60);
@@ -78,7 +75,7 @@ fn params_digest(params: Option<&RawValue>) -> String {
         params.remove(key);
     }
     let canonical = serde_json::to_vec(&params).unwrap_or_default();
-    Sha256::digest(&canonical).iter().map(|b| format!("{b:02x}")).collect()
+    Hash::hash(&canonical).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn now() -> u64 {
@@ -98,23 +95,16 @@ impl Sealer {
         if let Err(e) = getrandom::fill(&mut key) {
             tracing::error!(error = %e, "no random key for request states; configure one");
             let seed = format!("{:?}{}", SystemTime::now(), std::process::id());
-            key.copy_from_slice(&Sha256::digest(seed.as_bytes()));
+            key = Hash::hash(seed.as_bytes());
         }
         Sealer::new(key, ttl)
-    }
-
-    fn mac(&self) -> HmacSha256 {
-        // HMAC takes a key of any length: this cannot fail.
-        HmacSha256::new_from_slice(&self.key).unwrap_or_else(|_| unreachable!("HMAC accepts any key length"))
     }
 
     /// Seals `state`, valid for the sealer's time to live from now.
     pub(crate) fn seal(&self, state: &RequestState) -> String {
         let state = RequestState { e: now() + self.ttl.as_secs(), ..state.clone() };
         let payload = serde_json::to_vec(&state).unwrap_or_default();
-        let mut mac = self.mac();
-        mac.update(&payload);
-        let tag = mac.finalize().into_bytes();
+        let tag = HMAC::mac(&payload, self.key);
         format!("{}.{}", URL_SAFE_NO_PAD.encode(&payload), URL_SAFE_NO_PAD.encode(tag))
     }
 
@@ -124,9 +114,11 @@ impl Sealer {
         let (payload, tag) = token.split_once('.').ok_or("it is malformed")?;
         let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| "it is malformed")?;
         let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| "it is malformed")?;
-        let mut mac = self.mac();
-        mac.update(&payload);
-        mac.verify_slice(&tag).map_err(|_| "its seal does not match (altered, or sealed by another key)")?;
+        // A tag of another length cannot match; the comparison itself takes constant time.
+        let sealed = <[u8; 32]>::try_from(tag.as_slice()).is_ok_and(|tag| HMAC::verify(&payload, self.key, &tag));
+        if !sealed {
+            return Err("its seal does not match (altered, or sealed by another key)");
+        }
         let state: RequestState = serde_json::from_slice(&payload).map_err(|_| "it is malformed")?;
         if state.e < now() {
             return Err("it expired");
@@ -179,14 +171,14 @@ mod tests {
         assert!(sealer.open(&format!("{forged}.{tag}"), &state).unwrap_err().contains("seal"));
         assert!(Sealer::random(DEFAULT_TTL).open(&token, &state).unwrap_err().contains("seal"));
         assert_eq!(sealer.open(payload, &state), Err("it is malformed"));
+        // A tag cut short (30 bytes, still well-formed base64) is refused, not compared in part.
+        assert!(sealer.open(&format!("{payload}.{}", &tag[..40]), &state).unwrap_err().contains("seal"));
         let expired = Sealer::new([7; 32], Duration::ZERO);
         let mut old = state.clone();
         old.e = 1;
         let payload = serde_json::to_vec(&old).unwrap();
-        let mut mac = expired.mac();
-        mac.update(&payload);
-        let token =
-            format!("{}.{}", URL_SAFE_NO_PAD.encode(&payload), URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes()));
+        let tag = HMAC::mac(&payload, [7; 32]);
+        let token = format!("{}.{}", URL_SAFE_NO_PAD.encode(&payload), URL_SAFE_NO_PAD.encode(tag));
         assert_eq!(expired.open(&token, &state), Err("it expired"));
     }
 }

@@ -84,7 +84,7 @@ struct MetaHead<'a> {
 /// Whether a request carries the 2026-07-28 `_meta` that makes it stateless.
 fn is_stateless(params: Option<&RawValue>) -> bool {
     let Some(params) = params else { return false };
-    if !params.get().contains(META_PROTOCOL_VERSION) {
+    if !crate::protocol::mentions!(params.get(), META_PROTOCOL_VERSION) {
         return false;
     }
     serde_json::from_str::<ParamsHead<'_>>(params.get())

@@ -27,6 +27,8 @@ struct Plan {
     build_times: bool,
     /// Only the Streamable HTTP rows.
     http_only: bool,
+    /// Only the stdio rows.
+    stdio_only: bool,
 }
 
 fn main() {
@@ -39,10 +41,11 @@ fn main() {
         sessions: if short { 500 } else { 10_000 },
         build_times: args.iter().any(|a| a == "--build-times"),
         http_only: args.iter().any(|a| a == "--http-only"),
+        stdio_only: args.iter().any(|a| a == "--stdio-only"),
     };
     for arg in &args {
-        if !matches!(arg.as_str(), "--short" | "--build-times" | "--http-only") {
-            eprintln!("usage: driver [--short] [--build-times] [--http-only]\nunknown argument {arg}");
+        if !matches!(arg.as_str(), "--short" | "--build-times" | "--http-only" | "--stdio-only") {
+            eprintln!("usage: driver [--short] [--build-times] [--http-only | --stdio-only]\nunknown argument {arg}");
             std::process::exit(2);
         }
     }
@@ -50,14 +53,15 @@ fn main() {
     let bench = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("bench/").to_path_buf();
     let release = build_all(&bench);
     let targets = [
-        Target::new("ours", release.join("sum-ours")),
-        Target::new("rmcp 3.11", release.join("sum-rmcp")),
-        Target::new("raw loop", release.join("sum-raw")),
+        Target::framework("ours", release.join("sum-ours")),
+        Target::framework("rmcp 3.11", release.join("sum-rmcp")),
+        Target::one_tool("raw loop", release.join("sum-raw")),
+        Target::one_tool("raw loop on Tokio", release.join("sum-raw-async")),
     ];
 
-    let mut table = Table::new(["ours", "rmcp 3.11", "raw loop"]);
+    let mut table = Table::new(targets.each_ref().map(|target| target.label));
     if !plan.http_only {
-        let mut rounds: Vec<[Measures; 3]> = Vec::new();
+        let mut rounds: Vec<[Measures; measure::SERVERS]> = Vec::new();
         for round in 1..=plan.rounds {
             eprintln!("round {round} of {}", plan.rounds);
             rounds.push(targets.each_ref().map(|target| measure::all(target, &plan)));
@@ -68,18 +72,23 @@ fn main() {
         }
         table.add_single("in-process round trip (`testing` client, one thread as in `#[tokio::test]`), µs", inproc);
     }
-    let [ours_http, rmcp_http] = http_rows([&release.join("sum-ours-http"), &release.join("sum-rmcp-http")], &plan);
+    if !plan.stdio_only {
+        let [ours_http, rmcp_http] = http_rows([&release.join("sum-ours-http"), &release.join("sum-rmcp-http")], &plan);
 
-    let clients = HTTP_CLIENTS;
-    table.add_pair(
-        &format!("Streamable HTTP, {clients} keep-alive clients, handshake era, req/s"),
-        (ours_http.0, rmcp_http.0),
-    );
-    table.add_pair(
-        &format!("Streamable HTTP, {clients} keep-alive clients, 2026-07-28, req/s"),
-        (ours_http.1, rmcp_http.1),
-    );
-    table.add_pair(&format!("{} idle handshake-era HTTP sessions, KB each", plan.sessions), (ours_http.2, rmcp_http.2));
+        let clients = HTTP_CLIENTS;
+        table.add_pair(
+            &format!("Streamable HTTP, {clients} keep-alive clients, handshake era, req/s"),
+            (ours_http.0, rmcp_http.0),
+        );
+        table.add_pair(
+            &format!("Streamable HTTP, {clients} keep-alive clients, 2026-07-28, req/s"),
+            (ours_http.1, rmcp_http.1),
+        );
+        table.add_pair(
+            &format!("{} idle handshake-era HTTP sessions, KB each", plan.sessions),
+            (ours_http.2, rmcp_http.2),
+        );
+    }
     if plan.build_times {
         let ours = clean_build(&bench, "sum-ours");
         let rmcp = clean_build(&bench, "sum-rmcp");

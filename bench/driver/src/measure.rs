@@ -8,15 +8,28 @@ use std::time::{Duration, Instant};
 use crate::Plan;
 use crate::process::{Server, call, check_sum, initialize, receive_from};
 
+/// The servers measured, in the table's order: ours, rmcp's, the raw loop, the raw loop on
+/// Tokio.
+pub const SERVERS: usize = 4;
+
 /// A server binary and its name in the table.
 pub struct Target {
     pub label: &'static str,
     pub program: PathBuf,
+    /// Whether it serves `sum` alone whatever it is told (the raw loops): the many-tools rows
+    /// do not apply to it.
+    pub one_tool: bool,
 }
 
 impl Target {
-    pub fn new(label: &'static str, program: PathBuf) -> Target {
-        Target { label, program }
+    /// A framework's server, which registers the tools it is told to.
+    pub fn framework(label: &'static str, program: PathBuf) -> Target {
+        Target { label, program, one_tool: false }
+    }
+
+    /// A loop that answers `sum` alone.
+    pub fn one_tool(label: &'static str, program: PathBuf) -> Target {
+        Target { label, program, one_tool: true }
     }
 }
 
@@ -42,8 +55,7 @@ pub fn all(target: &Target, plan: &Plan) -> Measures {
     let mut measures = Measures { spawn_ms: Some(spawn_to_initialize(target, plan.spawns)), ..Measures::default() };
     one_at_a_time(target, plan.calls, &mut measures);
     pipelined(target, plan.calls, &mut measures);
-    // The raw loop has one tool whatever it is told: the rows do not apply to it.
-    if target.label != "raw loop" {
+    if !target.one_tool {
         many_tools(target, plan.calls, &mut measures);
     }
     measures

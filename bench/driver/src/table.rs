@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::measure::{MANY_TOOLS, Measures, median};
+use crate::measure::{MANY_TOOLS, Measures, SERVERS, median};
 
 /// A row of the stdio measurements.
 #[derive(Clone, Copy)]
@@ -62,17 +62,17 @@ impl Row {
 
 /// Rows of medians, as a Markdown table.
 pub struct Table {
-    columns: [&'static str; 3],
-    rows: Vec<(String, [Option<f64>; 3])>,
+    columns: [&'static str; SERVERS],
+    rows: Vec<(String, [Option<f64>; SERVERS])>,
 }
 
 impl Table {
-    pub fn new(columns: [&'static str; 3]) -> Table {
+    pub fn new(columns: [&'static str; SERVERS]) -> Table {
         Table { columns, rows: Vec::new() }
     }
 
     /// The median of `row` over the rounds, per server.
-    pub fn add(&mut self, row: Row, rounds: &[[Measures; 3]]) {
+    pub fn add(&mut self, row: Row, rounds: &[[Measures; SERVERS]]) {
         let cells = std::array::from_fn(|column| {
             let mut values: Vec<f64> = rounds.iter().filter_map(|round| row.value(&round[column])).collect();
             (!values.is_empty()).then(|| median(&mut values))
@@ -82,33 +82,35 @@ impl Table {
 
     /// A row with a value for ours only.
     pub fn add_single(&mut self, label: &str, ours: f64) {
-        self.rows.push((label.to_owned(), [Some(ours), None, None]));
+        self.rows.push((label.to_owned(), [Some(ours), None, None, None]));
     }
 
     /// A row with values for ours and rmcp.
     pub fn add_pair(&mut self, label: &str, (ours, rmcp): (f64, f64)) {
-        self.rows.push((label.to_owned(), [Some(ours), Some(rmcp), None]));
+        self.rows.push((label.to_owned(), [Some(ours), Some(rmcp), None, None]));
     }
 }
 
 impl fmt::Display for Table {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let [ours, rmcp, raw] = self.columns;
-        writeln!(f, "| | {ours} | {rmcp} | {raw} | ours ÷ {rmcp} | ours ÷ {raw} |")?;
-        writeln!(f, "|---|---:|---:|---:|---:|---:|")?;
-        for (label, [ours, rmcp, raw]) in &self.rows {
+        let [ours, rmcp, raw, floor] = self.columns;
+        writeln!(f, "| | {ours} | {rmcp} | {raw} | {floor} | ours ÷ {rmcp} | ours ÷ {raw} | ours ÷ {floor} |")?;
+        writeln!(f, "|---|---:|---:|---:|---:|---:|---:|---:|")?;
+        for (label, [ours, rmcp, raw, floor]) in &self.rows {
             let ratio = |theirs: &Option<f64>| match (ours, theirs) {
                 (Some(a), Some(b)) if *b != 0.0 => format!("{:.2}×", a / b),
                 _ => "–".to_owned(),
             };
             writeln!(
                 f,
-                "| {label} | {} | {} | {} | {} | {} |",
+                "| {label} | {} | {} | {} | {} | {} | {} | {} |",
                 cell(*ours),
                 cell(*rmcp),
                 cell(*raw),
+                cell(*floor),
                 ratio(rmcp),
-                ratio(raw)
+                ratio(raw),
+                ratio(floor)
             )?;
         }
         Ok(())

@@ -20,7 +20,7 @@ use crate::context::{
 };
 use crate::executor::SlotLease;
 use crate::protocol::{
-    CallToolResult, ErrorObject, Feature, Implementation, LogLevel, RequestId, Revision, code, error_line,
+    CallToolResult, ErrorObject, Feature, Implementation, LogLevel, RequestId, Revision, code, error_line, mentions,
     response_line,
 };
 use crate::request_state::RequestState;
@@ -125,7 +125,7 @@ impl Call<'_> {
         let principal = self.extras.as_ref().and_then(|e| e.identity.as_ref()).map(Identity::subject);
         let state = RequestState::for_request(self.method, self.params, principal);
         let retry: Retry = match self.params.map(RawValue::get) {
-            Some(text) if text.contains("inputResponses") || text.contains("requestState") => {
+            Some(text) if mentions!(text, "inputResponses") || mentions!(text, "requestState") => {
                 serde_json::from_str(text).map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?
             }
             _ => Retry::default(),
@@ -415,7 +415,8 @@ impl RequestMeta {
             Logging::Connection(level) => LogThreshold::Connection(Arc::clone(level)),
             Logging::Disabled | Logging::PerRequest => LogThreshold::Off,
         };
-        let Some(text) = params.map(RawValue::get).filter(|t| t.contains("progressToken") || t.contains("logLevel"))
+        let Some(text) =
+            params.map(RawValue::get).filter(|t| mentions!(t, "progressToken") || mentions!(t, "logLevel"))
         else {
             return Ok(RequestMeta { progress_token: None, log: log_default });
         };

@@ -228,6 +228,18 @@ pub(crate) fn shape_of(text: &str) -> Shape {
     }
 }
 
+/// Whether a message's raw text holds `$key` anywhere: the cheap test that rules out parsing
+/// for an optional key most requests lack. The search is prepared once per call site
+/// (`str::contains` prepares it again on every call).
+macro_rules! mentions {
+    ($text:expr, $key:expr) => {{
+        static KEY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new($key));
+        KEY.find(str::as_bytes($text)).is_some()
+    }};
+}
+pub(crate) use mentions;
+
 /// The four characters JSON allows between tokens (RFC 8259 §2); no other character, not
 /// even a Unicode space, may stand alone on a line.
 pub(crate) fn is_json_whitespace(c: char) -> bool {

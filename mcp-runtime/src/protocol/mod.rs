@@ -16,8 +16,8 @@ mod tools;
 pub use content::{Annotations, Content, ResourceContents, ResourceLink, Role};
 pub use jsonrpc::{ErrorObject, RequestId, code};
 pub(crate) use jsonrpc::{
-    Incoming, Notification, Request, Shape, classify, error_line, excerpt, is_json_whitespace, notification_line,
-    request_line, response_line, shape_of, success_line,
+    Incoming, Notification, Request, Shape, classify, error_line, excerpt, is_json_whitespace, mentions,
+    notification_line, request_line, response_line, shape_of, success_line,
 };
 pub use lifecycle::{
     Icon, Implementation, InitializeParams, InitializeResult, ListChangedCapability, ResourcesCapability,
