@@ -1,9 +1,11 @@
-//! Builds the `sum` server on this framework, on rmcp and as a raw serde_json loop, drives each
-//! as a process over stdio, and prints one table of medians over several rounds.
+//! Builds the `sum` server on this framework, on rmcp and as a raw serde_json loop (blocking,
+//! and on Tokio), drives each as a process over stdio, and prints one table of medians over
+//! several rounds.
 //!
 //! `cargo run --release -p driver` (from `bench/`) runs the full benchmark; `--short` a quick
 //! pass that checks every answer and asserts no timing (what CI runs); `--build-times` adds
-//! clean release builds of both servers (slow: a fresh target directory each).
+//! clean release builds of both servers and of ours' dependencies alone (slow: a fresh target
+//! directory each); `--stdio-only` and `--http-only` run a part.
 
 mod http;
 mod measure;
@@ -90,10 +92,7 @@ fn main() {
         );
     }
     if plan.build_times {
-        let ours = clean_build(&bench, "sum-ours");
-        let rmcp = clean_build(&bench, "sum-rmcp");
-        table.add_pair("clean release build, s", (ours.0, rmcp.0));
-        table.add_pair("clean release build, crates compiled", (ours.1 as f64, rmcp.1 as f64));
+        build_rows(&bench, &plan, &mut table);
     }
     println!("{}", machine());
     println!(
@@ -161,7 +160,30 @@ fn target_dir(bench: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| bench.join("target"), PathBuf::from)
 }
 
-/// A clean release build of `package` in a fresh target directory: seconds and crates compiled.
+/// The clean-build rows: ours, rmcp's, and the floor (ours' external dependencies alone,
+/// `deps-floor`), taking turns within each round (at most three: each takes minutes), medians.
+fn build_rows(bench: &Path, plan: &Plan, table: &mut Table) {
+    let packages = ["sum-ours", "sum-rmcp", "deps-floor"];
+    let mut seconds: [Vec<f64>; 3] = Default::default();
+    let mut crates = [0; 3];
+    let rounds = plan.rounds.min(3);
+    for round in 1..=rounds {
+        eprintln!("clean builds, round {round} of {rounds}");
+        for ((package, times), count) in packages.iter().zip(&mut seconds).zip(&mut crates) {
+            let (time, compiled) = clean_build(bench, package);
+            times.push(time);
+            *count = compiled;
+        }
+    }
+    let [ours, rmcp, floor] = seconds.map(|mut times| measure::median(&mut times));
+    table.add_pair("clean release build, s", (ours, rmcp));
+    table.add_pair("clean release build, crates compiled", (crates[0] as f64, crates[1] as f64));
+    table.add_pair("clean release build of ours' external dependencies alone (`deps-floor`), s", (floor, rmcp));
+}
+
+/// A clean release build of `package` in a fresh target directory, with Cargo's default
+/// release profile (without the line tables this workspace adds for profilers): seconds and
+/// crates compiled.
 fn clean_build(bench: &Path, package: &str) -> (f64, usize) {
     let dir = std::env::temp_dir().join(format!("mcp-bench-build-{package}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -170,6 +192,7 @@ fn clean_build(bench: &Path, package: &str) -> (f64, usize) {
         .args(["build", "--release", "-p", package, "--target-dir"])
         .arg(&dir)
         .env("CARGO_TERM_COLOR", "never")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
         .output()
         .expect("cargo runs");
     let seconds = start.elapsed().as_secs_f64();

@@ -1,0 +1,3 @@
+//! Nothing: the package exists for its dependencies (see its manifest).
+
+fn main() {}
