@@ -311,37 +311,48 @@ pub(crate) fn respond<T: WireResult>(
 ) -> Vec<u8> {
     let stateless = revision.supports(Feature::Stateless);
     let meta = if stateless { result.take_meta() } else { None };
-    response_line(id, 128, |out| {
+    let result_type = result.result_type();
+    response_line(id, 128, &mut |out| {
         serde_json::to_writer(&mut *out, &result)?;
-        if !stateless {
-            return Ok(());
-        }
-        // Reopen the object just written and add the 2026-07-28 members.
-        if out.pop() != Some(b'}') {
-            return Err(serde::ser::Error::custom("a 2026-07-28 result must be an object"));
-        }
-        if out.last() != Some(&b'{') {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"\"resultType\":");
-        serde_json::to_writer(&mut *out, result.result_type())?;
-        if let Some(cache) = cache {
-            out.extend_from_slice(b",\"ttlMs\":");
-            serde_json::to_writer(&mut *out, &cache.ttl_ms())?;
-            out.extend_from_slice(b",\"cacheScope\":");
-            serde_json::to_writer(&mut *out, cache.scope().as_str())?;
-        }
-        out.extend_from_slice(b",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":");
-        serde_json::to_writer(&mut *out, &core.info.for_revision(revision))?;
-        for (key, value) in meta.iter().flatten().filter(|(k, _)| *k != SERVER_INFO) {
-            out.push(b',');
-            serde_json::to_writer(&mut *out, key)?;
-            out.push(b':');
-            serde_json::to_writer(&mut *out, value)?;
-        }
-        out.extend_from_slice(b"}}");
-        Ok(())
+        if stateless { add_stateless_members(out, core, revision, cache, result_type, meta.as_ref()) } else { Ok(()) }
     })
+}
+
+/// Reopens the result object just written to `out` and adds the 2026-07-28 members: its
+/// `resultType`, its caching hints, and `_meta` with the server's identity beside the result's
+/// own `meta`. Not generic, so it is compiled once whatever the result's type.
+fn add_stateless_members(
+    out: &mut Vec<u8>,
+    core: &ServerCore,
+    revision: Revision,
+    cache: Option<CachePolicy>,
+    result_type: &str,
+    meta: Option<&Map<String, Value>>,
+) -> Result<(), serde_json::Error> {
+    if out.pop() != Some(b'}') {
+        return Err(serde::ser::Error::custom("a 2026-07-28 result must be an object"));
+    }
+    if out.last() != Some(&b'{') {
+        out.push(b',');
+    }
+    out.extend_from_slice(b"\"resultType\":");
+    serde_json::to_writer(&mut *out, result_type)?;
+    if let Some(cache) = cache {
+        out.extend_from_slice(b",\"ttlMs\":");
+        serde_json::to_writer(&mut *out, &cache.ttl_ms())?;
+        out.extend_from_slice(b",\"cacheScope\":");
+        serde_json::to_writer(&mut *out, cache.scope().as_str())?;
+    }
+    out.extend_from_slice(b",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":");
+    serde_json::to_writer(&mut *out, &core.info.for_revision(revision))?;
+    for (key, value) in meta.into_iter().flatten().filter(|(k, _)| *k != SERVER_INFO) {
+        out.push(b',');
+        serde_json::to_writer(&mut *out, key)?;
+        out.push(b':');
+        serde_json::to_writer(&mut *out, value)?;
+    }
+    out.extend_from_slice(b"}}");
+    Ok(())
 }
 
 const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";

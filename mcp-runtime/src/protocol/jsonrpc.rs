@@ -366,7 +366,7 @@ fn open_response(out: &mut Vec<u8>, id: Option<&RequestId>, member: &str) {
 pub(crate) fn response_line(
     id: &RequestId,
     capacity: usize,
-    write_result: impl FnOnce(&mut Vec<u8>) -> Result<(), serde_json::Error>,
+    write_result: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), serde_json::Error>,
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(capacity + 48);
     open_response(&mut out, Some(id), "result");
@@ -384,7 +384,7 @@ pub(crate) fn response_line(
 
 /// A success response line for a result that is already JSON text.
 pub(crate) fn success_line(id: &RequestId, result: &str) -> Vec<u8> {
-    response_line(id, result.len(), |out| {
+    response_line(id, result.len(), &mut |out| {
         out.extend_from_slice(result.as_bytes());
         Ok(())
     })
