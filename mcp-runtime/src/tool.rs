@@ -48,16 +48,23 @@ impl ToolCall {
     /// `isError` result to send back, naming the offending field.
     pub fn arguments<A: DeserializeOwned>(&self) -> Result<A, CallToolResult> {
         let text = self.arguments.as_deref().map_or("{}", RawValue::get);
-        let mut de = serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(&mut de).map_err(|e| invalid_arguments(&self.name, &e))
+        // Valid arguments take the plain parse. Tracking the path to the offending field costs
+        // about a tenth of a small call's work, so only arguments that failed are parsed again
+        // with it, to name the field.
+        serde_json::from_str(text).map_err(|plain| {
+            let mut de = serde_json::Deserializer::from_str(text);
+            match serde_path_to_error::deserialize::<_, A>(&mut de) {
+                Err(e) => invalid_arguments(&self.name, &e.path().to_string(), e.inner()),
+                Ok(_) => invalid_arguments(&self.name, ".", &plain),
+            }
+        })
     }
 }
 
 #[cold]
-fn invalid_arguments(tool: &str, e: &serde_path_to_error::Error<serde_json::Error>) -> CallToolResult {
-    let path = e.path().to_string();
+fn invalid_arguments(tool: &str, path: &str, e: &serde_json::Error) -> CallToolResult {
     // The position in the arguments' JSON text says nothing the field's name does not.
-    let full = e.inner().to_string();
+    let full = e.to_string();
     let reason = full.find(" at line ").map_or(full.as_str(), |end| &full[..end]);
     let message = if path == "." || path.is_empty() {
         format!("Invalid arguments for tool `{tool}`: {reason}")
