@@ -38,6 +38,7 @@ mod subscriptions;
 pub mod testing;
 mod tool;
 mod transport;
+mod woken;
 
 /// The schemars (1.x) that argument and output schemas come from: derive `JsonSchema` from
 /// this version (`schemars = "1"` in `Cargo.toml`, or `mcp_runtime::schemars`).

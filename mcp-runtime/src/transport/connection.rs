@@ -14,6 +14,7 @@
 
 use std::future::Future;
 use std::io;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use tokio::sync::{broadcast, mpsc, watch};
@@ -21,10 +22,12 @@ use tokio::time::Instant;
 
 use crate::context::RequestExtras;
 use crate::executor::{Output, Reply};
+use crate::handle::Event;
 use crate::protocol::{ErrorObject, error_line, is_json_whitespace};
 use crate::server::ServerCore;
 use crate::session::{Session, SessionState};
 use crate::subscriptions::Routed;
+use crate::woken::WhenWoken;
 
 /// Response lines queued for the writer before tasks (and the loop) wait for it.
 pub(crate) const OUTGOING_CAPACITY: usize = 64;
@@ -132,6 +135,18 @@ pub(crate) async fn serve_messages(
 }
 
 /// Runs one connection until it ends (see the module documentation).
+/// The next change event, with the receiver to wait for the one after: an owned future, so
+/// that the loop keeps it across turns.
+type NextEvent =
+    Pin<Box<dyn Future<Output = (Result<Event, broadcast::error::RecvError>, broadcast::Receiver<Event>)> + Send>>;
+
+fn next_event(mut events: broadcast::Receiver<Event>) -> NextEvent {
+    Box::pin(async move {
+        let event = events.recv().await;
+        (event, events)
+    })
+}
+
 pub(crate) async fn run<I: Input>(
     core: Arc<ServerCore>,
     mut input: I,
@@ -141,13 +156,18 @@ pub(crate) async fn run<I: Input>(
 ) -> Ending {
     let max_message_size = core.config.max_message_size;
     let drain_timeout = core.config.drain_timeout;
-    let mut events = core.events.subscribe();
+    // The branches for what rarely happens are polled only when woken (see `woken`); the
+    // output's closing and the shutdown signal are futures kept across turns.
+    let mut events = WhenWoken::new(next_event(core.events.subscribe()));
+    let closed = std::pin::pin!(out.closed());
+    let mut closed = WhenWoken::new(closed);
     let mut session = Session::new(core, out.clone(), options.listen_limit);
     if let Some(state) = options.restore {
         session.restore(state);
     }
     let mut seen_changes = session.changes;
-    let mut shutdown = std::pin::pin!(shutdown);
+    let shutdown = std::pin::pin!(shutdown);
+    let mut shutdown = WhenWoken::new(shutdown);
     let mut reading = true;
     let mut deadline: Option<Instant> = None;
     let mut read_error = None;
@@ -158,7 +178,7 @@ pub(crate) async fn run<I: Input>(
     while reading || session.executor.has_parked() {
         let reply = tokio::select! {
             biased;
-            () = out.closed() => {
+            () = &mut closed => {
                 session.executor.abort_all();
                 return Ending::OutputClosed;
             }
@@ -172,7 +192,8 @@ pub(crate) async fn run<I: Input>(
             slot = session.executor.next_slot(), if session.executor.has_parked() => {
                 slot.and_then(|slot| session.executor.resume(slot).0)
             }
-            event = events.recv(), if reading => {
+            (event, receiver) = &mut events, if reading => {
+                events = WhenWoken::new(next_event(receiver));
                 match event {
                     Ok(event) => send_routed(&out, session.on_event(&event)).await,
                     Err(broadcast::error::RecvError::Lagged(missed)) => {
