@@ -66,7 +66,9 @@ fn main() {
         let mut rounds: Vec<[Measures; measure::SERVERS]> = Vec::new();
         for round in 1..=plan.rounds {
             eprintln!("round {round} of {}", plan.rounds);
-            rounds.push(targets.each_ref().map(|target| measure::all(target, &plan)));
+            let mut round = targets.each_ref().map(|target| measure::all(target, &plan));
+            measure::one_at_a_time(&targets, plan.calls, &mut round);
+            rounds.push(round);
         }
         let inproc = measure::in_process(&release.join("inproc-ours"), plan.calls, plan.rounds);
         for row in Row::ALL {

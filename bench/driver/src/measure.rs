@@ -50,10 +50,10 @@ pub struct Measures {
 /// How many tools the many-tools rows register.
 pub const MANY_TOOLS: usize = 200;
 
-/// Every stdio measurement of `target`.
+/// Every stdio measurement of `target` but the one-at-a-time rows ([`one_at_a_time`] takes
+/// every server at once).
 pub fn all(target: &Target, plan: &Plan) -> Measures {
     let mut measures = Measures { spawn_ms: Some(spawn_to_initialize(target, plan.spawns)), ..Measures::default() };
-    one_at_a_time(target, plan.calls, &mut measures);
     pipelined(target, plan.calls, &mut measures);
     if !target.one_tool {
         many_tools(target, plan.calls, &mut measures);
@@ -78,31 +78,56 @@ fn spawn_to_initialize(target: &Target, spawns: usize) -> f64 {
     median(&mut times)
 }
 
-/// `calls` calls, each sent once the previous answer is in: throughput, the server's CPU time
+/// Calls sent one at a time (each once the previous answer is in), to every server in turn,
+/// [`CHUNK`] calls each, until each had `calls`: a change in the machine's load (these
+/// machines are shared) falls on all of them alike, which measuring one server after the other
+/// did not ensure. Per server: throughput (its calls over the time spent on them), its CPU time
 /// per call, and the latency percentiles.
-fn one_at_a_time(target: &Target, calls: u32, measures: &mut Measures) {
-    let mut server = Server::spawn(&target.program, &[]);
-    server.handshake();
-    warm_up(&mut server, "sum");
-    let cpu_before = server.cpu_ns();
-    let mut latencies = Vec::with_capacity(calls as usize);
-    let start = Instant::now();
-    for n in 1..=calls {
-        let sent = Instant::now();
-        server.send(&call("sum", n));
-        let answer = server.receive();
-        latencies.push(sent.elapsed());
-        check_sum(&answer, n);
+pub fn one_at_a_time(targets: &[Target], calls: u32, measures: &mut [Measures]) {
+    let mut servers: Vec<Server> = targets
+        .iter()
+        .map(|target| {
+            let mut server = Server::spawn(&target.program, &[]);
+            server.handshake();
+            warm_up(&mut server, "sum");
+            server
+        })
+        .collect();
+    let cpu_before: Vec<u64> = servers.iter().map(Server::cpu_ns).collect();
+    let mut spent = vec![Duration::ZERO; servers.len()];
+    let mut latencies = vec![Vec::with_capacity(calls as usize); servers.len()];
+    let mut sent = 0;
+    while sent < calls {
+        let chunk = (sent + 1)..=(sent + CHUNK).min(calls);
+        for ((server, spent), latencies) in servers.iter_mut().zip(&mut spent).zip(&mut latencies) {
+            let start = Instant::now();
+            for n in chunk.clone() {
+                let asked = Instant::now();
+                server.send(&call("sum", n));
+                let answer = server.receive();
+                latencies.push(asked.elapsed());
+                check_sum(&answer, n);
+            }
+            *spent += start.elapsed();
+        }
+        sent = *chunk.end();
     }
-    let elapsed = start.elapsed();
-    let cpu = server.cpu_ns() - cpu_before;
-    server.finish();
-    latencies.sort();
-    measures.sequential_per_s = Some(f64::from(calls) / elapsed.as_secs_f64());
-    measures.cpu_us_per_request = Some(cpu as f64 / 1e3 / f64::from(calls));
-    measures.p50_us = Some(micros(latencies[latencies.len() / 2]));
-    measures.p99_us = Some(micros(latencies[latencies.len() * 99 / 100]));
+    for (((server, cpu_before), (spent, mut latencies)), measures) in
+        servers.into_iter().zip(cpu_before).zip(spent.into_iter().zip(latencies)).zip(measures)
+    {
+        let cpu = server.cpu_ns() - cpu_before;
+        server.finish();
+        latencies.sort();
+        measures.sequential_per_s = Some(f64::from(calls) / spent.as_secs_f64());
+        measures.cpu_us_per_request = Some(cpu as f64 / 1e3 / f64::from(calls));
+        measures.p50_us = Some(micros(latencies[latencies.len() / 2]));
+        measures.p99_us = Some(micros(latencies[latencies.len() * 99 / 100]));
+    }
 }
+
+/// Calls one server gets in a row before the next server's turn, one at a time: about a tenth
+/// of a second.
+const CHUNK: u32 = 1_000;
 
 /// `calls` calls written as fast as the pipe takes them while the answers are read: throughput
 /// and the server's peak memory.
