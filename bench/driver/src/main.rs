@@ -97,6 +97,10 @@ fn main() {
         build_rows(&bench, &plan, &mut table);
     }
     println!("{}", machine());
+    match process::server_cpu() {
+        Some(cpu) => println!("stdio servers pinned to CPU {cpu}, the driver on the others"),
+        None => println!("stdio servers not pinned (one CPU, or no `taskset`)"),
+    }
     println!(
         "{} rounds, {} calls per row and round, {} spawns; medians; ratios are ours ÷ theirs\n",
         plan.rounds, plan.calls, plan.spawns

@@ -81,48 +81,72 @@ fn spawn_to_initialize(target: &Target, spawns: usize) -> f64 {
 /// Calls sent one at a time (each once the previous answer is in), to every server in turn,
 /// [`CHUNK`] calls each, until each had `calls`: a change in the machine's load (these
 /// machines are shared) falls on all of them alike, which measuring one server after the other
-/// did not ensure. Per server: throughput (its calls over the time spent on them), its CPU time
-/// per call, and the latency percentiles.
+/// did not ensure; the order of the turns rotates. The frameworks take part twice: with `sum` alone, and with [`MANY_TOOLS`]
+/// tools, called in turn. Per server: throughput (its calls over the time spent on them); with
+/// one tool, its CPU time per call and the latency percentiles too.
 pub fn one_at_a_time(targets: &[Target], calls: u32, measures: &mut [Measures]) {
-    let mut servers: Vec<Server> = targets
-        .iter()
-        .map(|target| {
-            let mut server = Server::spawn(&target.program, &[]);
+    let tools = MANY_TOOLS.to_string();
+    let one_tool = targets.iter().enumerate().map(|(index, target)| (index, target, false));
+    let many = targets.iter().enumerate().filter(|(_, target)| !target.one_tool).map(|(i, t)| (i, t, true));
+    let mut driven: Vec<Driven> = one_tool
+        .chain(many)
+        .map(|(index, target, many)| {
+            let args: &[&str] = if many { &["--tools", &tools] } else { &[] };
+            let mut server = Server::spawn(&target.program, args);
             server.handshake();
             warm_up(&mut server, "sum");
-            server
+            let cpu_before = server.cpu_ns();
+            Driven { index, many, server, cpu_before, spent: Duration::ZERO, latencies: Vec::new() }
         })
         .collect();
-    let cpu_before: Vec<u64> = servers.iter().map(Server::cpu_ns).collect();
-    let mut spent = vec![Duration::ZERO; servers.len()];
-    let mut latencies = vec![Vec::with_capacity(calls as usize); servers.len()];
     let mut sent = 0;
     while sent < calls {
         let chunk = (sent + 1)..=(sent + CHUNK).min(calls);
-        for ((server, spent), latencies) in servers.iter_mut().zip(&mut spent).zip(&mut latencies) {
+        // Each turn starts with the next server: who goes after whom changes, so that what a
+        // server leaves behind (threads still winding down) falls on every other alike.
+        driven.rotate_left(1);
+        for driven in &mut driven {
             let start = Instant::now();
             for n in chunk.clone() {
+                let tool =
+                    if driven.many { format!("extra_{}", 1 + n as usize % (MANY_TOOLS - 1)) } else { "sum".into() };
                 let asked = Instant::now();
-                server.send(&call("sum", n));
-                let answer = server.receive();
-                latencies.push(asked.elapsed());
+                driven.server.send(&call(&tool, n));
+                let answer = driven.server.receive();
+                driven.latencies.push(asked.elapsed());
                 check_sum(&answer, n);
             }
-            *spent += start.elapsed();
+            driven.spent += start.elapsed();
         }
         sent = *chunk.end();
     }
-    for (((server, cpu_before), (spent, mut latencies)), measures) in
-        servers.into_iter().zip(cpu_before).zip(spent.into_iter().zip(latencies)).zip(measures)
-    {
+    for Driven { index, many, server, cpu_before, spent, mut latencies } in driven {
         let cpu = server.cpu_ns() - cpu_before;
         server.finish();
+        let measures = &mut measures[index];
+        let per_s = Some(f64::from(calls) / spent.as_secs_f64());
+        if many {
+            measures.many_tools_call_per_s = per_s;
+            continue;
+        }
         latencies.sort();
-        measures.sequential_per_s = Some(f64::from(calls) / spent.as_secs_f64());
+        measures.sequential_per_s = per_s;
         measures.cpu_us_per_request = Some(cpu as f64 / 1e3 / f64::from(calls));
         measures.p50_us = Some(micros(latencies[latencies.len() / 2]));
         measures.p99_us = Some(micros(latencies[latencies.len() * 99 / 100]));
     }
+}
+
+/// One server of the one-at-a-time pass, and what it measured so far.
+struct Driven {
+    /// Its target's place in the table.
+    index: usize,
+    /// Started with [`MANY_TOOLS`] tools, which it is called in turn.
+    many: bool,
+    server: Server,
+    cpu_before: u64,
+    spent: Duration,
+    latencies: Vec<Duration>,
 }
 
 /// Calls one server gets in a row before the next server's turn, one at a time: about a tenth
@@ -158,18 +182,13 @@ fn pipelined(target: &Target, calls: u32, measures: &mut Measures) {
     measures.pipelined_per_s = Some(f64::from(calls) / elapsed.as_secs_f64());
 }
 
-/// With [`MANY_TOOLS`] tools registered: one-at-a-time calls of `sum`, and `tools/list`.
+/// With [`MANY_TOOLS`] tools registered: `tools/list` one at a time (the calls are in
+/// [`one_at_a_time`]).
 fn many_tools(target: &Target, calls: u32, measures: &mut Measures) {
     let tools = MANY_TOOLS.to_string();
     let mut server = Server::spawn(&target.program, &["--tools", &tools]);
     server.handshake();
     warm_up(&mut server, "sum");
-    let start = Instant::now();
-    for n in 1..=calls {
-        server.send(&call(&format!("extra_{}", 1 + n as usize % (MANY_TOOLS - 1)), n));
-        check_sum(&server.receive(), n);
-    }
-    measures.many_tools_call_per_s = Some(f64::from(calls) / start.elapsed().as_secs_f64());
     let lists = (calls / 10).max(1);
     let start = Instant::now();
     for n in 1..=lists {

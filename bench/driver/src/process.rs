@@ -4,6 +4,7 @@
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
@@ -18,9 +19,11 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts `program args...` with piped stdio (stderr discarded).
+    /// Starts `program args...` with piped stdio (stderr discarded), on the CPU of
+    /// [`server_cpu`].
     pub fn spawn(program: &Path, args: &[&str]) -> Server {
-        let mut child = Command::new(program)
+        let mut command = pinned(program);
+        let mut child = command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -73,6 +76,32 @@ impl Server {
         drop(input);
         drop(output);
         let _ = child.wait();
+    }
+}
+
+/// The CPU every stdio server runs on: the last one, when there are two or more and
+/// `taskset` is there (the driver, not pinned, runs on the others). Where the scheduler puts
+/// a server beside its client decides what a wake-up costs (one CPU switching tasks, or one
+/// CPU waking another), and it chose differently from run to run, and from one server to the
+/// next: pinned, every server is measured the same way, its client always on another CPU.
+pub fn server_cpu() -> Option<usize> {
+    static CPU: OnceLock<Option<usize>> = OnceLock::new();
+    *CPU.get_or_init(|| {
+        let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+        let taskset = Command::new("taskset").arg("-V").output().is_ok_and(|out| out.status.success());
+        (cpus >= 2 && taskset).then_some(cpus - 1)
+    })
+}
+
+/// A command that runs `program` on [`server_cpu`], when there is one.
+fn pinned(program: &Path) -> Command {
+    match server_cpu() {
+        Some(cpu) => {
+            let mut command = Command::new("taskset");
+            command.arg("-c").arg(cpu.to_string()).arg(program);
+            command
+        }
+        None => Command::new(program),
     }
 }
 
