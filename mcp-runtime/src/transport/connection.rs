@@ -134,7 +134,6 @@ pub(crate) async fn serve_messages(
     super::lines::finish(ending, Ok(()))
 }
 
-/// Runs one connection until it ends (see the module documentation).
 /// The next change event, with the receiver to wait for the one after: an owned future, so
 /// that the loop keeps it across turns.
 type NextEvent =
@@ -147,6 +146,7 @@ fn next_event(mut events: broadcast::Receiver<Event>) -> NextEvent {
     })
 }
 
+/// Runs one connection until it ends (see the module documentation).
 pub(crate) async fn run<I: Input>(
     core: Arc<ServerCore>,
     mut input: I,
