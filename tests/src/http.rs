@@ -3,15 +3,17 @@
 //! JSON and SSE answers alike.
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::services::KillOnDrop;
+
 /// An example serving HTTP, killed when dropped.
 #[derive(Debug)]
 pub struct HttpServer {
-    child: Child,
+    process: KillOnDrop,
     /// `http://127.0.0.1:<port>/mcp`.
     pub url: String,
     /// `127.0.0.1:<port>`.
@@ -33,31 +35,24 @@ impl HttpServer {
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
         crate::services::wait_for_port(port, &program.display().to_string(), Duration::from_secs(10));
-        HttpServer { child, url: format!("http://{addr}/mcp"), addr }
+        HttpServer { process: KillOnDrop(child), url: format!("http://{addr}/mcp"), addr }
     }
 
     /// The process id.
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.process.0.id()
     }
 
     /// Waits up to `limit` for the process to exit; its exit status.
     pub fn wait(&mut self, limit: Duration) -> std::process::ExitStatus {
         let deadline = Instant::now() + limit;
         loop {
-            if let Some(status) = self.child.try_wait().expect("waitable") {
+            if let Some(status) = self.process.0.try_wait().expect("waitable") {
                 return status;
             }
             assert!(Instant::now() < deadline, "still running after {limit:?}");
             std::thread::sleep(Duration::from_millis(20));
         }
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

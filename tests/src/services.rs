@@ -33,6 +33,25 @@ pub fn ensure_installed(binary: &str, package: &str) -> PathBuf {
     find_binary(binary).unwrap_or_else(|| panic!("`{package}` is installed but `{binary}` is not on the PATH"))
 }
 
+/// A process a test started, killed and reaped when dropped: a failed assertion never leaves
+/// a service or a server running.
+#[derive(Debug)]
+pub struct KillOnDrop(pub Child);
+
+impl KillOnDrop {
+    /// Kills the process now and waits for it to exit.
+    pub fn stop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
 fn find_binary(binary: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
@@ -66,7 +85,7 @@ fn scratch(name: &str) -> PathBuf {
 /// A Redis server of its own (no persistence), stopped when dropped.
 #[derive(Debug)]
 pub struct Redis {
-    child: Child,
+    _process: KillOnDrop,
     /// Its `redis://` URL.
     pub url: String,
     /// Its port.
@@ -87,7 +106,7 @@ impl Redis {
             .stderr(Stdio::null())
             .spawn()
             .expect("redis-server starts");
-        let redis = Redis { child, url: format!("redis://127.0.0.1:{port}/"), port };
+        let redis = Redis { _process: KillOnDrop(child), url: format!("redis://127.0.0.1:{port}/"), port };
         let deadline = Instant::now() + Duration::from_secs(15);
         while !redis.answers_ping() {
             assert!(Instant::now() < deadline, "redis-server did not answer PING on port {port}");
@@ -103,17 +122,10 @@ impl Redis {
     }
 }
 
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// An nginx of its own (not a daemon, its own prefix and logs), stopped when dropped.
 #[derive(Debug)]
 pub struct Nginx {
-    child: Child,
+    _process: KillOnDrop,
     /// Where it runs: its configuration, logs and temporary files.
     pub dir: PathBuf,
     /// The port it listens on.
@@ -153,18 +165,11 @@ impl Nginx {
             .spawn()
             .expect("nginx starts");
         wait_for_port(port, "nginx", Duration::from_secs(15));
-        Nginx { child, dir, port }
+        Nginx { _process: KillOnDrop(child), dir, port }
     }
 
     /// Its `/mcp` URL.
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}/mcp", self.port)
-    }
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }

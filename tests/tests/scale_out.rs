@@ -13,14 +13,14 @@
 //! The load runs print their requests per second (one instance, then three), for the record.
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_tests::clients::{self, Connected};
 use mcp_tests::http::{Answer, initialize, modern_headers, post, send};
-use mcp_tests::services::{self, Nginx, free_port, wait_for_port};
+use mcp_tests::services::{self, KillOnDrop, Nginx, free_port, wait_for_port};
 use mcp_tests::wire::{STATELESS_REVISION, stateless_params};
 use serde_json::{Value, json};
 
@@ -29,7 +29,7 @@ const SHARED_KEY: &str = "00112233445566778899aabbccddeeff00112233445566778899aa
 
 /// One instance of the example, stopped when dropped.
 struct Instance {
-    child: Child,
+    process: KillOnDrop,
     port: u16,
     tag: &'static str,
 }
@@ -49,7 +49,7 @@ impl Instance {
             .spawn()
             .expect("the example starts");
         wait_for_port(port, "the example", Duration::from_secs(15));
-        Instance { child, port, tag }
+        Instance { process: KillOnDrop(child), port, tag }
     }
 
     fn url(&self) -> String {
@@ -57,14 +57,7 @@ impl Instance {
     }
 
     fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Instance {
-    fn drop(&mut self) {
-        self.stop();
+        self.process.stop();
     }
 }
 

@@ -3,24 +3,16 @@
 //! before a response, a 2026-07-28 request, and two connections served at once.
 
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
+use mcp_tests::services::{KillOnDrop, free_port, wait_for_port};
 use serde_json::{Value, json};
 use tungstenite::{Message, WebSocket, stream::MaybeTlsStream};
 
-struct Example(Child);
-
-impl Drop for Example {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Starts the example on a free port; the process and its address.
-fn start() -> (Example, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).unwrap().port();
+fn start() -> (KillOnDrop, String) {
+    let port = free_port();
     let addr = format!("127.0.0.1:{port}");
     let child = Command::new(mcp_tests::example_binary("websocket"))
         .arg(&addr)
@@ -29,12 +21,8 @@ fn start() -> (Example, String) {
         .stderr(Stdio::null())
         .spawn()
         .expect("the example starts");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(&addr).is_err() {
-        assert!(Instant::now() < deadline, "the example never listened");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    (Example(child), addr)
+    wait_for_port(port, "the example", Duration::from_secs(10));
+    (KillOnDrop(child), addr)
 }
 
 type Socket = WebSocket<MaybeTlsStream<TcpStream>>;
