@@ -10,29 +10,17 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use crate::executor::HandlerSpec;
-pub use crate::selection::Declared;
-pub use crate::state::RequiredState;
+pub use crate::context::state::RequiredState;
+pub use crate::declare::handler::HandlerSpec;
+pub use crate::declare::selection::{Declared, PROMPTS, RESOURCES, TOOLS};
 
 use crate::context::Context;
-use crate::executor::RunKind;
-use crate::prompt::{IntoPromptResult, PromptDescriptor, PromptGet};
+use crate::context::state::State;
+use crate::declare::handler::RunKind;
+use crate::declare::prompt::{IntoPromptResult, PromptDescriptor, PromptGet};
+use crate::declare::resource::{IntoResourceContents, ReadError, ResourceDescriptor, ResourceRead};
+use crate::declare::tool::{IntoToolResult, ToolDescriptor};
 use crate::protocol::{CallToolResult, ErrorObject, GetPromptResult, Resource, ResourceContents};
-use crate::resource::{IntoResourceContents, ReadError, ResourceDescriptor, ResourceRead};
-use crate::state::State;
-use crate::tool::{IntoToolResult, ToolDescriptor};
-
-/// Every tool declared with `#[mcp_tool]` in the program, gathered at link time.
-#[linkme::distributed_slice]
-pub static TOOLS: [Declared<ToolDescriptor>];
-
-/// Every resource and template declared with `#[mcp_resource]`.
-#[linkme::distributed_slice]
-pub static RESOURCES: [Declared<ResourceDescriptor>];
-
-/// Every prompt declared with `#[mcp_prompt]`.
-#[linkme::distributed_slice]
-pub static PROMPTS: [Declared<PromptDescriptor>];
 
 /// The id of a declared function's item type, which `.tool(f)` and the like look up.
 pub fn item_type_of<F: 'static>(_: &F) -> std::any::TypeId {

@@ -6,47 +6,26 @@
 //! names them in its "required by a bound in" note.
 
 use schemars::JsonSchema;
-use serde::Serialize;
 
 use std::future::Future;
 
 use serde::de::DeserializeOwned;
 
 use crate::context::Context;
-use crate::prompt::{IntoPromptResult, PromptGet};
+use crate::declare::prompt::{IntoPromptResult, PromptGet};
+use crate::declare::resource::{IntoResourceContents, ResourceRead};
+use crate::declare::tool::IntoToolResult;
 use crate::protocol::{ErrorObject, GetPromptResult};
-use crate::resource::{IntoResourceContents, ResourceRead};
-use crate::tool::IntoToolResult;
 use crate::{PromptDescriptor, ResourceDescriptor, ToolDescriptor};
 
 #[doc(hidden)]
-pub use crate::arguments::{
+pub use crate::declare::arguments::{
     ArgKind, ArgsSchema, ArgumentSchema, ArgumentValue, FromArgumentString, RequiredArg, expecting, flattened,
     flattened_schema, missing_arg, next_arg, parse_variable,
 };
 
-/// What `Json<T>` and `Structured<T>` need of `T` to serialize it.
 #[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool's structured output: it is not `Serialize`",
-    label = "this output type is not `serde::Serialize`",
-    note = "derive it: `#[derive(serde::Serialize, schemars::JsonSchema)]`"
-)]
-pub trait OutputValue: Serialize {}
-
-impl<T: Serialize> OutputValue for T {}
-
-/// What `Json<T>` and `Structured<T>` need of `T` to declare its output schema.
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot describe a tool's structured output: it is not `JsonSchema`",
-    label = "this output type is not `schemars::JsonSchema`",
-    note = "derive it: `#[derive(serde::Serialize, schemars::JsonSchema)]`",
-    note = "if it does derive `JsonSchema`: mcp-runtime reads schemas from schemars 1.x, and a derive from another major version (such as `schemars = \"0.8\"`) does not count; depend on `schemars = \"1\"`"
-)]
-pub trait OutputSchema: JsonSchema {}
-
-impl<T: JsonSchema> OutputSchema for T {}
+pub use crate::declare::output::{OutputSchema, OutputValue};
 
 /// What a handler's future must be unless its item is `local`: `Send`, as it may move between
 /// the runtime's worker threads at each `.await`.

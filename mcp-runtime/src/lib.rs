@@ -1,44 +1,35 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
+// The crate's layers, each importing only from those before it:
+//
+//   error, protocol < util < context < declare < server < serve < transport < the facade
+//
+// - `protocol`: the wire types; `util`: small shared pieces;
+// - `context`: what a handler sees of its request (and its questions to the client, states);
+// - `declare`: descriptors, handlers, argument glue, the link-time declarations;
+// - `server`: the builder, the built core, the registry, the handle and the change bus;
+// - `serve`: one connection: session intake, the route table, the executor, the methods;
+// - `transport`: the connection loop, newline-delimited JSON, stdio, Streamable HTTP;
+// - the facade: this file, `__private` (for generated code), `diagnostics`, `testing`,
+//   `redis`, `command_line`.
+
 #[doc(hidden)]
 pub mod __private;
-mod arguments;
-mod asking;
-mod bounded;
-mod cache;
-mod changes;
 #[cfg(feature = "stdio")]
 mod command_line;
-mod completion;
 mod context;
-mod dispatch;
-mod duration;
+mod declare;
 mod error;
-mod executor;
-mod handle;
-mod handler;
-mod local;
-mod log_layer;
-mod prompt;
 pub mod protocol;
-mod random;
 #[cfg(feature = "redis")]
 pub mod redis;
-mod registry;
-mod request_state;
-mod resource;
-mod schema;
-mod selection;
+mod serve;
 mod server;
-mod session;
-mod state;
-mod subscriptions;
 #[cfg(feature = "testing")]
 pub mod testing;
-mod tool;
 mod transport;
-mod woken;
+mod util;
 
 /// The schemars (1.x) that argument and output schemas come from: derive `JsonSchema` from
 /// this version (`schemars = "1"` in `Cargo.toml`, or `mcp_runtime::schemars`).
@@ -46,24 +37,24 @@ pub use schemars;
 /// The serde_json that values travel as.
 pub use serde_json;
 
-pub use asking::{AskError, Elicitation, Root, SampledMessage, SamplingMessage, SamplingRequest};
-pub use bounded::Bounded;
-pub use cache::{CachePolicy, CacheScope, Cached};
-pub use changes::{ChangeBus, ChangeEvent, ChangeNotice, ChangeSink, ItemChange, MemoryChangeBus};
-pub use completion::{CompletionContext, IntoCompleter, IntoCompletionValues, starting_with};
+pub use context::asking::{AskError, Elicitation, Root, SampledMessage, SamplingMessage, SamplingRequest};
+pub use context::log_layer::ClientLogLayer;
+pub use context::state::State;
 pub use context::{CancelToken, Context, Identity, Input, LOG_MESSAGES_PER_SECOND, Negotiated};
+pub use declare::bounded::Bounded;
+pub use declare::completion::{CompletionContext, IntoCompleter, IntoCompletionValues, starting_with};
+pub use declare::prompt::{IntoPromptResult, PromptDescriptor, PromptGet};
+pub use declare::resource::{IntoResourceContents, NotFound, ReadError, ResourceDescriptor, ResourceRead};
+pub use declare::selection::Selection;
+pub use declare::tool::{IntoToolResult, Json, Structured, ToolCall, ToolDescriptor};
 pub use error::{Error, ItemKind, Result};
-pub use handle::ServerHandle;
-pub use log_layer::ClientLogLayer;
 pub use mcp_uri_template::{UriTemplate, UriTemplateError};
-pub use prompt::{IntoPromptResult, PromptDescriptor, PromptGet};
-pub use protocol::{CallToolResult, Content};
-pub use resource::{IntoResourceContents, NotFound, ReadError, ResourceDescriptor, ResourceRead};
-pub use schema::{input_schema_for, schema_for};
-pub use selection::Selection;
-pub use server::Server;
-pub use state::State;
-pub use tool::{BoxFuture, IntoToolResult, Json, Structured, ToolCall, ToolDescriptor};
+pub use protocol::{CachePolicy, CacheScope, Cached, CallToolResult, Content};
+pub use server::builder::Server;
+pub use server::changes::{ChangeBus, ChangeEvent, ChangeNotice, ChangeSink, ItemChange, MemoryChangeBus};
+pub use server::handle::ServerHandle;
+pub use util::BoxFuture;
+pub use util::schema::{input_schema_for, schema_for};
 
 #[cfg(feature = "http")]
 pub use transport::http::{
@@ -336,7 +327,7 @@ impl Server {
             command_line::Command::Serve(transport) => transport,
         };
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-        log_layer::install_default_subscriber();
+        context::log_layer::install_default_subscriber();
         // Served on a worker, not on this thread: the tasks it spawns (a plain `fn` handler
         // runs as one) then start on the same worker, without waking another thread.
         let serving = runtime.spawn(async {

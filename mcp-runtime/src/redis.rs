@@ -35,10 +35,10 @@ use ::redis::{AsyncCommands as _, Client};
 use futures_util::StreamExt as _;
 use tokio::sync::mpsc;
 
-use crate::changes::{ChangeBus, ChangeNotice, ChangeSink, Sinks};
-use crate::tool::BoxFuture;
-use crate::transport::events::{EventStore, StoredEvents};
-use crate::transport::sessions::{SessionRecord, SessionStore, StoreError};
+use crate::server::changes::{ChangeBus, ChangeNotice, ChangeSink, Sinks};
+use crate::transport::http::event_store::{EventStore, StoredEvents};
+use crate::transport::http::session_store::{SessionRecord, SessionStore, StoreError};
+use crate::util::BoxFuture;
 
 /// Events kept per stream, about (Redis trims whole nodes: `MAXLEN ~`).
 const EVENTS_PER_STREAM: usize = 1_024;

@@ -4,6 +4,7 @@
 //! between revisions have a `for_revision` method that leaves out what a revision does not
 //! define and converts what it lacks to its nearest equivalent.
 
+mod cache;
 mod content;
 mod jsonrpc;
 mod lifecycle;
@@ -13,6 +14,8 @@ mod resources;
 mod revision;
 mod tools;
 
+pub(crate) use cache::CachePolicies;
+pub use cache::{CachePolicy, CacheScope, Cached};
 pub use content::{Annotations, Content, ResourceContents, ResourceLink, Role};
 pub use jsonrpc::{ErrorObject, RequestId, code};
 pub(crate) use jsonrpc::{

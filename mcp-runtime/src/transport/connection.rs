@@ -21,13 +21,13 @@ use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
 use crate::context::RequestExtras;
-use crate::executor::{Output, Reply};
-use crate::handle::Event;
 use crate::protocol::{ErrorObject, error_line, is_json_whitespace};
-use crate::server::ServerCore;
-use crate::session::{Session, SessionState};
-use crate::subscriptions::Routed;
-use crate::woken::WhenWoken;
+use crate::serve::executor::{Output, Reply};
+use crate::serve::session::{Session, SessionState};
+use crate::serve::subscriptions::Routed;
+use crate::server::builder::ServerCore;
+use crate::server::handle::Event;
+use crate::util::woken::WhenWoken;
 
 /// Response lines queued for the writer before tasks (and the loop) wait for it.
 pub(crate) const OUTGOING_CAPACITY: usize = 64;
@@ -106,7 +106,7 @@ pub(crate) struct LoopOptions {
 
 impl Default for LoopOptions {
     fn default() -> Self {
-        LoopOptions { listen_limit: crate::subscriptions::MAX_LISTEN_STREAMS, restore: None, states: None }
+        LoopOptions { listen_limit: crate::serve::subscriptions::MAX_LISTEN_STREAMS, restore: None, states: None }
     }
 }
 

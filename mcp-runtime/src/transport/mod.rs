@@ -1,4 +1,4 @@
-//! Transports: how messages reach a connection's [`Session`](crate::session::Session) and how
+//! Transports: how messages reach a connection's [`Session`](crate::serve::session::Session) and how
 //! responses leave it.
 //!
 //! - [`connection`]: the loop every transport runs, over its input and an output queue.
@@ -8,11 +8,7 @@
 
 pub(crate) mod connection;
 #[cfg(feature = "http")]
-pub(crate) mod events;
-#[cfg(feature = "http")]
 pub(crate) mod http;
 pub(crate) mod lines;
-#[cfg(feature = "http")]
-pub(crate) mod sessions;
 #[cfg(feature = "stdio")]
 pub(crate) mod stdio;

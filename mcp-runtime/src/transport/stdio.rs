@@ -21,7 +21,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::connection::{self, Frame, Input, OUTGOING_CAPACITY};
 use super::lines::{Splitter, WRITE_BATCH, finish};
-use crate::server::ServerCore;
+use crate::server::builder::ServerCore;
 
 /// Batches of messages read ahead of the connection loop.
 const READ_AHEAD: usize = 4;

@@ -1,0 +1,499 @@
+//! Resources and resource templates: descriptors (static data plus a read handler), and what a
+//! read handler may return.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::context::Context;
+use crate::context::state::RequiredState;
+use crate::declare::completion::{CompletionHandler, IntoCompleter};
+use crate::declare::handler::HandlerFn;
+use crate::declare::handler::HandlerSpec;
+use crate::declare::tool::Json;
+use crate::protocol::CachePolicy;
+use crate::protocol::{Annotations, ErrorObject, Icon, Resource, ResourceContents, ResourceTemplate};
+use crate::util::BoxFuture;
+use mcp_uri_template::{UriTemplate, UriTemplateError};
+
+/// One read of a resource: the URI asked for, the template's variables, the context.
+#[derive(Debug)]
+pub struct ResourceRead {
+    pub(crate) uri: String,
+    pub(crate) variables: Vec<(String, String)>,
+    pub(crate) mime_type: Option<Arc<str>>,
+    pub(crate) context: Context,
+}
+
+impl ResourceRead {
+    /// The URI being read.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    /// The value of a template variable, as it appeared in the URI (percent-decoded).
+    pub fn variable(&self, name: &str) -> Option<&str> {
+        self.variables.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// A template variable parsed into `T`; the error is the -32602 to answer with, naming the
+    /// variable.
+    pub fn parse_variable<T>(&self, name: &str) -> Result<T, ErrorObject>
+    where
+        T: std::str::FromStr,
+        T::Err: fmt::Display,
+    {
+        let raw = self
+            .variable(name)
+            .ok_or_else(|| ErrorObject::invalid_params(format!("The URI `{}` has no variable `{name}`", self.uri)))?;
+        raw.parse::<T>().map_err(|e| {
+            ErrorObject::invalid_params(format!("Invalid value `{raw}` for URI template variable `{name}`: {e}"))
+                .with_data(serde_json::json!({ "uri": self.uri, "variable": name }))
+        })
+    }
+
+    /// The request's context.
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+
+    /// The declared MIME type, if any.
+    pub fn mime_type(&self) -> Option<&str> {
+        self.mime_type.as_deref()
+    }
+}
+
+/// Why a read failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReadError {
+    /// There is no such resource: -32002 (handshake revisions) or -32602 (2026-07-28), with
+    /// `data.uri`.
+    NotFound,
+    /// Any other failure, answered as this error.
+    Error(ErrorObject),
+}
+
+/// A resource that does not exist; return it as the `Err` of a read.
+///
+/// ```
+/// use mcp_runtime::{NotFound, Json};
+/// fn lookup(name: &str) -> Result<Json<Vec<String>>, NotFound> {
+///     if name == "books" { Ok(Json(vec!["atlas".into()])) } else { Err(NotFound) }
+/// }
+/// assert!(lookup("cars").is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NotFound;
+
+impl fmt::Display for NotFound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("resource not found")
+    }
+}
+
+impl std::error::Error for NotFound {}
+
+impl From<NotFound> for ReadError {
+    fn from(_: NotFound) -> Self {
+        ReadError::NotFound
+    }
+}
+
+impl From<ErrorObject> for ReadError {
+    fn from(e: ErrorObject) -> Self {
+        ReadError::Error(e)
+    }
+}
+
+impl From<String> for ReadError {
+    fn from(message: String) -> Self {
+        ReadError::Error(ErrorObject::internal(message))
+    }
+}
+
+impl From<&str> for ReadError {
+    fn from(message: &str) -> Self {
+        ReadError::Error(ErrorObject::internal(message))
+    }
+}
+
+/// What a resource read may return: text (`String`, `&'static str`), bytes (`Vec<u8>`, sent
+/// base64), [`Json<T>`] (serialized text, `application/json` unless declared otherwise),
+/// [`ResourceContents`] or a `Vec` of them, and `Result<T, E>` with `E: Into<ReadError>`
+/// ([`NotFound`], [`ErrorObject`], `String`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from an MCP resource",
+    label = "this type cannot become resource contents",
+    note = "return a `String`, `Vec<u8>`, `Json<T>`, `ResourceContents`, `Vec<ResourceContents>`, or a `Result` of one of them whose error is `NotFound`, `ErrorObject` or `String`"
+)]
+pub trait IntoResourceContents {
+    /// The contents of the resource at `uri`, whose declared MIME type is `mime_type`.
+    fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<Vec<ResourceContents>, ReadError>;
+
+    /// The MIME type this type's contents have when the declaration names none
+    /// (`application/json` for [`Json<T>`]).
+    fn default_mime_type() -> Option<&'static str> {
+        None
+    }
+}
+
+impl IntoResourceContents for String {
+    fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<Vec<ResourceContents>, ReadError> {
+        Ok(vec![ResourceContents::text(uri, mime_type.map(str::to_owned), self)])
+    }
+}
+
+impl IntoResourceContents for &'static str {
+    fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<Vec<ResourceContents>, ReadError> {
+        self.to_owned().into_contents(uri, mime_type)
+    }
+}
+
+impl IntoResourceContents for Vec<u8> {
+    fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<Vec<ResourceContents>, ReadError> {
+        Ok(vec![ResourceContents::blob(uri, mime_type.map(str::to_owned), &self)])
+    }
+}
+
+impl IntoResourceContents for ResourceContents {
+    fn into_contents(self, _: &str, _: Option<&str>) -> Result<Vec<ResourceContents>, ReadError> {
+        Ok(vec![self])
+    }
+}
+
+impl IntoResourceContents for Vec<ResourceContents> {
+    fn into_contents(self, _: &str, _: Option<&str>) -> Result<Vec<ResourceContents>, ReadError> {
+        Ok(self)
+    }
+}
+
+impl<T: Serialize> IntoResourceContents for Json<T> {
+    fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<Vec<ResourceContents>, ReadError> {
+        let text = serde_json::to_string(&self.0).map_err(|e| {
+            ReadError::Error(ErrorObject::internal(format!("The resource could not be serialized: {e}")))
+        })?;
+        let mime = mime_type.unwrap_or("application/json").to_owned();
+        Ok(vec![ResourceContents::text(uri, Some(mime), text)])
+    }
+
+    fn default_mime_type() -> Option<&'static str> {
+        Some("application/json")
+    }
+}
+
+impl<T: IntoResourceContents, E: Into<ReadError>> IntoResourceContents for Result<T, E> {
+    fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<Vec<ResourceContents>, ReadError> {
+        self.map_err(Into::into)?.into_contents(uri, mime_type)
+    }
+
+    fn default_mime_type() -> Option<&'static str> {
+        T::default_mime_type()
+    }
+}
+
+pub(crate) type ReadHandler = HandlerFn<ResourceRead, Result<Vec<ResourceContents>, ReadError>>;
+pub(crate) type ListHandler = Arc<dyn Fn(Context) -> BoxFuture<'static, Vec<Resource>> + Send + Sync>;
+
+/// Where a resource lives: one URI, or every URI a template matches.
+#[derive(Debug, Clone)]
+pub(crate) enum Address {
+    Fixed(Resource),
+    Template { template: ResourceTemplate, parsed: UriTemplate },
+}
+
+/// A resource or a resource template: what the lists show of it, and the handler
+/// `resources/read` runs.
+///
+/// ```
+/// use mcp_runtime::{ResourceDescriptor, ResourceRead, NotFound};
+///
+/// let readme = ResourceDescriptor::fixed("docs://readme", "readme")
+///     .mime_type("text/markdown")
+///     .reader(|_read: ResourceRead| async { "# Hello" });
+/// let chapter = ResourceDescriptor::template("docs://chapters/{n}", "chapter")
+///     .unwrap()
+///     .reader(|read: ResourceRead| async move {
+///         let n: u32 = read.parse_variable("n")?;
+///         if n > 3 { return Err(NotFound.into()); }
+///         Ok::<_, mcp_runtime::ReadError>(format!("chapter {n}"))
+///     });
+/// assert_eq!(chapter.name(), "chapter");
+/// ```
+pub struct ResourceDescriptor {
+    pub(crate) address: Address,
+    pub(crate) reader: Option<ReadHandler>,
+    pub(crate) lister: Option<ListHandler>,
+    pub(crate) subscribe: bool,
+    pub(crate) cache: Option<CachePolicy>,
+    pub(crate) completions: Vec<(String, CompletionHandler)>,
+    pub(crate) defined_at: Cow<'static, str>,
+    pub(crate) spec: HandlerSpec,
+    pub(crate) origin: Option<&'static str>,
+    /// The states the handler takes: checked when the server starts.
+    pub(crate) required_states: Vec<RequiredState>,
+}
+
+impl fmt::Debug for ResourceDescriptor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResourceDescriptor")
+            .field("address", &self.address)
+            .field("subscribe", &self.subscribe)
+            .field("defined_at", &self.defined_at)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResourceDescriptor {
+    /// The descriptor `#[mcp_resource]` made of `function` (the function named as itself), to change
+    /// it before adding it, or to inspect it; an error if `function` is not so declared.
+    pub fn declared<F: Copy + Send + Sync + 'static>(function: F) -> crate::Result<Self> {
+        let _ = function;
+        crate::declare::selection::declared::<Self, F>()
+    }
+
+    fn new(address: Address) -> Self {
+        ResourceDescriptor {
+            address,
+            reader: None,
+            lister: None,
+            subscribe: false,
+            cache: None,
+            completions: Vec::new(),
+            defined_at: Cow::Borrowed("the server builder"),
+            spec: HandlerSpec::default(),
+            origin: None,
+            required_states: Vec::new(),
+        }
+    }
+
+    /// A resource at one fixed URI.
+    pub fn fixed(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self::new(Address::Fixed(Resource::new(uri, name)))
+    }
+
+    /// A resource template: every URI `uri_template` (RFC 6570 `{var}` and `{+var}`) matches.
+    pub fn template(uri_template: impl Into<String>, name: impl Into<String>) -> Result<Self, UriTemplateError> {
+        let source = uri_template.into();
+        let parsed = UriTemplate::parse(&source)?;
+        let template = ResourceTemplate {
+            uri_template: source,
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: None,
+            icons: None,
+            meta: None,
+        };
+        Ok(Self::new(Address::Template { template, parsed }))
+    }
+
+    /// The resource's (or template's) name.
+    pub fn name(&self) -> &str {
+        match &self.address {
+            Address::Fixed(r) => &r.name,
+            Address::Template { template, .. } => &template.name,
+        }
+    }
+
+    pub(crate) fn is_template(&self) -> bool {
+        matches!(self.address, Address::Template { .. })
+    }
+
+    /// The fixed URI, or the template as written.
+    pub fn uri(&self) -> &str {
+        match &self.address {
+            Address::Fixed(r) => &r.uri,
+            Address::Template { template, .. } => &template.uri_template,
+        }
+    }
+
+    fn edit(mut self, fixed: impl FnOnce(&mut Resource), template: impl FnOnce(&mut ResourceTemplate)) -> Self {
+        match &mut self.address {
+            Address::Fixed(r) => fixed(r),
+            Address::Template { template: t, .. } => template(t),
+        }
+        self
+    }
+
+    /// Sets the display name.
+    #[must_use]
+    pub fn title(self, title: impl Into<String>) -> Self {
+        let title = title.into();
+        let copy = title.clone();
+        self.edit(|r| r.title = Some(title), |t| t.title = Some(copy))
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn description(self, description: impl Into<String>) -> Self {
+        let d = description.into();
+        let copy = d.clone();
+        self.edit(|r| r.description = Some(d), |t| t.description = Some(copy))
+    }
+
+    /// Sets the MIME type of the contents.
+    #[must_use]
+    pub fn mime_type(self, mime_type: impl Into<String>) -> Self {
+        let m = mime_type.into();
+        let copy = m.clone();
+        self.edit(|r| r.mime_type = Some(m), |t| t.mime_type = Some(copy))
+    }
+
+    /// Sets the size in bytes (fixed resources only; templates have no size).
+    #[must_use]
+    pub fn size(self, bytes: u64) -> Self {
+        self.edit(|r| r.size = Some(bytes), |_| {})
+    }
+
+    /// Sets the annotations.
+    #[must_use]
+    pub fn annotations(self, annotations: Annotations) -> Self {
+        let copy = annotations.clone();
+        self.edit(|r| r.annotations = Some(annotations), |t| t.annotations = Some(copy))
+    }
+
+    /// Adds an icon.
+    #[must_use]
+    pub fn icon(self, icon: Icon) -> Self {
+        let copy = icon.clone();
+        self.edit(
+            |r| r.icons.get_or_insert_with(Vec::new).push(icon),
+            |t| t.icons.get_or_insert_with(Vec::new).push(copy),
+        )
+    }
+
+    /// Adds a `_meta` entry.
+    #[must_use]
+    pub fn meta(self, key: impl Into<String>, value: Value) -> Self {
+        let key = key.into();
+        let (k2, v2) = (key.clone(), value.clone());
+        self.edit(
+            |r| {
+                r.meta.get_or_insert_with(Map::new).insert(key, value);
+            },
+            |t| {
+                t.meta.get_or_insert_with(Map::new).insert(k2, v2);
+            },
+        )
+    }
+
+    /// Lets clients subscribe to changes of this resource (`resources/subscribe`,
+    /// `subscriptions/listen`); the server then declares `resources.subscribe`.
+    #[must_use]
+    pub fn subscribable(mut self, subscribe: bool) -> Self {
+        self.subscribe = subscribe;
+        self
+    }
+
+    /// Sets how long 2026-07-28 clients may cache what a read returns (default: one minute,
+    /// public).
+    #[must_use]
+    pub fn cache(mut self, policy: CachePolicy) -> Self {
+        self.cache = Some(policy);
+        self
+    }
+
+    /// Records where the resource is defined, for start-up errors (`file:line`).
+    #[must_use]
+    pub fn defined_at(mut self, location: impl Into<Cow<'static, str>>) -> Self {
+        self.defined_at = location.into();
+        self
+    }
+
+    /// The declared MIME type.
+    pub fn declared_mime_type(&self) -> Option<&str> {
+        match &self.address {
+            Address::Fixed(r) => r.mime_type.as_deref(),
+            Address::Template { template, .. } => template.mime_type.as_deref(),
+        }
+    }
+
+    /// Sets how long a read may run: past it the read is answered with an internal error
+    /// (-32603) naming the limit (the server-wide default is
+    /// [`Server::default_timeout`](crate::Server::default_timeout); none unless set).
+    #[must_use]
+    pub fn timeout(mut self, limit: std::time::Duration) -> Self {
+        self.spec.timeout = Some(limit);
+        self
+    }
+
+    /// Sets the read handler. When no MIME type was set, the return type's default one (see
+    /// [`IntoResourceContents::default_mime_type`]) is declared.
+    #[must_use]
+    pub fn reader<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(ResourceRead) -> Fut + Send + Sync + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoResourceContents,
+    {
+        self = self.with_default_mime::<Fut::Output>();
+        let f = Arc::new(f);
+        self.reader = Some(HandlerFn::sendable(move |read: ResourceRead| {
+            let f = Arc::clone(&f);
+            async move {
+                let uri = read.uri.clone();
+                let mime = read.mime_type.clone();
+                f(read).await.into_contents(&uri, mime.as_deref())
+            }
+        }));
+        self
+    }
+
+    /// Like [`reader`](Self::reader), for a function whose future is not `Send`: it runs on
+    /// the server's one thread for local handlers. What `#[mcp_resource(.., local)]` uses.
+    #[must_use]
+    pub fn local_reader<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(ResourceRead) -> Fut + Send + Sync + 'static,
+        Fut: Future + 'static,
+        Fut::Output: IntoResourceContents,
+    {
+        self = self.with_default_mime::<Fut::Output>();
+        let f = Arc::new(f);
+        self.reader = Some(HandlerFn::local(move |read: ResourceRead| {
+            let f = Arc::clone(&f);
+            async move {
+                let uri = read.uri.clone();
+                let mime = read.mime_type.clone();
+                f(read).await.into_contents(&uri, mime.as_deref())
+            }
+        }));
+        self
+    }
+
+    /// Declares `R`'s default MIME type when none was set.
+    fn with_default_mime<R: IntoResourceContents>(self) -> Self {
+        match R::default_mime_type() {
+            Some(mime) if self.declared_mime_type().is_none() => self.mime_type(mime),
+            _ => self,
+        }
+    }
+
+    /// For a template: a function naming its concrete resources, which `resources/list`
+    /// then shows beside the fixed ones.
+    #[must_use]
+    pub fn lister<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Vec<Resource>> + Send + 'static,
+    {
+        let f = Arc::new(f);
+        self.lister = Some(Arc::new(move |ctx| {
+            let f = Arc::clone(&f);
+            Box::pin(async move { f(ctx).await })
+        }));
+        self
+    }
+
+    /// Completes the template variable `variable` with `completer` (see [`IntoCompleter`]).
+    #[must_use]
+    pub fn complete<M>(mut self, variable: impl Into<String>, completer: impl IntoCompleter<M>) -> Self {
+        self.completions.push((variable.into(), completer.into_completer()));
+        self
+    }
+}

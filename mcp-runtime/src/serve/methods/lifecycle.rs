@@ -1,0 +1,162 @@
+//! The methods that change a connection's state or describe the server: `initialize`,
+//! `ping`, `server/discover`, the subscriptions of both eras, and the notifications a client
+//! sends.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::context::Negotiated;
+use crate::protocol::Cached;
+use crate::protocol::{ErrorObject, Feature, InitializeParams, InitializeResult, LogLevel, RequestId, Revision};
+use crate::serve::request::{Call, Empty};
+use crate::serve::session::{Era, Session};
+
+pub(crate) fn initialize(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
+    if matches!(session.era, Era::Handshake { .. }) {
+        return call.error(&ErrorObject::invalid_request(
+            "Invalid request: `initialize` was already received on this connection",
+        ));
+    }
+    let params: InitializeParams = match call.params {
+        Some(raw) => match serde_json::from_str(raw.get()) {
+            Ok(params) => params,
+            Err(e) => return call.error(&ErrorObject::invalid_params(format!("Invalid `initialize` params: {e}"))),
+        },
+        None => {
+            return call.error(&ErrorObject::invalid_params(
+                "`initialize` needs params with `protocolVersion`, `capabilities` and `clientInfo`",
+            ));
+        }
+    };
+    let revision = Revision::parse(&params.protocol_version)
+        .filter(|r| r.supports(Feature::Handshake))
+        .unwrap_or(Revision::LATEST_HANDSHAKE);
+    tracing::debug!(
+        requested = %crate::protocol::excerpt(&params.protocol_version),
+        negotiated = %revision,
+        client = ?params.client_info.as_ref().map(|c| &c.name),
+        "initialize"
+    );
+    let core = call.core;
+    let result = InitializeResult {
+        protocol_version: revision.as_str(),
+        capabilities: core.capabilities.for_revision(revision),
+        server_info: core.info.for_revision(revision),
+        instructions: core.instructions.clone(),
+    };
+    session.era = Era::Handshake {
+        negotiated: Arc::new(Negotiated {
+            revision,
+            client_capabilities: params.capabilities,
+            client_info: params.client_info,
+        }),
+        client_ready: false,
+    };
+    session.changes += 1;
+    crate::serve::request::respond(core, call.id, revision, None, result)
+}
+
+pub(crate) fn ping(call: &Call<'_>) -> Vec<u8> {
+    call.respond(None, Empty {})
+}
+
+/// The `server/discover` result: a 2026-07-28 result, whichever era asks.
+pub(crate) fn discover(call: &Call<'_>) -> Vec<u8> {
+    let core = call.core;
+    let revision = Revision::LATEST;
+    let mut result = Map::new();
+    result
+        .insert("supportedVersions".into(), Value::from(Revision::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>()));
+    result.insert(
+        "capabilities".into(),
+        serde_json::to_value(core.capabilities.for_revision(revision)).unwrap_or(Value::Null),
+    );
+    if let Some(instructions) = &core.instructions {
+        result.insert("instructions".into(), Value::from(instructions.as_str()));
+    }
+    crate::serve::request::respond(core, call.id, revision, Some(core.config.cache.get(Cached::Discover)), result)
+}
+
+#[derive(Deserialize)]
+struct UriParams {
+    uri: String,
+}
+
+/// `resources/subscribe` (handshake revisions).
+pub(crate) fn subscribe(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
+    let result = call
+        .params::<UriParams>("resources/subscribe")
+        .and_then(|params| session.subscriptions.subscribe(call.core, &params.uri));
+    match result {
+        Ok(()) => {
+            session.changes += 1;
+            call.respond(None, Empty {})
+        }
+        Err(e) => call.error(&e),
+    }
+}
+
+/// `resources/unsubscribe` (handshake revisions): always succeeds for a valid request.
+pub(crate) fn unsubscribe(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
+    match call.params::<UriParams>("resources/unsubscribe") {
+        Ok(params) => {
+            session.subscriptions.unsubscribe(&params.uri);
+            session.changes += 1;
+            call.respond(None, Empty {})
+        }
+        Err(e) => call.error(&e),
+    }
+}
+
+/// `subscriptions/listen` (2026-07-28): opens a stream; its acknowledgement goes out now and
+/// its result when the stream ends.
+pub(crate) fn listen(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
+    let params = call.params.map_or("{}", RawValue::get);
+    match session.subscriptions.listen(call.core, call.id, params, call.stream.clone()) {
+        Ok(ack) => ack,
+        Err(e) => call.error(&e),
+    }
+}
+
+/// `logging/setLevel` (handshake revisions): the least severe log message the client wants,
+/// for this connection's requests from now on (those running included).
+pub(crate) fn set_level(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
+    #[derive(Deserialize)]
+    struct SetLevel {
+        level: LogLevel,
+    }
+    match call.params::<SetLevel>("logging/setLevel") {
+        Ok(SetLevel { level }) => {
+            session.log_level.store(level.index(), std::sync::atomic::Ordering::Relaxed);
+            session.changes += 1;
+            call.respond(None, Empty {})
+        }
+        Err(e) => call.error(&e),
+    }
+}
+
+/// `notifications/initialized`: server-initiated traffic may flow.
+pub(crate) fn initialized(session: &mut Session, _params: Option<&RawValue>) {
+    if let Era::Handshake { client_ready, .. } = &mut session.era {
+        *client_ready = true;
+    }
+}
+
+/// `notifications/cancelled`: ends a listen stream, or the request with that id.
+pub(crate) fn cancelled(session: &mut Session, params: Option<&RawValue>) {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Cancelled {
+        request_id: RequestId,
+    }
+    let Some(Ok(cancelled)) = params.map(|p| serde_json::from_str::<Cancelled>(p.get())) else {
+        tracing::debug!("a cancellation without a readable `requestId` was ignored");
+        return;
+    };
+    if !session.subscriptions.cancel(&cancelled.request_id) && !session.executor.cancel(&cancelled.request_id) {
+        tracing::trace!(id = %cancelled.request_id, "cancellation of no running request ignored");
+    }
+}

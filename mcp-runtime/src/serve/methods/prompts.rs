@@ -1,0 +1,170 @@
+//! `prompts/list`, `prompts/get` and `completion/complete`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::declare::completion::CompletionContext;
+use crate::declare::prompt::PromptGet;
+use crate::protocol::Cached;
+use crate::protocol::{Completion, ErrorObject, excerpt};
+use crate::serve::executor::{Failure, Start, Started};
+use crate::serve::request::{Call, Page, list_cursor, page_result};
+
+pub(crate) fn list(call: &Call<'_>) -> Vec<u8> {
+    let listed = list_cursor(call).and_then(|cursor| {
+        let registry = call.core.registry();
+        let (items, next) = registry.prompts.page(cursor.as_deref(), call.core.config.page_size)?;
+        let prompts: Vec<_> = items.iter().map(|p| p.prompt.for_revision(call.revision())).collect();
+        Ok(page_result(call, Page { field: "prompts", items: &prompts, next }, Cached::PromptList))
+    });
+    listed.unwrap_or_else(|e| call.error(&e))
+}
+
+#[derive(Deserialize)]
+struct GetParams {
+    name: String,
+    #[serde(default)]
+    arguments: BTreeMap<String, String>,
+}
+
+pub(crate) fn get(call: &Call<'_>, start: Start<'_>) -> Started {
+    let revision = call.revision();
+    let params: GetParams = match call.params("prompts/get") {
+        Ok(p) => p,
+        Err(e) => return start.reply(call.error(&e)),
+    };
+    let registry = call.core.registry();
+    let Some(entry) = registry.prompts.get(&params.name) else {
+        let error = ErrorObject::invalid_params(format!("Unknown prompt `{}`", excerpt(&params.name)));
+        return start.reply(call.error(&error));
+    };
+    let missing: Vec<&str> = entry
+        .prompt
+        .arguments
+        .iter()
+        .filter(|a| a.required == Some(true) && !params.arguments.contains_key(&a.name))
+        .map(|a| a.name.as_str())
+        .collect();
+    if !missing.is_empty() {
+        let list = missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
+        let error =
+            ErrorObject::invalid_params(format!("Prompt `{}` is missing the required arguments {list}", entry.name));
+        return start.reply(call.error(&error));
+    }
+    let context = match call.context(entry.origin) {
+        Ok(context) => context,
+        Err(e) => return start.reply(call.error(&e)),
+    };
+    let responder = call.responder(&context);
+    let get = PromptGet { name: Arc::clone(&entry.name), arguments: params.arguments, context: context.clone() };
+    let name = Arc::clone(&entry.name);
+    start.call(&entry.handler, entry.spec, &context, get, move |outcome| {
+        let outcome = match outcome {
+            Err(Failure::Interrupted(interrupt)) => return responder.interrupted(interrupt),
+            other => other,
+        };
+        let outcome = outcome.unwrap_or_else(|failure| {
+            let message = match failure {
+                Failure::Panicked(panic) => {
+                    tracing::error!(prompt = %name, panic, "prompt panicked");
+                    format!("Prompt `{name}` failed unexpectedly; the server logged the details")
+                }
+                other => format!("Prompt `{name}` {other}"),
+            };
+            Err(ErrorObject::internal(message))
+        });
+        match outcome {
+            Ok(result) => responder.respond(None, result.for_revision(revision)),
+            Err(e) => responder.error(&e),
+        }
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum Reference {
+    #[serde(rename = "ref/prompt")]
+    Prompt { name: String },
+    #[serde(rename = "ref/resource")]
+    Resource { uri: String },
+}
+
+#[derive(Deserialize)]
+struct CompleteArgument {
+    name: String,
+    value: String,
+}
+
+#[derive(Deserialize, Default)]
+struct CompleteContext {
+    #[serde(default)]
+    arguments: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+struct CompleteParams {
+    #[serde(rename = "ref")]
+    reference: Reference,
+    argument: CompleteArgument,
+    #[serde(default)]
+    context: Option<CompleteContext>,
+}
+
+pub(crate) fn complete(call: &Call<'_>) -> Vec<u8> {
+    match completion(call) {
+        Ok(values) => {
+            let mut result = Map::new();
+            let completion = Completion::from_values(values);
+            result.insert("completion".into(), serde_json::to_value(completion).unwrap_or(Value::Null));
+            call.respond(None, result)
+        }
+        Err(e) => call.error(&e),
+    }
+}
+
+/// The values a completer offers (it runs here, inline: completers are plain functions).
+fn completion(call: &Call<'_>) -> Result<Vec<String>, ErrorObject> {
+    let params: CompleteParams = call.params("completion/complete")?;
+    let registry = call.core.registry();
+    let argument = params.argument.name.as_str();
+    let (completions, known) = match &params.reference {
+        Reference::Prompt { name } => {
+            let prompt = registry
+                .prompts
+                .get(name)
+                .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt `{}`", excerpt(name))))?;
+            (&prompt.completions, prompt.prompt.arguments.iter().any(|a| a.name == argument))
+        }
+        Reference::Resource { uri } => {
+            let template = registry
+                .templates
+                .get(uri)
+                .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown resource template `{}`", excerpt(uri))))?;
+            (&template.completions, template.parsed.variables().any(|v| v == argument))
+        }
+    };
+    if !known {
+        return Err(ErrorObject::invalid_params(format!(
+            "`{}` is not an argument of the referenced prompt or template",
+            excerpt(argument)
+        )));
+    }
+    let context = CompletionContext {
+        argument: params.argument.name,
+        value: params.argument.value,
+        arguments: params.context.unwrap_or_default().arguments,
+        states: Arc::clone(&call.core.states),
+    };
+    match completions.get(&context.argument) {
+        Some(completer) => {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| completer(&context))).map_err(|panic| {
+                tracing::error!(panic = crate::serve::executor::panic_message(panic), "a completer panicked");
+                ErrorObject::internal("Internal error: the completer failed unexpectedly")
+            })
+        }
+        None => Ok(Vec::new()),
+    }
+}

@@ -1,0 +1,101 @@
+//! `tools/list` and `tools/call`.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use crate::declare::tool::ToolCall;
+use crate::protocol::Cached;
+use crate::protocol::{CallToolResult, ErrorObject, Feature, Shape, code, excerpt, shape_of};
+use crate::serve::executor::{Failure, Start, Started};
+use crate::serve::request::{Call, Page, list_cursor, page_result};
+
+/// A page of tools, serialized once per registry, revision and cursor (see `PageCache`): what a
+/// server with many tools sends most is copied, not built again.
+pub(crate) fn list(call: &Call<'_>) -> Vec<u8> {
+    let listed = list_cursor(call).and_then(|cursor| {
+        let registry = call.core.registry();
+        let revision = call.revision();
+        let page = registry.tool_pages.get_or_build(revision, cursor.as_deref(), || {
+            let (page, next) = registry.tools.page(cursor.as_deref(), call.core.config.page_size)?;
+            let tools: Vec<_> = page.iter().map(|t| t.listing(revision)).collect();
+            serde_json::value::to_raw_value(&Page { field: "tools", items: &tools, next })
+                .map_err(|e| ErrorObject::internal(format!("the tool list could not be serialized: {e}")))
+        })?;
+        Ok(page_result(call, &*page, Cached::ToolList))
+    });
+    listed.unwrap_or_else(|e| call.error(&e))
+}
+
+#[derive(Deserialize)]
+struct CallParams<'a> {
+    name: String,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+pub(crate) fn call(call: &Call<'_>, start: Start<'_>) -> Started {
+    let revision = call.revision();
+    let params: CallParams<'_> = match call.params("tools/call") {
+        Ok(params) => params,
+        Err(e) => return start.reply(call.error(&e)),
+    };
+    let registry = call.core.registry();
+    let Some(entry) = registry.tools.get(&params.name) else {
+        return start
+            .reply(call.error(&ErrorObject::invalid_params(format!("Unknown tool `{}`", excerpt(&params.name)))));
+    };
+    let missing: Vec<&str> = entry
+        .required_client_capabilities
+        .iter()
+        .map(String::as_str)
+        .filter(|name| !call.negotiated.client_capabilities.contains_key(*name))
+        .collect();
+    if !missing.is_empty() {
+        let list = missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
+        let message =
+            format!("Tool `{}` needs the client capabilities {list}, which this client did not declare", entry.name);
+        if revision.supports(Feature::Stateless) {
+            let required: Map<String, Value> = missing.iter().map(|m| ((*m).to_owned(), json!({}))).collect();
+            let error = ErrorObject::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+                .with_data(json!({ "requiredCapabilities": required }));
+            return start.reply(call.error(&error));
+        }
+        // The handshake revisions have no error for this: the tool fails as a tool.
+        return start.reply(call.respond(None, CallToolResult::error(message).for_revision(revision, false)));
+    }
+    let arguments = match params.arguments {
+        Some(raw) if raw.get() == "null" => None,
+        Some(raw) if shape_of(raw.get()) != Shape::Object => {
+            return start.reply(call.error(&ErrorObject::invalid_params("`arguments` must be an object")));
+        }
+        Some(raw) => Some(raw.to_owned()),
+        None => None,
+    };
+    let context = match call.context(entry.origin) {
+        Ok(context) => context,
+        Err(e) => return start.reply(call.error(&e)),
+    };
+    let responder = call.responder(&context);
+    let tool_call = ToolCall { name: Arc::clone(&entry.name), arguments, context: context.clone() };
+    let (name, wrap_output) = (Arc::clone(&entry.name), entry.wrap_output);
+    start.call(&entry.handler, entry.spec, &context, tool_call, move |outcome| {
+        let outcome = match outcome {
+            Err(Failure::Interrupted(interrupt)) => return responder.interrupted(interrupt),
+            other => other,
+        };
+        let result = outcome.unwrap_or_else(|failure| match failure {
+            Failure::Panicked(panic) => {
+                tracing::error!(tool = %name, panic, "tool panicked");
+                CallToolResult::error(format!("Tool `{name}` failed unexpectedly; the server logged the details"))
+            }
+            other => {
+                tracing::warn!(tool = %name, failure = %other, "tool stopped");
+                CallToolResult::error(format!("Tool `{name}` {other}"))
+            }
+        });
+        responder.respond(None, result.for_revision(revision, wrap_output))
+    })
+}

@@ -1,0 +1,10 @@
+//! Serving one connection: the session takes each message in arrival order and decides its
+//! era, the route table decides everything about its method, the executor runs the work, and
+//! the methods answer.
+
+pub(crate) mod executor;
+pub(crate) mod methods;
+pub(crate) mod request;
+pub(crate) mod routes;
+pub(crate) mod session;
+pub(crate) mod subscriptions;

@@ -1,0 +1,515 @@
+//! The methods a server answers, and how each result is written for the revision in use.
+//!
+//! [`routes`] is the one table of methods; the handlers live beside it, one module per
+//! concern. Handshake-era requests arrive with the connection's [`Negotiated`] view and
+//! 2026-07-28 requests with one built from their own `_meta`; from there both take the same
+//! path, so tools, resources and prompts are written once.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc;
+
+use crate::context::asking::{InputRound, Interrupt, PendingRequests};
+use crate::context::request_state::RequestState;
+use crate::context::{
+    Asker, CancelToken, ClientLink, Context, Identity, LogLimiter, LogThreshold, Negotiated, RequestExtras,
+    RequestParts,
+};
+use crate::protocol::{CachePolicy, Cached};
+use crate::protocol::{
+    CallToolResult, ErrorObject, Feature, Implementation, LogLevel, RequestId, Revision, code, error_line, mentions,
+    response_line,
+};
+use crate::serve::executor::SlotLease;
+use crate::server::builder::ServerCore;
+
+/// One request on its way to its handler.
+#[derive(Debug)]
+pub(crate) struct Call<'a> {
+    pub(crate) core: &'a Arc<ServerCore>,
+    pub(crate) negotiated: &'a Arc<Negotiated>,
+    pub(crate) id: &'a RequestId,
+    pub(crate) method: &'static str,
+    pub(crate) params: Option<&'a RawValue>,
+    pub(crate) meta: RequestMeta,
+    pub(crate) cancel: CancelToken,
+    /// What a handler reaches its client through (`None` for methods that run no user code).
+    pub(crate) link: Option<CallLink>,
+    /// The request's own stream (an HTTP response), for lifecycle methods that keep one open
+    /// (`subscriptions/listen`).
+    pub(crate) stream: Option<mpsc::Sender<Vec<u8>>>,
+    /// What the transport knows of the request (HTTP headers, identity).
+    pub(crate) extras: Option<Arc<RequestExtras>>,
+}
+
+/// What a request running user code may use of its connection.
+#[derive(Debug)]
+pub(crate) struct CallLink {
+    /// The connection's output, for notifications and the server's questions.
+    pub(crate) out: mpsc::Sender<Vec<u8>>,
+    /// The connection's budget of log messages.
+    pub(crate) limiter: Arc<LogLimiter>,
+    /// The request's in-flight slot.
+    pub(crate) lease: Arc<SlotLease>,
+    /// The server's questions waiting for answers (handshake revisions).
+    pub(crate) pending: Arc<PendingRequests>,
+}
+
+/// How many questions ahead of the known answers a retry may answer.
+const MAX_QUESTIONS: usize = 64;
+
+/// Methods that may answer with an input-required result (2026-07-28).
+const MAY_ASK: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
+
+impl Call<'_> {
+    pub(crate) fn revision(&self) -> Revision {
+        self.negotiated.revision
+    }
+
+    /// The context a handler of this request sees; `origin` is the module path the handler
+    /// was defined in, when known. `Err`: the retry of an input-required result brought a
+    /// `requestState` that does not hold (altered, expired, another request's).
+    pub(crate) fn context(&self, origin: Option<&'static str>) -> Result<Context, ErrorObject> {
+        let asker = match &self.link {
+            None => None,
+            Some(_) if self.revision().supports(Feature::Stateless) => match MAY_ASK.contains(&self.method) {
+                true => Some(Asker::Round(Arc::new(self.input_round()?))),
+                false => None,
+            },
+            Some(link) => Some(Asker::Connection {
+                pending: Arc::clone(&link.pending),
+                timeout: self.core.config.client_request_timeout,
+            }),
+        };
+        let link = self.link.as_ref().map(|link| ClientLink {
+            out: link.out.clone(),
+            progress_token: self.meta.progress_token.clone(),
+            log: self.meta.log.clone(),
+            limiter: Arc::clone(&link.limiter),
+            origin,
+            asker,
+            lease: Some(Arc::clone(&link.lease)),
+        });
+        Ok(Context::for_request(RequestParts {
+            negotiated: Arc::clone(self.negotiated),
+            request_id: self.id.clone(),
+            states: Arc::clone(&self.core.states),
+            cancel: self.cancel.clone(),
+            link,
+            extras: self.extras.clone(),
+        }))
+    }
+
+    /// The answers a 2026-07-28 request brings: those its verified `requestState` holds,
+    /// then its `inputResponses`, by question key (keys no question asks are never read).
+    fn input_round(&self) -> Result<InputRound, ErrorObject> {
+        #[derive(Deserialize, Default)]
+        #[serde(rename_all = "camelCase")]
+        struct Retry {
+            #[serde(default)]
+            input_responses: Option<Map<String, Value>>,
+            #[serde(default)]
+            request_state: Option<String>,
+        }
+        let principal = self.extras.as_ref().and_then(|e| e.identity.as_ref()).map(Identity::subject);
+        let state = RequestState::for_request(self.method, self.params, principal);
+        let retry: Retry = match self.params.map(RawValue::get) {
+            Some(text) if mentions!(text, "inputResponses") || mentions!(text, "requestState") => {
+                serde_json::from_str(text).map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?
+            }
+            _ => Retry::default(),
+        };
+        let mut answers: Map<String, Value> = match &retry.request_state {
+            Some(token) => self
+                .core
+                .sealer
+                .open(token, &state)
+                .map_err(|why| ErrorObject::invalid_params(format!("Invalid `requestState`: {why}")))?,
+            None => Map::new(),
+        };
+        // New answers join those the state vouches for (which they cannot replace); past a
+        // bound, the rest are ignored, so a retry cannot grow the next state without limit.
+        for (key, answer) in retry.input_responses.into_iter().flatten() {
+            if answers.len() >= MAX_QUESTIONS {
+                break;
+            }
+            answers.entry(key).or_insert(answer);
+        }
+        Ok(InputRound::new(answers, state, Arc::clone(&self.core.sealer)))
+    }
+
+    /// What answers this request later, from a task: once it answers, `context` sends
+    /// nothing more.
+    pub(crate) fn responder(&self, context: &Context) -> Responder {
+        Responder {
+            core: Arc::clone(self.core),
+            id: self.id.clone(),
+            revision: self.revision(),
+            context: context.clone(),
+        }
+    }
+
+    /// The success response line for `result`.
+    pub(crate) fn respond<T: WireResult>(&self, cache: Option<CachePolicy>, result: T) -> Vec<u8> {
+        respond(self.core, self.id, self.revision(), cache, result)
+    }
+
+    /// The error response line for `error`.
+    pub(crate) fn error(&self, error: &ErrorObject) -> Vec<u8> {
+        error_line(Some(self.id), error)
+    }
+
+    /// Parses the params into `T` (absent params read as `T::default()`).
+    pub(crate) fn params_or_default<'p, T: Deserialize<'p> + Default>(&self) -> Result<T, ErrorObject>
+    where
+        Self: 'p,
+    {
+        match self.params {
+            None => Ok(T::default()),
+            Some(raw) => {
+                serde_json::from_str(raw.get()).map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
+            }
+        }
+    }
+
+    /// Parses the required params into `T`; `method` names the request in errors.
+    pub(crate) fn params<'p, T: Deserialize<'p>>(&self, method: &str) -> Result<T, ErrorObject>
+    where
+        Self: 'p,
+    {
+        let raw = self.params.ok_or_else(|| ErrorObject::invalid_params(format!("`{method}` needs params")))?;
+        serde_json::from_str(raw.get())
+            .map_err(|e| ErrorObject::invalid_params(format!("Invalid `{method}` params: {e}")))
+    }
+}
+
+/// What answers a request from the task that runs it.
+#[derive(Debug)]
+pub(crate) struct Responder {
+    core: Arc<ServerCore>,
+    pub(crate) id: RequestId,
+    pub(crate) revision: Revision,
+    context: Context,
+}
+
+impl Responder {
+    pub(crate) fn respond<T: WireResult>(&self, cache: Option<CachePolicy>, result: T) -> Vec<u8> {
+        self.context.finish();
+        respond(&self.core, &self.id, self.revision, cache, result)
+    }
+
+    pub(crate) fn error(&self, error: &ErrorObject) -> Vec<u8> {
+        self.context.finish();
+        error_line(Some(&self.id), error)
+    }
+
+    pub(crate) fn core(&self) -> &ServerCore {
+        &self.core
+    }
+
+    /// The answer of a handler that stopped to ask the client (2026-07-28): an input-required
+    /// result, or -32021 when the client did not declare what the question needs.
+    pub(crate) fn interrupted(&self, interrupt: Interrupt) -> Vec<u8> {
+        self.context.finish();
+        match interrupt {
+            Interrupt::InputRequired { requests, request_state } => {
+                respond(&self.core, &self.id, self.revision, None, InputRequired { requests, request_state })
+            }
+            Interrupt::MissingCapability(question) => {
+                let message = format!(
+                    "This request needs the client capability `{}`, which the client did not declare",
+                    question.capability_name()
+                );
+                let error = ErrorObject::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+                    .with_data(json!({ "requiredCapabilities": question.required_capabilities() }));
+                error_line(Some(&self.id), &error)
+            }
+        }
+    }
+}
+
+/// A result type: serializable, and able to hand over its own `_meta` so that 2026-07-28
+/// fields join it in one object instead of a second `_meta` key.
+pub(crate) trait WireResult: Serialize {
+    /// Takes the result's own `_meta` out before it is serialized.
+    fn take_meta(&mut self) -> Option<Map<String, Value>> {
+        None
+    }
+
+    /// Its `resultType` in 2026-07-28.
+    fn result_type(&self) -> &'static str {
+        "complete"
+    }
+}
+
+/// An input-required result (2026-07-28).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InputRequired {
+    #[serde(rename = "inputRequests")]
+    requests: Map<String, Value>,
+    request_state: String,
+}
+
+impl WireResult for InputRequired {
+    fn result_type(&self) -> &'static str {
+        "input_required"
+    }
+}
+
+impl WireResult for CallToolResult {
+    fn take_meta(&mut self) -> Option<Map<String, Value>> {
+        self.meta.take()
+    }
+}
+
+impl WireResult for Map<String, Value> {
+    fn take_meta(&mut self) -> Option<Map<String, Value>> {
+        match self.remove("_meta") {
+            Some(Value::Object(meta)) => Some(meta),
+            _ => None,
+        }
+    }
+}
+
+macro_rules! plain_results {
+    ($($ty:ty),* $(,)?) => { $(impl WireResult for $ty {})* };
+}
+plain_results!(
+    // A result serialized before (a cached list page), written as it is.
+    &serde_json::value::RawValue,
+    crate::protocol::ReadResourceResult,
+    crate::protocol::GetPromptResult,
+    crate::protocol::InitializeResult,
+    Empty,
+);
+
+/// The empty result (`ping`, `resources/subscribe`, …).
+#[derive(Debug, Serialize)]
+pub(crate) struct Empty {}
+
+/// Writes a result's response line for its revision, serializing once, straight into the
+/// line: 2026-07-28 adds `resultType`, the caching fields of cacheable results, and
+/// `serverInfo` in `_meta`, written into the same object after the result's own fields.
+pub(crate) fn respond<T: WireResult>(
+    core: &ServerCore,
+    id: &RequestId,
+    revision: Revision,
+    cache: Option<CachePolicy>,
+    mut result: T,
+) -> Vec<u8> {
+    let stateless = revision.supports(Feature::Stateless);
+    let meta = if stateless { result.take_meta() } else { None };
+    let result_type = result.result_type();
+    response_line(id, 128, &mut |out| {
+        serde_json::to_writer(&mut *out, &result)?;
+        if stateless { add_stateless_members(out, core, revision, cache, result_type, meta.as_ref()) } else { Ok(()) }
+    })
+}
+
+/// Reopens the result object just written to `out` and adds the 2026-07-28 members: its
+/// `resultType`, its caching hints, and `_meta` with the server's identity beside the result's
+/// own `meta`. Not generic, so it is compiled once whatever the result's type.
+fn add_stateless_members(
+    out: &mut Vec<u8>,
+    core: &ServerCore,
+    revision: Revision,
+    cache: Option<CachePolicy>,
+    result_type: &str,
+    meta: Option<&Map<String, Value>>,
+) -> Result<(), serde_json::Error> {
+    if out.pop() != Some(b'}') {
+        return Err(serde::ser::Error::custom("a 2026-07-28 result must be an object"));
+    }
+    if out.last() != Some(&b'{') {
+        out.push(b',');
+    }
+    out.extend_from_slice(b"\"resultType\":");
+    serde_json::to_writer(&mut *out, result_type)?;
+    if let Some(cache) = cache {
+        out.extend_from_slice(b",\"ttlMs\":");
+        serde_json::to_writer(&mut *out, &cache.ttl_ms())?;
+        out.extend_from_slice(b",\"cacheScope\":");
+        serde_json::to_writer(&mut *out, cache.scope().as_str())?;
+    }
+    out.extend_from_slice(b",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":");
+    serde_json::to_writer(&mut *out, &core.info.for_revision(revision))?;
+    for (key, value) in meta.into_iter().flatten().filter(|(k, _)| *k != SERVER_INFO) {
+        out.push(b',');
+        serde_json::to_writer(&mut *out, key)?;
+        out.push(b':');
+        serde_json::to_writer(&mut *out, value)?;
+    }
+    out.extend_from_slice(b"}}");
+    Ok(())
+}
+
+const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// One page of a list: `field` holds the items; serialized as `{field: [...], nextCursor}`.
+pub(crate) struct Page<'a, T> {
+    pub(crate) field: &'static str,
+    pub(crate) items: &'a [T],
+    pub(crate) next: Option<String>,
+}
+
+impl<T: Serialize> Serialize for Page<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(1 + usize::from(self.next.is_some())))?;
+        map.serialize_entry(self.field, self.items)?;
+        if let Some(next) = &self.next {
+            map.serialize_entry("nextCursor", next)?;
+        }
+        map.end()
+    }
+}
+
+impl<T: Serialize> WireResult for Page<'_, T> {}
+
+#[derive(Deserialize, Default)]
+struct ListParams {
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+/// The `cursor` of a list request.
+pub(crate) fn list_cursor(call: &Call<'_>) -> Result<Option<String>, ErrorObject> {
+    call.params_or_default::<ListParams>().map(|p| p.cursor)
+}
+
+/// One page of a list result; 2026-07-28 results carry the list's caching fields.
+pub(crate) fn page_result<T: WireResult>(call: &Call<'_>, page: T, cached: Cached) -> Vec<u8> {
+    call.respond(Some(call.core.config.cache.get(cached)), page)
+}
+
+/// What a request's `params._meta` asks of its handler's notifications.
+#[derive(Debug, Clone)]
+pub(crate) struct RequestMeta {
+    /// `progressToken`: progress may be reported under it.
+    pub(crate) progress_token: Option<Value>,
+    /// Which log messages may be sent for this request.
+    pub(crate) log: LogThreshold,
+}
+
+impl RequestMeta {
+    /// No progress, no log messages (methods that run no user code).
+    pub(crate) const NONE: RequestMeta = RequestMeta { progress_token: None, log: LogThreshold::Off };
+
+    /// Reads `params._meta`: the progress token in every revision, and under `logging`, the
+    /// log level of a 2026-07-28 request. An unknown log level is `Err`.
+    pub(crate) fn read(params: Option<&RawValue>, logging: &Logging) -> Result<Self, ErrorObject> {
+        #[derive(Deserialize)]
+        struct Params {
+            #[serde(rename = "_meta", default)]
+            meta: Option<Meta>,
+        }
+        #[derive(Deserialize)]
+        struct Meta {
+            #[serde(rename = "progressToken", default)]
+            progress_token: Option<Value>,
+            #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
+            log_level: Option<Value>,
+        }
+        let log_default = match logging {
+            Logging::Connection(level) => LogThreshold::Connection(Arc::clone(level)),
+            Logging::Disabled | Logging::PerRequest => LogThreshold::Off,
+        };
+        let Some(text) =
+            params.map(RawValue::get).filter(|t| mentions!(t, "progressToken") || mentions!(t, "logLevel"))
+        else {
+            return Ok(RequestMeta { progress_token: None, log: log_default });
+        };
+        let meta = serde_json::from_str::<Params>(text).ok().and_then(|p| p.meta);
+        let Some(meta) = meta else { return Ok(RequestMeta { progress_token: None, log: log_default }) };
+        let progress_token = meta.progress_token.filter(|t| t.is_string() || t.is_i64() || t.is_u64());
+        let log = match (logging, meta.log_level) {
+            (Logging::PerRequest | Logging::Disabled, Some(level)) => {
+                let level = level.as_str().and_then(|l| l.parse::<LogLevel>().ok()).ok_or_else(|| {
+                    ErrorObject::invalid_params(
+                        "`_meta.io.modelcontextprotocol/logLevel` must be one of debug, info, notice, warning, error, \
+                         critical, alert, emergency",
+                    )
+                })?;
+                // Without the logging capability nothing is sent, whatever the client asks.
+                if matches!(logging, Logging::Disabled) { LogThreshold::Off } else { LogThreshold::Fixed(level) }
+            }
+            _ => log_default,
+        };
+        Ok(RequestMeta { progress_token, log })
+    }
+}
+
+/// Where a request's log level comes from.
+#[derive(Debug)]
+pub(crate) enum Logging {
+    /// The server did not enable client logging.
+    Disabled,
+    /// The handshake connection's level (`logging/setLevel`).
+    Connection(Arc<std::sync::atomic::AtomicU8>),
+    /// The request's own `_meta` (2026-07-28).
+    PerRequest,
+}
+
+/// The `_meta` fields of a 2026-07-28 request.
+#[derive(Deserialize)]
+struct StatelessParams {
+    #[serde(rename = "_meta")]
+    meta: StatelessMeta,
+}
+
+#[derive(Deserialize)]
+struct StatelessMeta {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+    protocol_version: Value,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
+    client_capabilities: Option<Value>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
+    client_info: Option<Implementation>,
+}
+
+/// The view a request carrying 2026-07-28 `_meta` is served under, read from that request
+/// alone; `Err` is the error to answer with.
+pub(crate) fn stateless_view(params: Option<&RawValue>) -> Result<Arc<Negotiated>, ErrorObject> {
+    let params: StatelessParams = match params.map(|p| serde_json::from_str(p.get())) {
+        Some(Ok(params)) => params,
+        Some(Err(e)) => return Err(ErrorObject::invalid_params(format!("Invalid `params._meta`: {e}"))),
+        None => return Err(ErrorObject::invalid_params("Missing `params._meta`")),
+    };
+    let meta = params.meta;
+    let Some(requested) = meta.protocol_version.as_str() else {
+        return Err(ErrorObject::invalid_params(
+            "`_meta.io.modelcontextprotocol/protocolVersion` must be a string such as \"2026-07-28\"",
+        ));
+    };
+    let revision = match Revision::parse(requested) {
+        Some(rev) if rev.supports(Feature::Stateless) => rev,
+        _ => {
+            let supported: Vec<&str> =
+                Revision::ALL.iter().filter(|r| r.supports(Feature::Stateless)).map(|r| r.as_str()).collect();
+            let requested = crate::protocol::excerpt(requested);
+            return Err(ErrorObject::new(
+                code::UNSUPPORTED_PROTOCOL_VERSION,
+                format!("Unsupported protocol version `{requested}`: use one of {}", supported.join(", ")),
+            )
+            .with_data(json!({ "supported": supported, "requested": requested })));
+        }
+    };
+    let client_capabilities = match meta.client_capabilities {
+        Some(Value::Object(caps)) => caps,
+        Some(_) => {
+            return Err(ErrorObject::invalid_params(
+                "`_meta.io.modelcontextprotocol/clientCapabilities` must be an object",
+            ));
+        }
+        None => {
+            return Err(ErrorObject::invalid_params(
+                "Missing `_meta.io.modelcontextprotocol/clientCapabilities` (send `{}` when the client has none)",
+            ));
+        }
+    };
+    Ok(Arc::new(Negotiated { revision, client_capabilities, client_info: meta.client_info }))
+}

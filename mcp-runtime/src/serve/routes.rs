@@ -1,0 +1,181 @@
+//! The one table of methods: for each, the revisions that serve it, the capability it needs,
+//! and how it runs. Adding a method is one row here and one handler.
+
+use std::collections::HashMap;
+
+use serde_json::value::RawValue;
+
+use crate::protocol::{Feature, Revision, ServerCapabilities};
+use crate::serve::executor::{Start, Started};
+use crate::serve::methods::{lifecycle, prompts, resources, tools};
+use crate::serve::request::Call;
+use crate::serve::session::Session;
+
+/// A handler that changes the connection's state.
+pub(crate) type LifecycleFn = fn(&mut Session, &Call<'_>) -> Vec<u8>;
+/// A handler that answers from the server's own data.
+pub(crate) type InlineFn = fn(&Call<'_>) -> Vec<u8>;
+/// A handler that runs user code, given a slot to run it in.
+pub(crate) type WorkFn = fn(&Call<'_>, Start<'_>) -> Started;
+/// A notification's handler.
+pub(crate) type NotifyFn = fn(&mut Session, Option<&RawValue>);
+
+/// How a method runs.
+#[derive(Clone, Copy)]
+pub(crate) enum Handler {
+    /// Changes the connection's state: on the reading loop, in arrival order, so that
+    /// `notifications/initialized` or a subscription cannot race the request after it.
+    Lifecycle(LifecycleFn),
+    /// Answered from the server's data, quickly: on the reading loop, with no in-flight slot.
+    Inline(InlineFn),
+    /// Runs user code: takes an in-flight slot, through the executor.
+    Work(WorkFn),
+    /// A notification: never answered.
+    Notification(NotifyFn),
+}
+
+impl std::fmt::Debug for Handler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Handler::Lifecycle(_) => "Lifecycle",
+            Handler::Inline(_) => "Inline",
+            Handler::Work(_) => "Work",
+            Handler::Notification(_) => "Notification",
+        })
+    }
+}
+
+/// The revisions that serve a method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Served {
+    /// The revisions negotiated through `initialize`.
+    Handshake,
+    /// The stateless revisions (2026-07-28).
+    Stateless,
+    /// Every revision.
+    All,
+}
+
+impl Served {
+    pub(crate) fn includes(self, revision: Revision) -> bool {
+        match self {
+            Served::Handshake => revision.supports(Feature::Handshake),
+            Served::Stateless => revision.supports(Feature::Stateless),
+            Served::All => true,
+        }
+    }
+}
+
+/// The declared capability a method needs: without it, the method does not exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Needs {
+    Nothing,
+    Tools,
+    Resources,
+    ResourceSubscriptions,
+    Prompts,
+    Completions,
+    Logging,
+}
+
+impl Needs {
+    fn declared_in(self, capabilities: &ServerCapabilities) -> bool {
+        match self {
+            Needs::Nothing => true,
+            Needs::Tools => capabilities.tools.is_some(),
+            Needs::Resources => capabilities.resources.is_some(),
+            Needs::ResourceSubscriptions => capabilities.resources.as_ref().and_then(|r| r.subscribe).unwrap_or(false),
+            Needs::Prompts => capabilities.prompts.is_some(),
+            // Checked on the capabilities as declared, before shaping for a revision:
+            // 2024-11-05 had the method without the capability.
+            Needs::Completions => capabilities.completions.is_some(),
+            Needs::Logging => capabilities.logging.is_some(),
+        }
+    }
+}
+
+/// One method's row.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Route {
+    pub(crate) method: &'static str,
+    pub(crate) served: Served,
+    /// Answered on a connection that has not sent `initialize` yet.
+    pub(crate) before_initialize: bool,
+    needs: Needs,
+    pub(crate) handler: Handler,
+}
+
+const fn row(method: &'static str, served: Served, needs: Needs, handler: Handler) -> Route {
+    Route { method, served, before_initialize: false, needs, handler }
+}
+
+const fn any_time(method: &'static str, served: Served, handler: Handler) -> Route {
+    Route { method, served, before_initialize: true, needs: Needs::Nothing, handler }
+}
+
+use Handler::{Inline, Lifecycle, Notification, Work};
+use Served::{All, Handshake, Stateless};
+
+/// Every method the runtime knows.
+const TABLE: &[Route] = &[
+    any_time("initialize", Handshake, Lifecycle(lifecycle::initialize)),
+    any_time("ping", Handshake, Inline(lifecycle::ping)),
+    row("server/discover", Stateless, Needs::Nothing, Inline(lifecycle::discover)),
+    row("notifications/initialized", Handshake, Needs::Nothing, Notification(lifecycle::initialized)),
+    row("notifications/cancelled", All, Needs::Nothing, Notification(lifecycle::cancelled)),
+    row("resources/subscribe", Handshake, Needs::ResourceSubscriptions, Lifecycle(lifecycle::subscribe)),
+    row("resources/unsubscribe", Handshake, Needs::ResourceSubscriptions, Lifecycle(lifecycle::unsubscribe)),
+    row("subscriptions/listen", Stateless, Needs::Nothing, Lifecycle(lifecycle::listen)),
+    row("logging/setLevel", Handshake, Needs::Logging, Lifecycle(lifecycle::set_level)),
+    row("tools/list", All, Needs::Tools, Inline(tools::list)),
+    row("tools/call", All, Needs::Tools, Work(tools::call)),
+    row("resources/list", All, Needs::Resources, Work(resources::list)),
+    row("resources/templates/list", All, Needs::Resources, Inline(resources::list_templates)),
+    row("resources/read", All, Needs::Resources, Work(resources::read)),
+    row("prompts/list", All, Needs::Prompts, Inline(prompts::list)),
+    row("prompts/get", All, Needs::Prompts, Work(prompts::get)),
+    row("completion/complete", All, Needs::Completions, Inline(prompts::complete)),
+];
+
+/// A server's methods: the rows of [`TABLE`] whose capability it declared. Built once with
+/// the server; one lookup per message.
+#[derive(Debug)]
+pub(crate) struct Routes {
+    by_method: HashMap<&'static str, Route>,
+}
+
+impl Routes {
+    pub(crate) fn for_capabilities(capabilities: &ServerCapabilities) -> Self {
+        let by_method =
+            TABLE.iter().filter(|route| route.needs.declared_in(capabilities)).map(|r| (r.method, *r)).collect();
+        Routes { by_method }
+    }
+
+    pub(crate) fn get(&self, method: &str) -> Option<&Route> {
+        self.by_method.get(method)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_method_has_one_row() {
+        let mut methods: Vec<&str> = TABLE.iter().map(|r| r.method).collect();
+        methods.sort_unstable();
+        let before = methods.len();
+        methods.dedup();
+        assert_eq!(before, methods.len(), "a method is listed twice");
+    }
+
+    #[test]
+    fn undeclared_capabilities_leave_their_methods_out() {
+        let none = Routes::for_capabilities(&ServerCapabilities::default());
+        assert!(none.get("tools/call").is_none());
+        assert!(none.get("resources/subscribe").is_none());
+        assert!(none.get("ping").is_some());
+        let tools = ServerCapabilities { tools: Some(Default::default()), ..Default::default() };
+        assert!(Routes::for_capabilities(&tools).get("tools/call").is_some());
+    }
+}

@@ -1,0 +1,665 @@
+//! The server builder and the built, immutable server core.
+
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::protocol::{CachePolicies, CachePolicy, Cached};
+use crate::server::changes::{Bus, ChangeBus, ChangeEvent, ChangeNotice};
+use std::future::Future;
+use std::sync::RwLock;
+use std::time::Duration;
+
+use serde_json::Map;
+use tokio::sync::broadcast;
+
+use crate::context::request_state::Sealer;
+use crate::context::state::{States, check_states};
+use crate::declare::prompt::PromptDescriptor;
+use crate::declare::resource::ResourceDescriptor;
+use crate::declare::selection::{Selection, every_declared};
+use crate::declare::tool::ToolDescriptor;
+use crate::protocol::{Implementation, ListChangedCapability, ResourcesCapability, Revision, ServerCapabilities};
+use crate::serve::routes::Routes;
+use crate::server::handle::{Event, ServerHandle};
+use crate::server::local::LocalThread;
+use crate::server::registry::Registry;
+use crate::util::BoxFuture;
+
+/// Limits and sizes a server works with.
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    /// Items per page of a list result.
+    pub(crate) page_size: usize,
+    /// Requests a connection runs at once before it stops reading more.
+    pub(crate) max_in_flight: usize,
+    /// The largest message accepted, in bytes.
+    pub(crate) max_message_size: usize,
+    /// How long 2026-07-28 clients may cache each list.
+    pub(crate) cache: CachePolicies,
+    /// How long requests in flight may take to finish once the shutdown signal came.
+    pub(crate) drain_timeout: Duration,
+    /// The time limit of handlers that set none.
+    pub(crate) default_timeout: Option<Duration>,
+    /// Handlers may send log messages to the client (the `logging` capability).
+    pub(crate) client_logging: bool,
+    /// How long a handler waits for the client to answer its question.
+    pub(crate) client_request_timeout: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            page_size: 100,
+            max_in_flight: 64,
+            max_message_size: 4 * 1024 * 1024,
+            cache: CachePolicies::default(),
+            drain_timeout: Duration::from_secs(5),
+            default_timeout: None,
+            client_logging: false,
+            client_request_timeout: Duration::from_secs(300),
+        }
+    }
+}
+
+/// An MCP server: who it is, what it offers, and how it serves.
+///
+/// [`Server::new`] offers every item declared with the attribute macros anywhere in the
+/// program; [`Server::builder`] offers only what is added to it explicitly.
+///
+/// ```no_run
+/// use mcp_runtime::Server;
+///
+/// #[tokio::main]
+/// async fn main() -> mcp_runtime::Result<()> {
+///     Server::new("gift-genius", env!("CARGO_PKG_VERSION"))
+///         .instructions("Suggests gifts.")
+///         .serve_stdio()
+///         .await
+/// }
+/// ```
+#[derive(Debug)]
+pub struct Server {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Vec<ToolDescriptor>,
+    resources: Vec<ResourceDescriptor>,
+    prompts: Vec<PromptDescriptor>,
+    /// What `.tool(..)` and the like were given but could not take, reported by `build`.
+    refused: Vec<Error>,
+    /// The extensions declared, by identifier, with their settings.
+    extensions: Map<String, serde_json::Value>,
+    include_declared: bool,
+    dynamic_lists: bool,
+    handle: ServerHandle,
+    config: Config,
+    shutdown: Option<ShutdownSignal>,
+    states: States,
+    request_state_key: Option<[u8; 32]>,
+    request_state_ttl: Duration,
+    event_backlog: usize,
+    bus: Bus,
+}
+
+/// Whether `id` names an extension as the protocol requires: a prefix of dot-separated labels
+/// (each starting with a letter), a `/`, and a name (`io.modelcontextprotocol/ui`).
+fn is_extension_id(id: &str) -> bool {
+    let Some((prefix, name)) = id.split_once('/') else { return false };
+    let label = |l: &str| {
+        l.starts_with(|c: char| c.is_ascii_alphabetic())
+            && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            && !l.ends_with('-')
+    };
+    prefix.split('.').all(label)
+        && !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// The future that tells a serving server to stop.
+pub(crate) struct ShutdownSignal(pub(crate) BoxFuture<'static, ()>);
+
+impl std::fmt::Debug for ShutdownSignal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ShutdownSignal")
+    }
+}
+
+impl Server {
+    /// A server named `name` at `version` offering every item declared with the macros.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Server { include_declared: true, ..Server::builder(name, version) }
+    }
+
+    /// A server named `name` at `version` offering only the items added with
+    /// [`tool`](Self::tool) and the like: for tests, or several servers in one program.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Server {
+            info: Implementation::new(name, version),
+            instructions: None,
+            tools: Vec::new(),
+            resources: Vec::new(),
+            prompts: Vec::new(),
+            refused: Vec::new(),
+            extensions: Map::new(),
+            include_declared: false,
+            dynamic_lists: false,
+            handle: ServerHandle::new(),
+            config: Config::default(),
+            shutdown: None,
+            states: States::default(),
+            request_state_key: None,
+            request_state_ttl: crate::context::request_state::DEFAULT_TTL,
+            event_backlog: EVENT_BACKLOG,
+            bus: Bus::default(),
+        }
+    }
+
+    /// Lets the lists change while the server runs: a [`ServerHandle`] may add, remove,
+    /// enable and disable items, and clients are told (`listChanged` is declared for tools,
+    /// resources and prompts).
+    #[must_use]
+    pub fn dynamic_lists(mut self) -> Self {
+        self.dynamic_lists = true;
+        self
+    }
+
+    /// A handle on this server once it runs: tell subscribers a resource changed, change the
+    /// lists (with [`dynamic_lists`](Self::dynamic_lists)). Take it before serving.
+    pub fn handle(&self) -> ServerHandle {
+        self.handle.clone()
+    }
+
+    /// Adds a tool: a [`ToolDescriptor`], or a function declared with `#[mcp_tool]`, named as
+    /// itself (`.tool(my_function)`). Anything else is refused when the server is built.
+    #[must_use]
+    pub fn tool(mut self, tool: impl Selection<ToolDescriptor>) -> Self {
+        match tool.select() {
+            Ok(tool) => self.tools.push(tool),
+            Err(refused) => self.refused.push(refused),
+        }
+        self
+    }
+
+    /// Adds a resource or resource template: a [`ResourceDescriptor`], or a function declared
+    /// with `#[mcp_resource]` (`.resource(my_function)`). Anything else is refused when the
+    /// server is built.
+    #[must_use]
+    pub fn resource(mut self, resource: impl Selection<ResourceDescriptor>) -> Self {
+        match resource.select() {
+            Ok(resource) => self.resources.push(resource),
+            Err(refused) => self.refused.push(refused),
+        }
+        self
+    }
+
+    /// Adds a prompt: a [`PromptDescriptor`], or a function declared with `#[mcp_prompt]`
+    /// (`.prompt(my_function)`). Anything else is refused when the server is built.
+    #[must_use]
+    pub fn prompt(mut self, prompt: impl Selection<PromptDescriptor>) -> Self {
+        match prompt.select() {
+            Ok(prompt) => self.prompts.push(prompt),
+            Err(refused) => self.refused.push(refused),
+        }
+        self
+    }
+
+    /// Declares that the server supports the extension `id` (`io.modelcontextprotocol/ui`
+    /// for MCP Apps, say) with `settings` (an object; `{}` for none), in the `extensions` of
+    /// its capabilities, where the revision defines them (2026-07-28). What an extension adds
+    /// to items (a tool's `_meta.ui`, say) is declared on the items. An identifier without a
+    /// prefix (`vendor.example/name`) stops the server at start-up.
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    /// let server = Server::builder("shop", "1.0.0")
+    ///     .extension("io.modelcontextprotocol/ui", serde_json::json!({}));
+    /// assert!(server.validate().is_ok());
+    /// let wrong = Server::builder("shop", "1.0.0").extension("ui", serde_json::json!({}));
+    /// assert!(wrong.validate().unwrap_err().to_string().contains("`ui`"));
+    /// ```
+    #[must_use]
+    pub fn extension(mut self, id: impl Into<String>, settings: serde_json::Value) -> Self {
+        self.extensions.insert(id.into(), settings);
+        self
+    }
+
+    /// Also offers every item declared with the macros (what [`Server::new`] does).
+    #[must_use]
+    pub fn declared_items(mut self) -> Self {
+        self.include_declared = true;
+        self
+    }
+
+    /// Sets the display name sent in `serverInfo` (2025-06-18+).
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description sent in `serverInfo` (2025-11-25+).
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.info.description = Some(description.into());
+        self
+    }
+
+    /// Sets the home page sent in `serverInfo` (2025-11-25+).
+    #[must_use]
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.info.website_url = Some(url.into());
+        self
+    }
+
+    /// Adds an icon to `serverInfo` (2025-11-25+).
+    #[must_use]
+    pub fn icon(mut self, icon: crate::protocol::Icon) -> Self {
+        self.info.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
+
+    /// Sets the instructions sent to the client at start (a hint for the model).
+    #[must_use]
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Sets how many items a page of a list result holds (default 100).
+    #[must_use]
+    pub fn page_size(mut self, items: usize) -> Self {
+        self.config.page_size = items.max(1);
+        self
+    }
+
+    /// Sets how many requests a connection runs at once (default 64); past that the server
+    /// stops reading requests until one finishes.
+    #[must_use]
+    pub fn max_in_flight(mut self, requests: usize) -> Self {
+        self.config.max_in_flight = requests.max(1);
+        self
+    }
+
+    /// Sets the largest message accepted, in bytes (default 4 MiB); a larger one is answered
+    /// with an error and skipped without being buffered whole.
+    #[must_use]
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.config.max_message_size = bytes.max(64);
+        self
+    }
+
+    /// Sets how long 2026-07-28 clients may cache a kind of result (`ttlMs`, `cacheScope`);
+    /// the default is one minute, public.
+    #[must_use]
+    pub fn cache(mut self, kind: Cached, policy: CachePolicy) -> Self {
+        self.config.cache.set(kind, policy);
+        self
+    }
+
+    /// Registers `value` as application state: every handler taking a [`State<T>`](crate::State)
+    /// parameter of its type gets it (registering a type again replaces the value).
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    /// struct Config { greeting: String }
+    /// let server = Server::new("demo", "1.0.0").state(Config { greeting: "Hello".into() });
+    /// # drop(server);
+    /// ```
+    #[must_use]
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.states.insert(value);
+        self
+    }
+
+    /// Lets handlers send the client log messages (`notifications/message`, through
+    /// [`Context::log`](crate::Context::log) or the [`ClientLogLayer`](crate::ClientLogLayer)):
+    /// the server declares the `logging` capability and answers `logging/setLevel`.
+    #[must_use]
+    pub fn client_logging(mut self) -> Self {
+        self.config.client_logging = true;
+        self
+    }
+
+    /// Sets the time limit of handlers that set none (`timeout = "..."` on the macros,
+    /// `.timeout(..)` on descriptors); none by default. Past it a tool call ends with an
+    /// `isError` result saying so, a resource read or prompt with an internal error (-32603),
+    /// and the request's [context](crate::Context::is_cancelled) is cancelled.
+    #[must_use]
+    pub fn default_timeout(mut self, limit: Duration) -> Self {
+        self.config.default_timeout = Some(limit);
+        self
+    }
+
+    /// Sets how long a handler waits for the client to answer a question
+    /// ([`Context::elicit`](crate::Context::elicit), `sample`, `roots`; handshake revisions)
+    /// before the wait ends with [`AskError::TimedOut`](crate::AskError::TimedOut); 5 minutes by
+    /// default, since a person may be answering.
+    #[must_use]
+    pub fn client_request_timeout(mut self, limit: Duration) -> Self {
+        self.config.client_request_timeout = limit;
+        self
+    }
+
+    /// Sets the key that seals the `requestState` of input-required results (2026-07-28).
+    /// Every instance behind a load balancer must share it; by default each process draws a
+    /// random one, so a retry must reach the process that asked.
+    #[must_use]
+    pub fn request_state_key(mut self, key: [u8; 32]) -> Self {
+        self.request_state_key = Some(key);
+        self
+    }
+
+    /// Sets how many change events (list changes, resource updates) are kept for connections
+    /// that fall behind (1024 by default). A connection further behind is told that
+    /// everything it subscribed to may have changed, rather than missing a change.
+    #[must_use]
+    pub fn event_backlog(mut self, events: usize) -> Self {
+        self.event_backlog = events.max(1);
+        self
+    }
+
+    /// Sets the bus that carries change events between servers: resource updates, list
+    /// changes, and items enabled, disabled or removed through a [`ServerHandle`]. Servers
+    /// sharing a bus hear each other, so that a client subscribed on one instance hears of a
+    /// change made on another. By default each server has a bus of its own, in memory.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_runtime::{MemoryChangeBus, Server};
+    ///
+    /// let bus = Arc::new(MemoryChangeBus::default());
+    /// let first = Server::builder("a", "1.0.0").change_bus(Arc::clone(&bus));
+    /// let second = Server::builder("b", "1.0.0").change_bus(bus);
+    /// # let _ = (first, second);
+    /// ```
+    #[must_use]
+    pub fn change_bus(mut self, bus: impl ChangeBus) -> Self {
+        self.bus = Bus(Arc::new(bus));
+        self
+    }
+
+    /// Sets how long a `requestState` stays valid (15 minutes by default).
+    #[must_use]
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.request_state_ttl = ttl;
+        self
+    }
+
+    /// Stops serving when `signal` completes, as axum's graceful shutdown does: reading
+    /// stops, requests in flight get the [drain timeout](Self::drain_timeout) to finish and
+    /// answer, the rest are aborted, and serving returns `Ok`. The library installs no signal
+    /// handler of its own; [`run`](Self::run) stops on SIGINT and SIGTERM unless a signal was
+    /// given here.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_runtime::Server;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> mcp_runtime::Result<()> {
+    /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    /// let server = Server::builder("demo", "1.0.0")
+    ///     .drain_timeout(Duration::from_secs(2))
+    ///     .with_graceful_shutdown(async move { let _ = stopped.await; });
+    /// let (_client, server_side) = tokio::io::duplex(4096);
+    /// let (input, output) = tokio::io::split(server_side);
+    /// let serving = tokio::spawn(server.serve(input, output));
+    /// stop.send(()).unwrap();
+    /// serving.await.unwrap()?; // stopped although the client never closed its side
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_graceful_shutdown(mut self, signal: impl Future<Output = ()> + Send + 'static) -> Self {
+        self.shutdown = Some(ShutdownSignal(Box::pin(signal)));
+        self
+    }
+
+    /// Sets how long requests in flight may take to finish after the shutdown signal
+    /// (default 5 s); those still running then are aborted without an answer.
+    #[must_use]
+    pub fn drain_timeout(mut self, timeout: Duration) -> Self {
+        self.config.drain_timeout = timeout;
+        self
+    }
+
+    /// The name and version the server introduces itself with.
+    #[cfg(feature = "stdio")]
+    pub(crate) fn info(&self) -> &Implementation {
+        &self.info
+    }
+
+    /// Whether a shutdown signal was given.
+    #[cfg(feature = "stdio")]
+    pub(crate) fn has_shutdown_signal(&self) -> bool {
+        self.shutdown.is_some()
+    }
+
+    /// Builds the core and takes the shutdown signal (one that never comes when none was
+    /// given).
+    pub(crate) fn start(mut self) -> Result<(Arc<ServerCore>, impl Future<Output = ()> + Send)> {
+        let signal = self.shutdown.take();
+        let core = self.build()?;
+        Ok((core, async move {
+            match signal {
+                Some(ShutdownSignal(signal)) => signal.await,
+                None => std::future::pending().await,
+            }
+        }))
+    }
+
+    /// Builds the immutable core: the registry, the derived capabilities. Fails on duplicate
+    /// or invalid names and tools without handlers.
+    pub(crate) fn build(mut self) -> Result<Arc<ServerCore>> {
+        if let Some(refused) = self.refused.into_iter().next() {
+            return Err(refused);
+        }
+        if let Some((id, settings)) =
+            self.extensions.iter().find(|(id, settings)| !is_extension_id(id) || !settings.is_object())
+        {
+            return Err(Error::InvalidExtension { id: id.clone(), settings_are_an_object: settings.is_object() });
+        }
+        if self.include_declared {
+            self.tools.extend(every_declared::<ToolDescriptor>());
+            self.resources.extend(every_declared::<ResourceDescriptor>());
+            self.prompts.extend(every_declared::<PromptDescriptor>());
+        }
+        check_states(&self.states, &self.tools, &self.resources, &self.prompts)?;
+        let registry = Registry::build(self.tools, self.resources, self.prompts)?;
+        let dynamic = self.dynamic_lists;
+        let list_changed = ListChangedCapability { list_changed: dynamic.then_some(true) };
+        let capabilities = ServerCapabilities {
+            tools: (dynamic || !registry.tools.is_empty()).then(|| list_changed.clone()),
+            resources: (dynamic || registry.has_resources()).then(|| ResourcesCapability {
+                subscribe: registry.has_subscribable_resources().then_some(true),
+                list_changed: dynamic.then_some(true),
+            }),
+            prompts: (dynamic || !registry.prompts.is_empty()).then(|| list_changed.clone()),
+            completions: registry.has_completions().then(Map::new),
+            logging: self.config.client_logging.then(Map::new),
+            extensions: (!self.extensions.is_empty()).then_some(self.extensions),
+            ..ServerCapabilities::default()
+        };
+        let sealer = match self.request_state_key {
+            Some(key) => Sealer::new(key, self.request_state_ttl),
+            None => Sealer::random(self.request_state_ttl),
+        };
+        let core = Arc::new(ServerCore {
+            sealer: Arc::new(sealer),
+            states: Arc::new(self.states),
+            local: LocalThread::default(),
+            routes: Routes::for_capabilities(&capabilities),
+            info: self.info,
+            instructions: self.instructions,
+            capabilities,
+            dynamic_lists: dynamic,
+            registry: RwLock::new(Arc::new(registry)),
+            events: broadcast::channel(self.event_backlog).0,
+            ended_sessions: broadcast::channel(self.event_backlog).0,
+            origin: crate::util::random::random_id(),
+            bus: self.bus,
+            config: self.config,
+        });
+        let hearing = Arc::downgrade(&core);
+        core.bus.0.subscribe(Arc::new(move |notice: &ChangeNotice| match hearing.upgrade() {
+            Some(core) => {
+                core.hear(notice);
+                true
+            }
+            None => false,
+        }));
+        self.handle.attach(&core);
+        Ok(core)
+    }
+
+    /// Checks the declaration without serving, as start-up does: two tools, resources or
+    /// prompts under one name or URI (naming both definitions), a `State<T>` parameter whose
+    /// state nobody registered, a schema that is not one. In a test of the server's own,
+    /// `cargo test` catches them before a deployment does:
+    ///
+    /// ```no_run
+    /// # use mcp_runtime::Server;
+    /// // #[test]
+    /// fn the_declaration_starts() {
+    ///     Server::new("gifts", "1.0.0").validate().unwrap(); // the same states as `main` registers
+    /// }
+    /// # the_declaration_starts();
+    /// ```
+    pub fn validate(self) -> Result<()> {
+        self.build().map(drop)
+    }
+
+    /// A description of what this server offers, one item per line with its schemas, as the
+    /// latest revision ([`Revision::LATEST`](crate::protocol::Revision::LATEST)) lists them:
+    /// for `--list` flags and for checking a declaration without a client.
+    ///
+    /// ```
+    /// let listing = mcp_runtime::Server::builder("demo", "1.0.0").describe().unwrap();
+    /// assert!(listing.starts_with("demo 1.0.0"));
+    /// ```
+    pub fn describe(self) -> Result<String> {
+        self.describe_for(Revision::LATEST)
+    }
+
+    /// [`describe`](Self::describe), as a client speaking `revision` would see each item
+    /// listed: fields that revision does not know are left out, and a tool whose structured
+    /// output is not an object declares it wrapped as `{"result": …}` before 2026-07-28.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::Revision;
+    /// let listing = mcp_runtime::Server::builder("demo", "1.0.0").describe_for(Revision::V2025_06_18).unwrap();
+    /// assert_eq!(listing, "demo 1.0.0 (as listed to a 2025-06-18 client)\n");
+    /// ```
+    pub fn describe_for(self, revision: Revision) -> Result<String> {
+        let core = self.build()?;
+        let mut out =
+            format!("{} {} (as listed to a {} client)\n", core.info.name, core.info.version, revision.as_str());
+        let mut line = |kind: &str, key: &str, value: Result<String, serde_json::Error>| {
+            out.push_str(&format!("{kind} {key}: {}\n", value.unwrap_or_default()));
+        };
+        let registry = core.registry();
+        registry.tools.iter().for_each(|t| line("tool", &t.name, serde_json::to_string(&t.listing(revision))));
+        registry
+            .resources
+            .iter()
+            .for_each(|r| line("resource", &r.resource.uri, serde_json::to_string(&r.resource.for_revision(revision))));
+        registry.templates.iter().for_each(|t| {
+            line("template", &t.template.uri_template, serde_json::to_string(&t.template.for_revision(revision)))
+        });
+        registry
+            .prompts
+            .iter()
+            .for_each(|p| line("prompt", &p.name, serde_json::to_string(&p.prompt.for_revision(revision))));
+        Ok(out)
+    }
+}
+
+/// Events a connection may have to tell its client about, kept until every connection read
+/// them; a connection that falls further behind is told everything it subscribed to may have
+/// changed.
+const EVENT_BACKLOG: usize = 1024;
+
+/// A built server, shared by every connection.
+#[derive(Debug)]
+pub(crate) struct ServerCore {
+    /// Seals the `requestState` of input-required results.
+    pub(crate) sealer: Arc<Sealer>,
+    /// The application's states.
+    pub(crate) states: Arc<States>,
+    /// Where `local` handlers run.
+    pub(crate) local: LocalThread,
+    /// The methods this server answers.
+    pub(crate) routes: Routes,
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    /// Declared once at start and never changed.
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) dynamic_lists: bool,
+    /// The current registry; a change swaps in a new one and requests already running keep
+    /// the one they started with.
+    registry: RwLock<Arc<Registry>>,
+    /// List and resource changes, for every connection.
+    pub(crate) events: broadcast::Sender<Event>,
+    /// Sessions ended on any server of the bus, for the HTTP endpoint.
+    pub(crate) ended_sessions: broadcast::Sender<Arc<str>>,
+    /// This server's id on its change bus.
+    origin: String,
+    /// Carries change events to every server sharing it, this one included.
+    bus: Bus,
+    pub(crate) config: Config,
+}
+
+impl ServerCore {
+    /// The registry as it is now.
+    pub(crate) fn registry(&self) -> Arc<Registry> {
+        Arc::clone(&self.registry.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Tells every server on the bus (this one included) of `event`.
+    pub(crate) fn publish(&self, event: ChangeEvent) {
+        self.bus.0.publish(ChangeNotice { origin: self.origin.clone(), event });
+    }
+
+    /// A notice from the bus: this server's connections are told, and another server's item
+    /// change is applied here too.
+    fn hear(&self, notice: &ChangeNotice) {
+        let event = match &notice.event {
+            ChangeEvent::ListChanged { kind } => Event::ListChanged(*kind),
+            ChangeEvent::ResourceUpdated { uri } => Event::ResourceUpdated(Arc::from(uri.as_str())),
+            ChangeEvent::ItemChanged { kind, key, change } => {
+                let ours = notice.origin == self.origin;
+                // Another server's change applies here when this server has the item too.
+                let applied = !ours
+                    && self.dynamic_lists
+                    && self
+                        .update_registry(|current| Ok::<_, Error>(current.with_change(*kind, key, *change)))
+                        .unwrap_or(false);
+                if !ours && !applied {
+                    return;
+                }
+                Event::ListChanged(*kind)
+            }
+            ChangeEvent::SessionEnded { session } => {
+                // No endpoint listening (stdio) is not an error.
+                let _ = self.ended_sessions.send(Arc::from(session.as_str()));
+                return;
+            }
+        };
+        // No connection listening is not an error.
+        let _ = self.events.send(event);
+    }
+
+    /// Replaces the registry with what `change` makes of it (`None`: nothing changes).
+    pub(crate) fn update_registry<E>(
+        &self,
+        change: impl FnOnce(&Registry) -> Result<Option<Registry>, E>,
+    ) -> Result<bool, E> {
+        let mut current = self.registry.write().unwrap_or_else(|e| e.into_inner());
+        match change(&current)? {
+            Some(next) => {
+                *current = Arc::new(next);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! A server once declared: the builder, the immutable core every connection shares, the
+//! registry of items, the handle that changes it while serving, and the change bus.
+
+pub(crate) mod builder;
+pub(crate) mod changes;
+pub(crate) mod handle;
+pub(crate) mod local;
+pub(crate) mod registry;

@@ -1,0 +1,16 @@
+//! Small pieces every layer above may use: random ids, durations as people write them, the
+//! boxed future types, schemars' settings, and a future polled only once woken.
+
+pub(crate) mod duration;
+pub(crate) mod random;
+pub(crate) mod schema;
+pub(crate) mod woken;
+
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed future that is `Send`: what handlers and the transports' hooks return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A boxed future that need not be `Send`: what `local` handlers return.
+pub(crate) type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
