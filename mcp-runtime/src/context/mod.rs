@@ -4,6 +4,7 @@
 pub(crate) mod asking;
 pub(crate) mod log_layer;
 pub(crate) mod request_state;
+pub(crate) mod slot;
 pub(crate) mod state;
 
 use std::future::Future;
@@ -23,11 +24,11 @@ use crate::context::asking::{
     AskError, Elicitation, InputRound, Interrupt, PendingRequests, Question, Root, SampledMessage, SamplingRequest,
     elicitation_from, form_schema,
 };
+use crate::context::slot::SlotLease;
 use crate::context::state::{State, States};
 use crate::protocol::{
     Feature, Implementation, LogLevel, LogMessage, RequestId, Revision, notification_line, request_line,
 };
-use crate::serve::executor::SlotLease;
 
 /// What was agreed with the client, whatever the era: through `initialize` (handshake
 /// revisions) or from the request's own `_meta` (2026-07-28). Handlers see this one view.

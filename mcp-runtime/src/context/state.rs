@@ -107,35 +107,6 @@ impl States {
     }
 }
 
-/// Fails naming the first handler among these that takes a state nobody registered.
-pub(crate) fn check_states(
-    states: &States,
-    tools: &[crate::ToolDescriptor],
-    resources: &[crate::ResourceDescriptor],
-    prompts: &[crate::PromptDescriptor],
-) -> Result<(), crate::Error> {
-    use crate::ItemKind;
-    let handlers = tools
-        .iter()
-        .map(|t| (ItemKind::Tool, t.name(), &t.required_states, &t.defined_at))
-        .chain(resources.iter().map(|r| {
-            let kind = if r.is_template() { ItemKind::ResourceTemplate } else { ItemKind::Resource };
-            (kind, r.uri(), &r.required_states, &r.defined_at)
-        }))
-        .chain(prompts.iter().map(|p| (ItemKind::Prompt, p.name(), &p.required_states, &p.defined_at)));
-    for (kind, name, required, defined_at) in handlers {
-        if let Some(missing) = required.iter().find(|r| !states.contains(r)) {
-            return Err(crate::Error::MissingState {
-                kind,
-                name: name.to_owned(),
-                defined_at: defined_at.to_string(),
-                type_name: missing.type_name.to_owned(),
-            });
-        }
-    }
-    Ok(())
-}
-
 /// A state type a handler takes: checked at start-up.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy)]

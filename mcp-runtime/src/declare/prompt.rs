@@ -160,13 +160,6 @@ impl fmt::Debug for PromptDescriptor {
 }
 
 impl PromptDescriptor {
-    /// The descriptor `#[mcp_prompt]` made of `function` (the function named as itself), to change
-    /// it before adding it, or to inspect it; an error if `function` is not so declared.
-    pub fn declared<F: Copy + Send + Sync + 'static>(function: F) -> crate::Result<Self> {
-        let _ = function;
-        crate::declare::selection::declared::<Self, F>()
-    }
-
     /// A prompt called `name`, without arguments or handler yet.
     pub fn new(name: impl Into<String>) -> Self {
         PromptDescriptor {

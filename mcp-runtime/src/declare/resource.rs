@@ -248,13 +248,6 @@ impl fmt::Debug for ResourceDescriptor {
 }
 
 impl ResourceDescriptor {
-    /// The descriptor `#[mcp_resource]` made of `function` (the function named as itself), to change
-    /// it before adding it, or to inspect it; an error if `function` is not so declared.
-    pub fn declared<F: Copy + Send + Sync + 'static>(function: F) -> crate::Result<Self> {
-        let _ = function;
-        crate::declare::selection::declared::<Self, F>()
-    }
-
     fn new(address: Address) -> Self {
         ResourceDescriptor {
             address,

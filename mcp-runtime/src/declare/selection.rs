@@ -59,6 +59,26 @@ declared_kind! {
     PromptDescriptor => ItemKind::Prompt, PROMPTS;
 }
 
+// Each descriptor's `declared` constructor is written here, beside the lookup it makes, so
+// that the descriptors need not know how declarations are gathered.
+macro_rules! declared_constructor {
+    ($($descriptor:ty => $attribute:literal;)*) => {$(
+        impl $descriptor {
+            #[doc = concat!("The descriptor `#[", $attribute, "]` made of `function` (the function named as itself), to change")]
+            /// it before adding it, or to inspect it; an error if `function` is not so declared.
+            pub fn declared<F: Copy + Send + Sync + 'static>(function: F) -> Result<Self> {
+                let _ = function;
+                declared::<Self, F>()
+            }
+        }
+    )*};
+}
+declared_constructor! {
+    ToolDescriptor => "mcp_tool";
+    ResourceDescriptor => "mcp_resource";
+    PromptDescriptor => "mcp_prompt";
+}
+
 /// Finds the declaration of the function whose item type is `F`.
 pub(crate) fn declared<D: DeclaredKind, F: 'static>() -> Result<D> {
     let id = TypeId::of::<F>();

@@ -112,13 +112,6 @@ impl fmt::Debug for ToolDescriptor {
 }
 
 impl ToolDescriptor {
-    /// The descriptor `#[mcp_tool]` made of `function` (the function named as itself), to change
-    /// it before adding it, or to inspect it; an error if `function` is not so declared.
-    pub fn declared<F: Copy + Send + Sync + 'static>(function: F) -> crate::Result<Self> {
-        let _ = function;
-        crate::declare::selection::declared::<Self, F>()
-    }
-
     /// A tool called `name`, with an empty object input schema and no handler yet.
     pub fn new(name: impl Into<String>) -> Self {
         ToolDescriptor {

@@ -3,7 +3,9 @@
 //! the methods answer.
 
 pub(crate) mod executor;
+pub(crate) mod intake;
 pub(crate) mod methods;
+pub(crate) mod reply;
 pub(crate) mod request;
 pub(crate) mod routes;
 pub(crate) mod session;

@@ -1,48 +1,50 @@
-//! The methods a server answers, and how each result is written for the revision in use.
+//! One request on its way to its method: what it is, the context its handler sees, and what
+//! a request's `_meta` says (its 2026-07-28 view, progress token and log level).
 //!
-//! [`routes`] is the one table of methods; the handlers live beside it, one module per
-//! concern. Handshake-era requests arrive with the connection's [`Negotiated`] view and
-//! 2026-07-28 requests with one built from their own `_meta`; from there both take the same
-//! path, so tools, resources and prompts are written once.
+//! Handshake-era requests arrive with the connection's [`Negotiated`] view and 2026-07-28
+//! requests with one built from their own `_meta`; from there both take the same path, so
+//! tools, resources and prompts are written once.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
 use crate::context::asking::{InputRound, Interrupt, PendingRequests};
 use crate::context::request_state::RequestState;
+use crate::context::slot::SlotLease;
 use crate::context::{
     Asker, CancelToken, ClientLink, Context, Identity, LogLimiter, LogThreshold, Negotiated, RequestExtras,
     RequestParts,
 };
-use crate::protocol::{CachePolicy, Cached};
+use crate::protocol::CachePolicy;
 use crate::protocol::{
-    CallToolResult, ErrorObject, Feature, Implementation, LogLevel, RequestId, Revision, code, error_line, mentions,
-    response_line,
+    ErrorObject, Feature, Implementation, LogLevel, RequestId, Revision, code, error_line, mentions,
 };
-use crate::serve::executor::SlotLease;
+use crate::serve::reply::{InputRequired, ReplyTo, WireResult, respond};
 use crate::server::builder::ServerCore;
 
-/// One request on its way to its handler.
+/// One request on its way to its method: built once by the session, handed to the method
+/// directly (lifecycle and inline methods) or through the executor, which links it to the
+/// connection when it starts it (a request waiting for a slot owns its params).
 #[derive(Debug)]
-pub(crate) struct Call<'a> {
-    pub(crate) core: &'a Arc<ServerCore>,
-    pub(crate) negotiated: &'a Arc<Negotiated>,
-    pub(crate) id: &'a RequestId,
+pub(crate) struct Request<'a> {
+    pub(crate) core: Arc<ServerCore>,
+    pub(crate) negotiated: Arc<Negotiated>,
+    pub(crate) id: RequestId,
     pub(crate) method: &'static str,
-    pub(crate) params: Option<&'a RawValue>,
+    pub(crate) params: Option<Cow<'a, RawValue>>,
     pub(crate) meta: RequestMeta,
-    pub(crate) cancel: CancelToken,
-    /// What a handler reaches its client through (`None` for methods that run no user code).
-    pub(crate) link: Option<CallLink>,
-    /// The request's own stream (an HTTP response), for lifecycle methods that keep one open
-    /// (`subscriptions/listen`).
-    pub(crate) stream: Option<mpsc::Sender<Vec<u8>>>,
     /// What the transport knows of the request (HTTP headers, identity).
     pub(crate) extras: Option<Arc<RequestExtras>>,
+    /// Where its answer goes (and, on a stream of its own, everything it sends before).
+    pub(crate) reply_to: ReplyTo,
+    /// What a handler reaches its client through, set by the executor when the request
+    /// starts (`None` for methods that run no user code).
+    pub(crate) link: Option<CallLink>,
 }
 
 /// What a request running user code may use of its connection.
@@ -56,6 +58,8 @@ pub(crate) struct CallLink {
     pub(crate) lease: Arc<SlotLease>,
     /// The server's questions waiting for answers (handshake revisions).
     pub(crate) pending: Arc<PendingRequests>,
+    /// Cancelled when the request is (by the client, its time limit, or the connection's end).
+    pub(crate) cancel: CancelToken,
 }
 
 /// How many questions ahead of the known answers a retry may answer.
@@ -64,7 +68,19 @@ const MAX_QUESTIONS: usize = 64;
 /// Methods that may answer with an input-required result (2026-07-28).
 const MAY_ASK: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 
-impl Call<'_> {
+impl Request<'_> {
+    /// The same request, owning its params: to wait for a slot after the message is gone.
+    pub(crate) fn into_owned(self) -> Request<'static> {
+        let Request { core, negotiated, id, method, params, meta, extras, reply_to, link } = self;
+        let params = params.map(|params| Cow::Owned(params.into_owned()));
+        Request { core, negotiated, id, method, params, meta, extras, reply_to, link }
+    }
+
+    /// The params as they came.
+    pub(crate) fn raw_params(&self) -> Option<&RawValue> {
+        self.params.as_deref()
+    }
+
     pub(crate) fn revision(&self) -> Revision {
         self.negotiated.revision
     }
@@ -94,10 +110,10 @@ impl Call<'_> {
             lease: Some(Arc::clone(&link.lease)),
         });
         Ok(Context::for_request(RequestParts {
-            negotiated: Arc::clone(self.negotiated),
+            negotiated: Arc::clone(&self.negotiated),
             request_id: self.id.clone(),
             states: Arc::clone(&self.core.states),
-            cancel: self.cancel.clone(),
+            cancel: self.link.as_ref().map(|link| link.cancel.clone()).unwrap_or_default(),
             link,
             extras: self.extras.clone(),
         }))
@@ -115,8 +131,8 @@ impl Call<'_> {
             request_state: Option<String>,
         }
         let principal = self.extras.as_ref().and_then(|e| e.identity.as_ref()).map(Identity::subject);
-        let state = RequestState::for_request(self.method, self.params, principal);
-        let retry: Retry = match self.params.map(RawValue::get) {
+        let state = RequestState::for_request(self.method, self.raw_params(), principal);
+        let retry: Retry = match self.raw_params().map(RawValue::get) {
             Some(text) if mentions!(text, "inputResponses") || mentions!(text, "requestState") => {
                 serde_json::from_str(text).map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?
             }
@@ -145,7 +161,7 @@ impl Call<'_> {
     /// nothing more.
     pub(crate) fn responder(&self, context: &Context) -> Responder {
         Responder {
-            core: Arc::clone(self.core),
+            core: Arc::clone(&self.core),
             id: self.id.clone(),
             revision: self.revision(),
             context: context.clone(),
@@ -154,20 +170,17 @@ impl Call<'_> {
 
     /// The success response line for `result`.
     pub(crate) fn respond<T: WireResult>(&self, cache: Option<CachePolicy>, result: T) -> Vec<u8> {
-        respond(self.core, self.id, self.revision(), cache, result)
+        respond(&self.core, &self.id, self.revision(), cache, result)
     }
 
     /// The error response line for `error`.
     pub(crate) fn error(&self, error: &ErrorObject) -> Vec<u8> {
-        error_line(Some(self.id), error)
+        error_line(Some(&self.id), error)
     }
 
     /// Parses the params into `T` (absent params read as `T::default()`).
-    pub(crate) fn params_or_default<'p, T: Deserialize<'p> + Default>(&self) -> Result<T, ErrorObject>
-    where
-        Self: 'p,
-    {
-        match self.params {
+    pub(crate) fn params_or_default<'p, T: Deserialize<'p> + Default>(&'p self) -> Result<T, ErrorObject> {
+        match self.raw_params() {
             None => Ok(T::default()),
             Some(raw) => {
                 serde_json::from_str(raw.get()).map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
@@ -176,11 +189,8 @@ impl Call<'_> {
     }
 
     /// Parses the required params into `T`; `method` names the request in errors.
-    pub(crate) fn params<'p, T: Deserialize<'p>>(&self, method: &str) -> Result<T, ErrorObject>
-    where
-        Self: 'p,
-    {
-        let raw = self.params.ok_or_else(|| ErrorObject::invalid_params(format!("`{method}` needs params")))?;
+    pub(crate) fn params<'p, T: Deserialize<'p>>(&'p self, method: &str) -> Result<T, ErrorObject> {
+        let raw = self.raw_params().ok_or_else(|| ErrorObject::invalid_params(format!("`{method}` needs params")))?;
         serde_json::from_str(raw.get())
             .map_err(|e| ErrorObject::invalid_params(format!("Invalid `{method}` params: {e}")))
     }
@@ -231,161 +241,6 @@ impl Responder {
     }
 }
 
-/// A result type: serializable, and able to hand over its own `_meta` so that 2026-07-28
-/// fields join it in one object instead of a second `_meta` key.
-pub(crate) trait WireResult: Serialize {
-    /// Takes the result's own `_meta` out before it is serialized.
-    fn take_meta(&mut self) -> Option<Map<String, Value>> {
-        None
-    }
-
-    /// Its `resultType` in 2026-07-28.
-    fn result_type(&self) -> &'static str {
-        "complete"
-    }
-}
-
-/// An input-required result (2026-07-28).
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct InputRequired {
-    #[serde(rename = "inputRequests")]
-    requests: Map<String, Value>,
-    request_state: String,
-}
-
-impl WireResult for InputRequired {
-    fn result_type(&self) -> &'static str {
-        "input_required"
-    }
-}
-
-impl WireResult for CallToolResult {
-    fn take_meta(&mut self) -> Option<Map<String, Value>> {
-        self.meta.take()
-    }
-}
-
-impl WireResult for Map<String, Value> {
-    fn take_meta(&mut self) -> Option<Map<String, Value>> {
-        match self.remove("_meta") {
-            Some(Value::Object(meta)) => Some(meta),
-            _ => None,
-        }
-    }
-}
-
-macro_rules! plain_results {
-    ($($ty:ty),* $(,)?) => { $(impl WireResult for $ty {})* };
-}
-plain_results!(
-    // A result serialized before (a cached list page), written as it is.
-    &serde_json::value::RawValue,
-    crate::protocol::ReadResourceResult,
-    crate::protocol::GetPromptResult,
-    crate::protocol::InitializeResult,
-    Empty,
-);
-
-/// The empty result (`ping`, `resources/subscribe`, …).
-#[derive(Debug, Serialize)]
-pub(crate) struct Empty {}
-
-/// Writes a result's response line for its revision, serializing once, straight into the
-/// line: 2026-07-28 adds `resultType`, the caching fields of cacheable results, and
-/// `serverInfo` in `_meta`, written into the same object after the result's own fields.
-pub(crate) fn respond<T: WireResult>(
-    core: &ServerCore,
-    id: &RequestId,
-    revision: Revision,
-    cache: Option<CachePolicy>,
-    mut result: T,
-) -> Vec<u8> {
-    let stateless = revision.supports(Feature::Stateless);
-    let meta = if stateless { result.take_meta() } else { None };
-    let result_type = result.result_type();
-    response_line(id, 128, &mut |out| {
-        serde_json::to_writer(&mut *out, &result)?;
-        if stateless { add_stateless_members(out, core, revision, cache, result_type, meta.as_ref()) } else { Ok(()) }
-    })
-}
-
-/// Reopens the result object just written to `out` and adds the 2026-07-28 members: its
-/// `resultType`, its caching hints, and `_meta` with the server's identity beside the result's
-/// own `meta`. Not generic, so it is compiled once whatever the result's type.
-fn add_stateless_members(
-    out: &mut Vec<u8>,
-    core: &ServerCore,
-    revision: Revision,
-    cache: Option<CachePolicy>,
-    result_type: &str,
-    meta: Option<&Map<String, Value>>,
-) -> Result<(), serde_json::Error> {
-    if out.pop() != Some(b'}') {
-        return Err(serde::ser::Error::custom("a 2026-07-28 result must be an object"));
-    }
-    if out.last() != Some(&b'{') {
-        out.push(b',');
-    }
-    out.extend_from_slice(b"\"resultType\":");
-    serde_json::to_writer(&mut *out, result_type)?;
-    if let Some(cache) = cache {
-        out.extend_from_slice(b",\"ttlMs\":");
-        serde_json::to_writer(&mut *out, &cache.ttl_ms())?;
-        out.extend_from_slice(b",\"cacheScope\":");
-        serde_json::to_writer(&mut *out, cache.scope().as_str())?;
-    }
-    out.extend_from_slice(b",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":");
-    serde_json::to_writer(&mut *out, &core.info.for_revision(revision))?;
-    for (key, value) in meta.into_iter().flatten().filter(|(k, _)| *k != SERVER_INFO) {
-        out.push(b',');
-        serde_json::to_writer(&mut *out, key)?;
-        out.push(b':');
-        serde_json::to_writer(&mut *out, value)?;
-    }
-    out.extend_from_slice(b"}}");
-    Ok(())
-}
-
-const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-
-/// One page of a list: `field` holds the items; serialized as `{field: [...], nextCursor}`.
-pub(crate) struct Page<'a, T> {
-    pub(crate) field: &'static str,
-    pub(crate) items: &'a [T],
-    pub(crate) next: Option<String>,
-}
-
-impl<T: Serialize> Serialize for Page<'_, T> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(1 + usize::from(self.next.is_some())))?;
-        map.serialize_entry(self.field, self.items)?;
-        if let Some(next) = &self.next {
-            map.serialize_entry("nextCursor", next)?;
-        }
-        map.end()
-    }
-}
-
-impl<T: Serialize> WireResult for Page<'_, T> {}
-
-#[derive(Deserialize, Default)]
-struct ListParams {
-    #[serde(default)]
-    cursor: Option<String>,
-}
-
-/// The `cursor` of a list request.
-pub(crate) fn list_cursor(call: &Call<'_>) -> Result<Option<String>, ErrorObject> {
-    call.params_or_default::<ListParams>().map(|p| p.cursor)
-}
-
-/// One page of a list result; 2026-07-28 results carry the list's caching fields.
-pub(crate) fn page_result<T: WireResult>(call: &Call<'_>, page: T, cached: Cached) -> Vec<u8> {
-    call.respond(Some(call.core.config.cache.get(cached)), page)
-}
-
 /// What a request's `params._meta` asks of its handler's notifications.
 #[derive(Debug, Clone)]
 pub(crate) struct RequestMeta {
@@ -396,9 +251,6 @@ pub(crate) struct RequestMeta {
 }
 
 impl RequestMeta {
-    /// No progress, no log messages (methods that run no user code).
-    pub(crate) const NONE: RequestMeta = RequestMeta { progress_token: None, log: LogThreshold::Off };
-
     /// Reads `params._meta`: the progress token in every revision, and under `logging`, the
     /// log level of a 2026-07-28 request. An unknown log level is `Err`.
     pub(crate) fn read(params: Option<&RawValue>, logging: &Logging) -> Result<Self, ErrorObject> {

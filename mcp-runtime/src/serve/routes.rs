@@ -1,22 +1,18 @@
 //! The one table of methods: for each, the revisions that serve it, the capability it needs,
 //! and how it runs. Adding a method is one row here and one handler.
 
-use std::collections::HashMap;
-
 use serde_json::value::RawValue;
 
 use crate::protocol::{Feature, Revision, ServerCapabilities};
-use crate::serve::executor::{Start, Started};
+use crate::serve::executor::WorkFn;
 use crate::serve::methods::{lifecycle, prompts, resources, tools};
-use crate::serve::request::Call;
+use crate::serve::request::Request;
 use crate::serve::session::Session;
 
 /// A handler that changes the connection's state.
-pub(crate) type LifecycleFn = fn(&mut Session, &Call<'_>) -> Vec<u8>;
+pub(crate) type LifecycleFn = fn(&mut Session, &Request<'_>) -> Vec<u8>;
 /// A handler that answers from the server's own data.
-pub(crate) type InlineFn = fn(&Call<'_>) -> Vec<u8>;
-/// A handler that runs user code, given a slot to run it in.
-pub(crate) type WorkFn = fn(&Call<'_>, Start<'_>) -> Started;
+pub(crate) type InlineFn = fn(&Request<'_>) -> Vec<u8>;
 /// A notification's handler.
 pub(crate) type NotifyFn = fn(&mut Session, Option<&RawValue>);
 
@@ -103,14 +99,22 @@ pub(crate) struct Route {
     pub(crate) before_initialize: bool,
     needs: Needs,
     pub(crate) handler: Handler,
+    /// Its 2026-07-28 results say how long they may be cached (`ttlMs`, `cacheScope`).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) cacheable: bool,
 }
 
 const fn row(method: &'static str, served: Served, needs: Needs, handler: Handler) -> Route {
-    Route { method, served, before_initialize: false, needs, handler }
+    Route { method, served, before_initialize: false, needs, handler, cacheable: false }
 }
 
 const fn any_time(method: &'static str, served: Served, handler: Handler) -> Route {
-    Route { method, served, before_initialize: true, needs: Needs::Nothing, handler }
+    Route { method, served, before_initialize: true, needs: Needs::Nothing, handler, cacheable: false }
+}
+
+/// A row whose 2026-07-28 results carry caching fields.
+const fn cached(route: Route) -> Route {
+    Route { cacheable: true, ..route }
 }
 
 use Handler::{Inline, Lifecycle, Notification, Work};
@@ -120,40 +124,33 @@ use Served::{All, Handshake, Stateless};
 const TABLE: &[Route] = &[
     any_time("initialize", Handshake, Lifecycle(lifecycle::initialize)),
     any_time("ping", Handshake, Inline(lifecycle::ping)),
-    row("server/discover", Stateless, Needs::Nothing, Inline(lifecycle::discover)),
+    cached(row("server/discover", Stateless, Needs::Nothing, Inline(lifecycle::discover))),
     row("notifications/initialized", Handshake, Needs::Nothing, Notification(lifecycle::initialized)),
     row("notifications/cancelled", All, Needs::Nothing, Notification(lifecycle::cancelled)),
     row("resources/subscribe", Handshake, Needs::ResourceSubscriptions, Lifecycle(lifecycle::subscribe)),
     row("resources/unsubscribe", Handshake, Needs::ResourceSubscriptions, Lifecycle(lifecycle::unsubscribe)),
     row("subscriptions/listen", Stateless, Needs::Nothing, Lifecycle(lifecycle::listen)),
     row("logging/setLevel", Handshake, Needs::Logging, Lifecycle(lifecycle::set_level)),
-    row("tools/list", All, Needs::Tools, Inline(tools::list)),
+    cached(row("tools/list", All, Needs::Tools, Inline(tools::list))),
     row("tools/call", All, Needs::Tools, Work(tools::call)),
-    row("resources/list", All, Needs::Resources, Work(resources::list)),
-    row("resources/templates/list", All, Needs::Resources, Inline(resources::list_templates)),
-    row("resources/read", All, Needs::Resources, Work(resources::read)),
-    row("prompts/list", All, Needs::Prompts, Inline(prompts::list)),
+    cached(row("resources/list", All, Needs::Resources, Work(resources::list))),
+    cached(row("resources/templates/list", All, Needs::Resources, Inline(resources::list_templates))),
+    cached(row("resources/read", All, Needs::Resources, Work(resources::read))),
+    cached(row("prompts/list", All, Needs::Prompts, Inline(prompts::list))),
     row("prompts/get", All, Needs::Prompts, Work(prompts::get)),
     row("completion/complete", All, Needs::Completions, Inline(prompts::complete)),
 ];
 
-/// A server's methods: the rows of [`TABLE`] whose capability it declared. Built once with
-/// the server; one lookup per message.
-#[derive(Debug)]
-pub(crate) struct Routes {
-    by_method: HashMap<&'static str, Route>,
+/// The row of `method`, if the server declared the capability it needs: without it, the
+/// method does not exist. (A scan of a few short rows costs less than hashing the name.)
+pub(crate) fn route(method: &str, capabilities: &ServerCapabilities) -> Option<&'static Route> {
+    TABLE.iter().find(|route| route.method == method).filter(|route| route.needs.declared_in(capabilities))
 }
 
-impl Routes {
-    pub(crate) fn for_capabilities(capabilities: &ServerCapabilities) -> Self {
-        let by_method =
-            TABLE.iter().filter(|route| route.needs.declared_in(capabilities)).map(|r| (r.method, *r)).collect();
-        Routes { by_method }
-    }
-
-    pub(crate) fn get(&self, method: &str) -> Option<&Route> {
-        self.by_method.get(method)
-    }
+/// Whether results of `method` carry caching fields in 2026-07-28 (`ttlMs`, `cacheScope`).
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn is_cacheable(method: &str) -> bool {
+    TABLE.iter().any(|route| route.method == method && route.cacheable)
 }
 
 #[cfg(test)]
@@ -171,11 +168,29 @@ mod tests {
 
     #[test]
     fn undeclared_capabilities_leave_their_methods_out() {
-        let none = Routes::for_capabilities(&ServerCapabilities::default());
-        assert!(none.get("tools/call").is_none());
-        assert!(none.get("resources/subscribe").is_none());
-        assert!(none.get("ping").is_some());
+        let none = ServerCapabilities::default();
+        assert!(route("tools/call", &none).is_none());
+        assert!(route("resources/subscribe", &none).is_none());
+        assert!(route("ping", &none).is_some());
         let tools = ServerCapabilities { tools: Some(Default::default()), ..Default::default() };
-        assert!(Routes::for_capabilities(&tools).get("tools/call").is_some());
+        assert!(route("tools/call", &tools).is_some());
+        assert!(route("tools/cal", &tools).is_none());
+    }
+
+    #[test]
+    fn the_cacheable_methods_are_the_lists_reads_and_discovery() {
+        let cacheable: Vec<&str> = TABLE.iter().filter(|r| r.cacheable).map(|r| r.method).collect();
+        assert_eq!(
+            cacheable,
+            [
+                "server/discover",
+                "tools/list",
+                "resources/list",
+                "resources/templates/list",
+                "resources/read",
+                "prompts/list"
+            ]
+        );
+        assert!(is_cacheable("tools/list") && !is_cacheable("tools/call"));
     }
 }

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::error::ItemKind;
 use crate::protocol::{ErrorObject, RequestId, code, notification_line, success_line};
 use crate::server::builder::ServerCore;
-use crate::server::handle::Event;
+use crate::server::changes::Announcement;
 use crate::server::registry::Registry;
 
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
@@ -170,10 +170,10 @@ impl Subscriptions {
 
     /// The notifications `event` becomes on this connection. `handshake_ready`: the client
     /// completed the handshake (legacy notifications may flow).
-    pub(crate) fn on_event(&self, core: &ServerCore, event: &Event, handshake_ready: bool) -> Vec<Routed> {
+    pub(crate) fn on_event(&self, core: &ServerCore, event: &Announcement, handshake_ready: bool) -> Vec<Routed> {
         let mut lines = Vec::new();
         match event {
-            Event::ListChanged(kind) => {
+            Announcement::ListChanged(kind) => {
                 let (method, wanted): (&str, fn(&Filter) -> bool) = match kind {
                     ItemKind::Tool => ("notifications/tools/list_changed", |f| f.tools_list_changed),
                     ItemKind::Prompt => ("notifications/prompts/list_changed", |f| f.prompts_list_changed),
@@ -189,7 +189,7 @@ impl Subscriptions {
                     lines.push((listen.stream.clone(), notification_line(method, Some(&params))));
                 }
             }
-            Event::ResourceUpdated(uri) => {
+            Announcement::ResourceUpdated(uri) => {
                 let method = "notifications/resources/updated";
                 if handshake_ready && self.uris.contains(&**uri) {
                     lines.push((None, notification_line(method, Some(&json!({ "uri": &**uri })))));
@@ -212,8 +212,8 @@ impl Subscriptions {
             self.uris.iter().chain(self.listens.iter().flat_map(|l| &l.filter.resource_subscriptions)).collect();
         let events = kinds
             .into_iter()
-            .map(Event::ListChanged)
-            .chain(uris.into_iter().map(|uri| Event::ResourceUpdated(uri.as_str().into())));
+            .map(Announcement::ListChanged)
+            .chain(uris.into_iter().map(|uri| Announcement::ResourceUpdated(uri.as_str().into())));
         events.flat_map(|event| self.on_event(core, &event, handshake_ready)).collect()
     }
 

@@ -13,16 +13,16 @@ use serde_json::Map;
 use tokio::sync::broadcast;
 
 use crate::context::request_state::Sealer;
-use crate::context::state::{States, check_states};
+use crate::context::state::States;
 use crate::declare::prompt::PromptDescriptor;
 use crate::declare::resource::ResourceDescriptor;
 use crate::declare::selection::{Selection, every_declared};
 use crate::declare::tool::ToolDescriptor;
 use crate::protocol::{Implementation, ListChangedCapability, ResourcesCapability, Revision, ServerCapabilities};
-use crate::serve::routes::Routes;
-use crate::server::handle::{Event, ServerHandle};
+use crate::server::changes::Announcement;
+use crate::server::handle::ServerHandle;
 use crate::server::local::LocalThread;
-use crate::server::registry::Registry;
+use crate::server::registry::{Registry, check_states};
 use crate::util::BoxFuture;
 
 /// Limits and sizes a server works with.
@@ -487,7 +487,6 @@ impl Server {
             sealer: Arc::new(sealer),
             states: Arc::new(self.states),
             local: LocalThread::default(),
-            routes: Routes::for_capabilities(&capabilities),
             info: self.info,
             instructions: self.instructions,
             capabilities,
@@ -587,8 +586,6 @@ pub(crate) struct ServerCore {
     pub(crate) states: Arc<States>,
     /// Where `local` handlers run.
     pub(crate) local: LocalThread,
-    /// The methods this server answers.
-    pub(crate) routes: Routes,
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
     /// Declared once at start and never changed.
@@ -598,7 +595,7 @@ pub(crate) struct ServerCore {
     /// the one they started with.
     registry: RwLock<Arc<Registry>>,
     /// List and resource changes, for every connection.
-    pub(crate) events: broadcast::Sender<Event>,
+    pub(crate) events: broadcast::Sender<Announcement>,
     /// Sessions ended on any server of the bus, for the HTTP endpoint.
     pub(crate) ended_sessions: broadcast::Sender<Arc<str>>,
     /// This server's id on its change bus.
@@ -623,8 +620,8 @@ impl ServerCore {
     /// change is applied here too.
     fn hear(&self, notice: &ChangeNotice) {
         let event = match &notice.event {
-            ChangeEvent::ListChanged { kind } => Event::ListChanged(*kind),
-            ChangeEvent::ResourceUpdated { uri } => Event::ResourceUpdated(Arc::from(uri.as_str())),
+            ChangeEvent::ListChanged { kind } => Announcement::ListChanged(*kind),
+            ChangeEvent::ResourceUpdated { uri } => Announcement::ResourceUpdated(Arc::from(uri.as_str())),
             ChangeEvent::ItemChanged { kind, key, change } => {
                 let ours = notice.origin == self.origin;
                 // Another server's change applies here when this server has the item too.
@@ -636,7 +633,7 @@ impl ServerCore {
                 if !ours && !applied {
                     return;
                 }
-                Event::ListChanged(*kind)
+                Announcement::ListChanged(*kind)
             }
             ChangeEvent::SessionEnded { session } => {
                 // No endpoint listening (stdio) is not an error.

@@ -10,6 +10,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ItemKind;
 
+/// What a server's connections may have to tell their clients, whichever server of the bus the
+/// change came from (the bus carries [`ChangeNotice`]s; a connection hears these).
+#[derive(Debug, Clone)]
+pub(crate) enum Announcement {
+    /// A list of this kind changed.
+    ListChanged(ItemKind),
+    /// The resource at this URI changed.
+    ResourceUpdated(Arc<str>),
+}
+
 /// A change to an item of a server's lists, made by name (see
 /// [`ServerHandle::disable`](crate::ServerHandle::disable)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,7 +2,6 @@
 
 use std::sync::{Arc, OnceLock, Weak};
 
-use crate::context::state::check_states;
 use crate::declare::prompt::PromptDescriptor;
 use crate::declare::resource::ResourceDescriptor;
 use crate::declare::selection::Selection;
@@ -10,16 +9,7 @@ use crate::declare::tool::ToolDescriptor;
 use crate::error::{Error, ItemKind, Result};
 use crate::server::builder::ServerCore;
 use crate::server::changes::{ChangeEvent, ItemChange};
-use crate::server::registry::Registry;
-
-/// Something connections may have to tell their clients.
-#[derive(Debug, Clone)]
-pub(crate) enum Event {
-    /// A list of this kind changed.
-    ListChanged(ItemKind),
-    /// The resource at this URI changed.
-    ResourceUpdated(Arc<str>),
-}
+use crate::server::registry::{Registry, check_states};
 
 /// A handle on a server, taken with [`Server::handle`](crate::Server::handle) before it
 /// serves: says that a resource changed, and (with

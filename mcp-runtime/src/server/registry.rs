@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::value::RawValue;
 
+use crate::context::state::States;
 use crate::declare::completion::CompletionHandler;
 use crate::declare::handler::HandlerSpec;
 use crate::error::{Error, ItemKind};
@@ -457,6 +458,34 @@ fn mark_header_params(tool: &str, schema: &mut serde_json::Value, params: &[(Str
             return Err(invalid(argument, "only string, integer and boolean arguments can be mirrored in a header"));
         }
         property.insert("x-mcp-header".into(), serde_json::Value::from(header.as_str()));
+    }
+    Ok(())
+}
+
+/// Fails naming the first handler among these that takes a state nobody registered.
+pub(crate) fn check_states(
+    states: &States,
+    tools: &[ToolDescriptor],
+    resources: &[ResourceDescriptor],
+    prompts: &[PromptDescriptor],
+) -> Result<(), Error> {
+    let handlers = tools
+        .iter()
+        .map(|t| (ItemKind::Tool, t.name(), &t.required_states, &t.defined_at))
+        .chain(resources.iter().map(|r| {
+            let kind = if r.is_template() { ItemKind::ResourceTemplate } else { ItemKind::Resource };
+            (kind, r.uri(), &r.required_states, &r.defined_at)
+        }))
+        .chain(prompts.iter().map(|p| (ItemKind::Prompt, p.name(), &p.required_states, &p.defined_at)));
+    for (kind, name, required, defined_at) in handlers {
+        if let Some(missing) = required.iter().find(|r| !states.contains(r)) {
+            return Err(Error::MissingState {
+                kind,
+                name: name.to_owned(),
+                defined_at: defined_at.to_string(),
+                type_name: missing.type_name.to_owned(),
+            });
+        }
     }
     Ok(())
 }

@@ -21,12 +21,13 @@ use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
 use crate::context::RequestExtras;
+use crate::error::{Error, Result};
 use crate::protocol::{ErrorObject, error_line, is_json_whitespace};
-use crate::serve::executor::{Output, Reply};
+use crate::serve::reply::{Reply, ReplyTo};
 use crate::serve::session::{Session, SessionState};
 use crate::serve::subscriptions::Routed;
 use crate::server::builder::ServerCore;
-use crate::server::handle::Event;
+use crate::server::changes::Announcement;
 use crate::util::woken::WhenWoken;
 
 /// Response lines queued for the writer before tasks (and the loop) wait for it.
@@ -122,6 +123,20 @@ pub(crate) enum Ending {
     ReadFailed(io::Error),
 }
 
+/// The result a connection's ending and its writer's outcome make together.
+impl Ending {
+    pub(crate) fn into_result(self, written: io::Result<()>) -> Result<()> {
+        match self {
+            Ending::OutputClosed => Err(Error::OutputClosed(written.err())),
+            Ending::ReadFailed(e) => Err(Error::Io(e)),
+            Ending::Finished => match written {
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(Error::OutputClosed(Some(e))),
+                other => Ok(other?),
+            },
+        }
+    }
+}
+
 /// Serves one connection whose messages come and go over channels, one message per item:
 /// what `Server::serve_channel` and the in-memory test client run.
 pub(crate) async fn serve_messages(
@@ -129,17 +144,21 @@ pub(crate) async fn serve_messages(
     shutdown: impl Future<Output = ()> + Send,
     incoming: mpsc::Receiver<Vec<u8>>,
     outgoing: mpsc::Sender<Vec<u8>>,
-) -> crate::Result<()> {
+) -> Result<()> {
     let ending = run(core, Messages(incoming), outgoing, shutdown, LoopOptions::default()).await;
-    super::lines::finish(ending, Ok(()))
+    ending.into_result(Ok(()))
 }
 
 /// The next change event, with the receiver to wait for the one after: an owned future, so
 /// that the loop keeps it across turns.
-type NextEvent =
-    Pin<Box<dyn Future<Output = (Result<Event, broadcast::error::RecvError>, broadcast::Receiver<Event>)> + Send>>;
+type NextEvent = Pin<
+    Box<
+        dyn Future<Output = (Result<Announcement, broadcast::error::RecvError>, broadcast::Receiver<Announcement>)>
+            + Send,
+    >,
+>;
 
-fn next_event(mut events: broadcast::Receiver<Event>) -> NextEvent {
+fn next_event(mut events: broadcast::Receiver<Announcement>) -> NextEvent {
     Box::pin(async move {
         let event = events.recv().await;
         (event, events)
@@ -190,7 +209,7 @@ pub(crate) async fn run<I: Input>(
             }
             () = sleep_until(deadline), if deadline.is_some() => break,
             slot = session.executor.next_slot(), if session.executor.has_parked() => {
-                slot.and_then(|slot| session.executor.resume(slot).0)
+                slot.and_then(|slot| session.executor.resume(slot).into_reply())
             }
             (event, receiver) = &mut events, if reading => {
                 events = WhenWoken::new(next_event(receiver));
@@ -208,10 +227,10 @@ pub(crate) async fn run<I: Input>(
                 None
             }
             frame = input.next(), if reading && session.executor.can_read() => match frame {
-                Ok(Frame::Message(bytes)) => on_bytes(&mut session, &bytes, Output::Connection, None),
+                Ok(Frame::Message(bytes)) => on_bytes(&mut session, &bytes, ReplyTo::Connection, None),
                 Ok(Frame::Routed(routed)) => {
                     let RoutedMessage { bytes, stream, extras } = *routed;
-                    on_bytes(&mut session, &bytes, Output::Stream(stream), extras)
+                    on_bytes(&mut session, &bytes, ReplyTo::Stream(stream), extras)
                 }
                 Ok(Frame::TooLarge) => Some(Reply::now(error_line(
                     None,
@@ -293,14 +312,19 @@ pub(crate) async fn run<I: Input>(
 
 /// Handles one message's bytes: JSON whitespace alone is skipped, anything else that is not
 /// UTF-8 is a parse error.
-fn on_bytes(session: &mut Session, bytes: &[u8], output: Output, extras: Option<Arc<RequestExtras>>) -> Option<Reply> {
+fn on_bytes(
+    session: &mut Session,
+    bytes: &[u8],
+    reply_to: ReplyTo,
+    extras: Option<Arc<RequestExtras>>,
+) -> Option<Reply> {
     match std::str::from_utf8(bytes) {
         Ok(text) if text.chars().all(is_json_whitespace) => None,
-        Ok(text) => session.on_message_with(text, output, extras),
+        Ok(text) => session.on_message_with(text, reply_to, extras),
         Err(e) => {
             let line = error_line(None, &ErrorObject::parse_error(e));
-            Some(match output {
-                Output::Stream(stream) => Reply::to_stream(line, stream),
+            Some(match reply_to {
+                ReplyTo::Stream(stream) => Reply::to_stream(line, stream),
                 _ => Reply::now(line),
             })
         }

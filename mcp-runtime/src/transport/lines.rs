@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-use super::connection::{self, Ending, Frame, Input, OUTGOING_CAPACITY};
+use super::connection::{self, Frame, Input, OUTGOING_CAPACITY};
 use crate::server::builder::ServerCore;
 
 /// Bytes gathered into one write before it is flushed.
@@ -113,19 +113,7 @@ where
     let ending = connection::run(core, input, tx, shutdown, connection::LoopOptions::default()).await;
     // Every sender is gone once the loop returned: the writer flushes what is queued and ends.
     let written = writer_task.await.unwrap_or_else(|e| Err(io::Error::other(e)));
-    finish(ending, written)
-}
-
-/// The result a connection's ending and its writer's outcome make together.
-pub(crate) fn finish(ending: Ending, written: io::Result<()>) -> crate::Result<()> {
-    match ending {
-        Ending::OutputClosed => Err(crate::Error::OutputClosed(written.err())),
-        Ending::ReadFailed(e) => Err(crate::Error::Io(e)),
-        Ending::Finished => match written {
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(crate::Error::OutputClosed(Some(e))),
-            other => Ok(other?),
-        },
-    }
+    ending.into_result(written)
 }
 
 /// Writes outgoing lines, gathering whatever is ready into one write and flushing after it.

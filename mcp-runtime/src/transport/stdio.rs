@@ -20,7 +20,7 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 use super::connection::{self, Frame, Input, OUTGOING_CAPACITY};
-use super::lines::{Splitter, WRITE_BATCH, finish};
+use super::lines::{Splitter, WRITE_BATCH};
 use crate::server::builder::ServerCore;
 
 /// Batches of messages read ahead of the connection loop.
@@ -105,7 +105,7 @@ async fn serve_on_threads(core: Arc<ServerCore>, shutdown: impl Future<Output = 
     let input = ThreadInput { batches: in_rx, current: Vec::new().into_iter() };
     let ending = connection::run(core, input, out_tx, shutdown, connection::LoopOptions::default()).await;
     let written = done_rx.await.unwrap_or_else(|_| Err(io::Error::other("the standard output thread failed")));
-    finish(ending, written)
+    ending.into_result(written)
 }
 
 /// Reads standard input, handing over at once every message one read brought (one channel

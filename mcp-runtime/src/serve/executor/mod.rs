@@ -23,18 +23,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context as TaskContext, Poll, Waker};
 use std::time::Duration;
 
-use serde_json::value::RawValue;
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio::task::AbortHandle;
 use tracing::Instrument;
 
 use crate::context::asking::{Interrupt, PendingRequests};
-use crate::context::{CancelToken, Context, LogLimiter, Negotiated, RequestExtras};
+use crate::context::slot::SlotLease;
+use crate::context::{CancelToken, Context, LogLimiter};
 use crate::declare::handler::HandlerFn;
 use crate::declare::handler::{HandlerSpec, RunKind};
 use crate::protocol::RequestId;
-use crate::serve::request::{Call, CallLink, RequestMeta};
-use crate::serve::routes::WorkFn;
+use crate::serve::reply::{Reply, ReplyTo, Started};
+use crate::serve::request::{CallLink, Request};
 use crate::server::builder::ServerCore;
 use crate::server::local::LocalJob;
 
@@ -63,101 +63,9 @@ impl std::fmt::Display for Failure {
     }
 }
 
-/// Where a request's response goes.
-#[derive(Debug, Clone)]
-pub(crate) enum Output {
-    /// The connection's output queue.
-    Connection,
-    /// A stream of the request's own (an HTTP response): its notifications, the server's
-    /// questions about it, then its response.
-    Stream(mpsc::Sender<Vec<u8>>),
-    /// A batch's buffer, which sends the batch's answer once every member has delivered.
-    Batch(mpsc::UnboundedSender<Vec<u8>>),
-}
-
-/// A request's in-flight slot, which its handler gives back while it waits for the client and
-/// takes again once answered.
-#[derive(Debug)]
-pub(crate) struct SlotLease {
-    slots: Arc<Semaphore>,
-    permit: std::sync::Mutex<Option<OwnedSemaphorePermit>>,
-}
-
-impl SlotLease {
-    fn new(slots: Arc<Semaphore>, permit: OwnedSemaphorePermit) -> Arc<Self> {
-        Arc::new(SlotLease { slots, permit: std::sync::Mutex::new(Some(permit)) })
-    }
-
-    fn take(&self) -> Option<OwnedSemaphorePermit> {
-        self.permit.lock().unwrap_or_else(|e| e.into_inner()).take()
-    }
-
-    /// Gives the slot back (a no-op when it is not held).
-    pub(crate) fn release(&self) {
-        drop(self.take());
-    }
-
-    /// Takes a slot again after [`release`](Self::release), waiting for one to be free.
-    pub(crate) async fn reacquire(&self) {
-        if self.permit.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
-            return;
-        }
-        if let Ok(permit) = Arc::clone(&self.slots).acquire_owned().await {
-            *self.permit.lock().unwrap_or_else(|e| e.into_inner()) = Some(permit);
-        }
-    }
-}
-
-/// A response line ready on the reading loop, with the slot it holds until it is queued.
-#[derive(Debug)]
-pub(crate) struct Reply {
-    pub(crate) line: Vec<u8>,
-    /// The request's own stream; `None`: the connection's output.
-    pub(crate) stream: Option<mpsc::Sender<Vec<u8>>>,
-    _slot: Option<OwnedSemaphorePermit>,
-}
-
-impl Reply {
-    /// A response that held no slot (lifecycle and inline methods, errors).
-    pub(crate) fn now(line: Vec<u8>) -> Self {
-        Reply { line, stream: None, _slot: None }
-    }
-
-    /// The same, for a request with a stream of its own.
-    pub(crate) fn to_stream(line: Vec<u8>, stream: mpsc::Sender<Vec<u8>>) -> Self {
-        Reply { line, stream: Some(stream), _slot: None }
-    }
-}
-
-/// What starting a request produced: a response for the loop to queue, or nothing (it runs,
-/// waits for a slot, or went to a batch's buffer).
-#[derive(Debug)]
-#[must_use]
-pub(crate) struct Started(pub(crate) Option<Reply>);
-
-/// A request that runs user code, as the session hands it over.
-pub(crate) struct Job<'a> {
-    pub(crate) meta: RequestMeta,
-    pub(crate) extras: Option<Arc<RequestExtras>>,
-    pub(crate) negotiated: Arc<Negotiated>,
-    pub(crate) id: RequestId,
-    pub(crate) method: &'static str,
-    pub(crate) params: Option<&'a RawValue>,
-    pub(crate) work: WorkFn,
-    pub(crate) output: Output,
-}
-
-/// A request waiting for a slot: what it needs to start later, owned.
-struct Parked {
-    meta: RequestMeta,
-    extras: Option<Arc<RequestExtras>>,
-    negotiated: Arc<Negotiated>,
-    id: RequestId,
-    method: &'static str,
-    params: Option<Box<RawValue>>,
-    work: WorkFn,
-    output: Output,
-}
+/// What runs a method's user code, given the request and a slot to run it in (the route
+/// table's `Work` rows).
+pub(crate) type WorkFn = fn(&Request<'_>, Start<'_>) -> Started;
 
 /// Keeps the drain waiting while it lives (one per task and per open batch).
 #[derive(Debug)]
@@ -198,7 +106,8 @@ pub(crate) struct Executor {
     core: Arc<ServerCore>,
     out: mpsc::Sender<Vec<u8>>,
     slots: Arc<Semaphore>,
-    parked: VecDeque<Parked>,
+    /// Requests waiting for a slot, owning their params, with the method that will run them.
+    parked: VecDeque<(Request<'static>, WorkFn)>,
     running: HashMap<RequestId, Running>,
     /// The connection's budget of log messages.
     limiter: Arc<LogLimiter>,
@@ -270,87 +179,64 @@ impl Executor {
     }
 
     /// Starts a request now if a slot is free and none waits before it; otherwise parks it.
-    pub(crate) fn submit(&mut self, job: Job<'_>) -> Started {
+    pub(crate) fn submit(&mut self, request: Request<'_>, work: WorkFn) -> Started {
         if self.parked.is_empty()
             && let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned()
         {
-            let Job { meta, extras, negotiated, id, method, params, work, output } = job;
-            return self.start((meta, extras), &negotiated, id, method, params, work, output, slot);
+            return self.start(request, work, slot);
         }
-        let Job { meta, extras, negotiated, id, method, params, work, output } = job;
-        let params = params.map(ToOwned::to_owned);
-        self.parked.push_back(Parked { meta, extras, negotiated, id, method, params, work, output });
-        Started(None)
+        self.parked.push_back((request.into_owned(), work));
+        Started::Later
     }
 
     /// Starts the first parked request with `slot`.
     pub(crate) fn resume(&mut self, slot: OwnedSemaphorePermit) -> Started {
-        let Some(Parked { meta, extras, negotiated, id, method, params, work, output }) = self.parked.pop_front()
-        else {
-            return Started(None);
-        };
-        self.start((meta, extras), &negotiated, id, method, params.as_deref(), work, output, slot)
+        match self.parked.pop_front() {
+            Some((request, work)) => self.start(request, work, slot),
+            None => Started::Later,
+        }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn start(
-        &mut self,
-        (meta, extras): (RequestMeta, Option<Arc<RequestExtras>>),
-        negotiated: &Arc<Negotiated>,
-        id: RequestId,
-        method: &'static str,
-        params: Option<&RawValue>,
-        work: WorkFn,
-        output: Output,
-        slot: OwnedSemaphorePermit,
-    ) -> Started {
+    /// Links the request to the connection (its output, log budget, slot, cancellation) and
+    /// runs its method, once.
+    fn start(&mut self, mut request: Request<'_>, work: WorkFn, slot: OwnedSemaphorePermit) -> Started {
         let span = tracing::debug_span!(
             "request",
-            method,
-            id = %id,
-            revision = %negotiated.revision,
+            method = request.method,
+            id = %request.id,
+            revision = %request.negotiated.revision,
             traceparent = tracing::field::Empty
         );
         // A W3C trace context the client sent (HTTP) ties this request's logs to its trace.
-        if let Some((_, traceparent)) =
-            extras.as_ref().and_then(|e| e.headers.iter().find(|(name, _)| name.eq_ignore_ascii_case("traceparent")))
+        if let Some((_, traceparent)) = request
+            .extras
+            .as_ref()
+            .and_then(|e| e.headers.iter().find(|(name, _)| name.eq_ignore_ascii_case("traceparent")))
         {
             span.record("traceparent", traceparent.as_str());
         }
-        let core = Arc::clone(&self.core);
         let cancel = CancelToken::default();
         let lease = SlotLease::new(Arc::clone(&self.slots), slot);
-        let out = match &output {
-            Output::Stream(stream) => stream.clone(),
-            Output::Connection | Output::Batch(_) => self.out.clone(),
+        let out = match &request.reply_to {
+            ReplyTo::Stream(stream) => stream.clone(),
+            ReplyTo::Connection | ReplyTo::Batch(_) => self.out.clone(),
         };
-        let link = Some(CallLink {
+        request.link = Some(CallLink {
             out,
             limiter: Arc::clone(&self.limiter),
             lease: Arc::clone(&lease),
-            pending: self.pending.clone(),
+            pending: Arc::clone(&self.pending),
+            cancel: cancel.clone(),
         });
-        let cancel_token = cancel.clone();
-        let call = Call {
-            core: &core,
-            negotiated,
-            id: &id,
-            method,
-            params,
-            meta,
-            cancel: cancel_token,
-            link,
-            stream: None,
-            extras,
-        };
-        let start = Start { executor: self, id: id.clone(), lease, output, span, cancel };
-        work(&call, start)
+        let reply_to = request.reply_to.clone();
+        let start = Start { executor: self, id: request.id.clone(), lease, reply_to, span, cancel };
+        work(&request, start)
     }
 
     /// `notifications/cancelled`: a running request's task is aborted (nothing is sent for
     /// it); a waiting one is dropped. `false`: no such request (finished, or never seen).
     pub(crate) fn cancel(&mut self, id: &RequestId) -> bool {
-        if let Some(at) = self.parked.iter().position(|p| &p.id == id) {
+        if let Some(at) = self.parked.iter().position(|(request, _)| &request.id == id) {
             self.parked.remove(at);
             return true;
         }
@@ -412,7 +298,7 @@ pub(crate) struct Start<'a> {
     executor: &'a mut Executor,
     id: RequestId,
     lease: Arc<SlotLease>,
-    output: Output,
+    reply_to: ReplyTo,
     span: tracing::Span,
     cancel: CancelToken,
 }
@@ -420,7 +306,7 @@ pub(crate) struct Start<'a> {
 impl Start<'_> {
     /// Answers at once (an error found before any user code ran, or a ready result).
     pub(crate) fn reply(self, line: Vec<u8>) -> Started {
-        deliver_now(self.output, line, &self.lease)
+        deliver_now(self.reply_to, line, &self.lease)
     }
 
     /// Calls `handler` with `input` where it belongs: a `Send` handler through
@@ -480,13 +366,13 @@ impl Start<'_> {
                 })
             };
             let failure = match first {
-                Ok(Poll::Ready(value)) => return deliver_now(self.output, finish(Ok(value)), &self.lease),
+                Ok(Poll::Ready(value)) => return deliver_now(self.reply_to, finish(Ok(value)), &self.lease),
                 Err(panic) => Some(Failure::Panicked(panic_message(panic))),
                 // It stopped at once to ask the client: no need for a task.
                 Ok(Poll::Pending) => context.take_interrupt().map(Failure::Interrupted),
             };
             if let Some(failure) = failure {
-                return deliver_now(self.output, finish(Err(failure)), &self.lease);
+                return deliver_now(self.reply_to, finish(Err(failure)), &self.lease);
             }
             // Still pending: a correct future registers the task's waker at its next poll.
         }
@@ -542,7 +428,7 @@ impl Start<'_> {
         T: Send + 'static,
         Fin: FnOnce(Result<T, Failure>) -> Vec<u8> + Send + 'static,
     {
-        let Start { executor, id, lease, output, span, cancel } = self;
+        let Start { executor, id, lease, reply_to, span, cancel } = self;
         let out = executor.out.clone();
         let guard = executor.drain_guard();
         let token = cancel.clone();
@@ -574,42 +460,42 @@ impl Start<'_> {
                     },
                 };
                 let line = finish(outcome);
-                deliver(&out, output, line).await;
+                deliver(&out, reply_to, line).await;
                 lease.release();
             }
             .instrument(span),
         );
         let task = tokio::spawn(task);
         executor.remember(id, Running { abort: task.abort_handle(), cancel });
-        Started(None)
+        Started::Later
     }
 }
 
 /// A response ready on the reading loop: the connection's goes back to the loop (with its
 /// slot, until it is queued), a batch member's into its batch's buffer.
-fn deliver_now(output: Output, line: Vec<u8>, lease: &SlotLease) -> Started {
-    match output {
-        Output::Connection => Started(Some(Reply { line, stream: None, _slot: lease.take() })),
-        Output::Stream(stream) => Started(Some(Reply { line, stream: Some(stream), _slot: lease.take() })),
-        Output::Batch(batch) => {
+fn deliver_now(reply_to: ReplyTo, line: Vec<u8>, lease: &SlotLease) -> Started {
+    match reply_to {
+        ReplyTo::Connection => Started::Answered(Reply { line, stream: None, _slot: lease.take() }),
+        ReplyTo::Stream(stream) => Started::Answered(Reply { line, stream: Some(stream), _slot: lease.take() }),
+        ReplyTo::Batch(batch) => {
             let _ = batch.send(line);
             lease.release();
-            Started(None)
+            Started::Later
         }
     }
 }
 
 /// Queues a response from a task; waits while the queue is full (the client is not reading).
-async fn deliver(out: &mpsc::Sender<Vec<u8>>, output: Output, line: Vec<u8>) {
-    match output {
+async fn deliver(out: &mpsc::Sender<Vec<u8>>, reply_to: ReplyTo, line: Vec<u8>) {
+    match reply_to {
         // The queue is closed only when the output is gone: nothing is left to tell.
-        Output::Connection => {
+        ReplyTo::Connection => {
             let _ = out.send(line).await;
         }
-        Output::Stream(stream) => {
+        ReplyTo::Stream(stream) => {
             let _ = stream.send(line).await;
         }
-        Output::Batch(batch) => {
+        ReplyTo::Batch(batch) => {
             let _ = batch.send(line);
         }
     }

@@ -11,22 +11,23 @@ use serde_json::{Map, Value};
 use crate::context::Negotiated;
 use crate::protocol::Cached;
 use crate::protocol::{ErrorObject, Feature, InitializeParams, InitializeResult, LogLevel, RequestId, Revision};
-use crate::serve::request::{Call, Empty};
+use crate::serve::reply::{Empty, ReplyTo};
+use crate::serve::request::Request;
 use crate::serve::session::{Era, Session};
 
-pub(crate) fn initialize(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
+pub(crate) fn initialize(session: &mut Session, request: &Request<'_>) -> Vec<u8> {
     if matches!(session.era, Era::Handshake { .. }) {
-        return call.error(&ErrorObject::invalid_request(
+        return request.error(&ErrorObject::invalid_request(
             "Invalid request: `initialize` was already received on this connection",
         ));
     }
-    let params: InitializeParams = match call.params {
+    let params: InitializeParams = match request.raw_params() {
         Some(raw) => match serde_json::from_str(raw.get()) {
             Ok(params) => params,
-            Err(e) => return call.error(&ErrorObject::invalid_params(format!("Invalid `initialize` params: {e}"))),
+            Err(e) => return request.error(&ErrorObject::invalid_params(format!("Invalid `initialize` params: {e}"))),
         },
         None => {
-            return call.error(&ErrorObject::invalid_params(
+            return request.error(&ErrorObject::invalid_params(
                 "`initialize` needs params with `protocolVersion`, `capabilities` and `clientInfo`",
             ));
         }
@@ -40,7 +41,7 @@ pub(crate) fn initialize(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
         client = ?params.client_info.as_ref().map(|c| &c.name),
         "initialize"
     );
-    let core = call.core;
+    let core = &request.core;
     let result = InitializeResult {
         protocol_version: revision.as_str(),
         capabilities: core.capabilities.for_revision(revision),
@@ -56,16 +57,16 @@ pub(crate) fn initialize(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
         client_ready: false,
     };
     session.changes += 1;
-    crate::serve::request::respond(core, call.id, revision, None, result)
+    crate::serve::reply::respond(core, &request.id, revision, None, result)
 }
 
-pub(crate) fn ping(call: &Call<'_>) -> Vec<u8> {
-    call.respond(None, Empty {})
+pub(crate) fn ping(request: &Request<'_>) -> Vec<u8> {
+    request.respond(None, Empty {})
 }
 
 /// The `server/discover` result: a 2026-07-28 result, whichever era asks.
-pub(crate) fn discover(call: &Call<'_>) -> Vec<u8> {
-    let core = call.core;
+pub(crate) fn discover(request: &Request<'_>) -> Vec<u8> {
+    let core = &request.core;
     let revision = Revision::LATEST;
     let mut result = Map::new();
     result
@@ -77,7 +78,7 @@ pub(crate) fn discover(call: &Call<'_>) -> Vec<u8> {
     if let Some(instructions) = &core.instructions {
         result.insert("instructions".into(), Value::from(instructions.as_str()));
     }
-    crate::serve::request::respond(core, call.id, revision, Some(core.config.cache.get(Cached::Discover)), result)
+    crate::serve::reply::respond(core, &request.id, revision, Some(core.config.cache.get(Cached::Discover)), result)
 }
 
 #[derive(Deserialize)]
@@ -86,55 +87,59 @@ struct UriParams {
 }
 
 /// `resources/subscribe` (handshake revisions).
-pub(crate) fn subscribe(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
-    let result = call
+pub(crate) fn subscribe(session: &mut Session, request: &Request<'_>) -> Vec<u8> {
+    let result = request
         .params::<UriParams>("resources/subscribe")
-        .and_then(|params| session.subscriptions.subscribe(call.core, &params.uri));
+        .and_then(|params| session.subscriptions.subscribe(&request.core, &params.uri));
     match result {
         Ok(()) => {
             session.changes += 1;
-            call.respond(None, Empty {})
+            request.respond(None, Empty {})
         }
-        Err(e) => call.error(&e),
+        Err(e) => request.error(&e),
     }
 }
 
 /// `resources/unsubscribe` (handshake revisions): always succeeds for a valid request.
-pub(crate) fn unsubscribe(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
-    match call.params::<UriParams>("resources/unsubscribe") {
+pub(crate) fn unsubscribe(session: &mut Session, request: &Request<'_>) -> Vec<u8> {
+    match request.params::<UriParams>("resources/unsubscribe") {
         Ok(params) => {
             session.subscriptions.unsubscribe(&params.uri);
             session.changes += 1;
-            call.respond(None, Empty {})
+            request.respond(None, Empty {})
         }
-        Err(e) => call.error(&e),
+        Err(e) => request.error(&e),
     }
 }
 
 /// `subscriptions/listen` (2026-07-28): opens a stream; its acknowledgement goes out now and
 /// its result when the stream ends.
-pub(crate) fn listen(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
-    let params = call.params.map_or("{}", RawValue::get);
-    match session.subscriptions.listen(call.core, call.id, params, call.stream.clone()) {
+pub(crate) fn listen(session: &mut Session, request: &Request<'_>) -> Vec<u8> {
+    let params = request.raw_params().map_or("{}", RawValue::get);
+    let stream = match &request.reply_to {
+        ReplyTo::Stream(stream) => Some(stream.clone()),
+        ReplyTo::Connection | ReplyTo::Batch(_) => None,
+    };
+    match session.subscriptions.listen(&request.core, &request.id, params, stream) {
         Ok(ack) => ack,
-        Err(e) => call.error(&e),
+        Err(e) => request.error(&e),
     }
 }
 
 /// `logging/setLevel` (handshake revisions): the least severe log message the client wants,
 /// for this connection's requests from now on (those running included).
-pub(crate) fn set_level(session: &mut Session, call: &Call<'_>) -> Vec<u8> {
+pub(crate) fn set_level(session: &mut Session, request: &Request<'_>) -> Vec<u8> {
     #[derive(Deserialize)]
     struct SetLevel {
         level: LogLevel,
     }
-    match call.params::<SetLevel>("logging/setLevel") {
+    match request.params::<SetLevel>("logging/setLevel") {
         Ok(SetLevel { level }) => {
             session.log_level.store(level.index(), std::sync::atomic::Ordering::Relaxed);
             session.changes += 1;
-            call.respond(None, Empty {})
+            request.respond(None, Empty {})
         }
-        Err(e) => call.error(&e),
+        Err(e) => request.error(&e),
     }
 }
 

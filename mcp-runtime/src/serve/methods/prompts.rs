@@ -10,17 +10,20 @@ use crate::declare::completion::CompletionContext;
 use crate::declare::prompt::PromptGet;
 use crate::protocol::Cached;
 use crate::protocol::{Completion, ErrorObject, excerpt};
-use crate::serve::executor::{Failure, Start, Started};
-use crate::serve::request::{Call, Page, list_cursor, page_result};
+use crate::serve::executor::{Failure, Start};
+use crate::serve::methods::{list_cursor, page_result};
+use crate::serve::reply::Page;
+use crate::serve::reply::Started;
+use crate::serve::request::Request;
 
-pub(crate) fn list(call: &Call<'_>) -> Vec<u8> {
-    let listed = list_cursor(call).and_then(|cursor| {
-        let registry = call.core.registry();
-        let (items, next) = registry.prompts.page(cursor.as_deref(), call.core.config.page_size)?;
-        let prompts: Vec<_> = items.iter().map(|p| p.prompt.for_revision(call.revision())).collect();
-        Ok(page_result(call, Page { field: "prompts", items: &prompts, next }, Cached::PromptList))
+pub(crate) fn list(request: &Request<'_>) -> Vec<u8> {
+    let listed = list_cursor(request).and_then(|cursor| {
+        let registry = request.core.registry();
+        let (items, next) = registry.prompts.page(cursor.as_deref(), request.core.config.page_size)?;
+        let prompts: Vec<_> = items.iter().map(|p| p.prompt.for_revision(request.revision())).collect();
+        Ok(page_result(request, Page { field: "prompts", items: &prompts, next }, Cached::PromptList))
     });
-    listed.unwrap_or_else(|e| call.error(&e))
+    listed.unwrap_or_else(|e| request.error(&e))
 }
 
 #[derive(Deserialize)]
@@ -30,16 +33,16 @@ struct GetParams {
     arguments: BTreeMap<String, String>,
 }
 
-pub(crate) fn get(call: &Call<'_>, start: Start<'_>) -> Started {
-    let revision = call.revision();
-    let params: GetParams = match call.params("prompts/get") {
+pub(crate) fn get(request: &Request<'_>, start: Start<'_>) -> Started {
+    let revision = request.revision();
+    let params: GetParams = match request.params("prompts/get") {
         Ok(p) => p,
-        Err(e) => return start.reply(call.error(&e)),
+        Err(e) => return start.reply(request.error(&e)),
     };
-    let registry = call.core.registry();
+    let registry = request.core.registry();
     let Some(entry) = registry.prompts.get(&params.name) else {
         let error = ErrorObject::invalid_params(format!("Unknown prompt `{}`", excerpt(&params.name)));
-        return start.reply(call.error(&error));
+        return start.reply(request.error(&error));
     };
     let missing: Vec<&str> = entry
         .prompt
@@ -52,13 +55,13 @@ pub(crate) fn get(call: &Call<'_>, start: Start<'_>) -> Started {
         let list = missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
         let error =
             ErrorObject::invalid_params(format!("Prompt `{}` is missing the required arguments {list}", entry.name));
-        return start.reply(call.error(&error));
+        return start.reply(request.error(&error));
     }
-    let context = match call.context(entry.origin) {
+    let context = match request.context(entry.origin) {
         Ok(context) => context,
-        Err(e) => return start.reply(call.error(&e)),
+        Err(e) => return start.reply(request.error(&e)),
     };
-    let responder = call.responder(&context);
+    let responder = request.responder(&context);
     let get = PromptGet { name: Arc::clone(&entry.name), arguments: params.arguments, context: context.clone() };
     let name = Arc::clone(&entry.name);
     start.call(&entry.handler, entry.spec, &context, get, move |outcome| {
@@ -113,22 +116,22 @@ struct CompleteParams {
     context: Option<CompleteContext>,
 }
 
-pub(crate) fn complete(call: &Call<'_>) -> Vec<u8> {
-    match completion(call) {
+pub(crate) fn complete(request: &Request<'_>) -> Vec<u8> {
+    match completion(request) {
         Ok(values) => {
             let mut result = Map::new();
             let completion = Completion::from_values(values);
             result.insert("completion".into(), serde_json::to_value(completion).unwrap_or(Value::Null));
-            call.respond(None, result)
+            request.respond(None, result)
         }
-        Err(e) => call.error(&e),
+        Err(e) => request.error(&e),
     }
 }
 
 /// The values a completer offers (it runs here, inline: completers are plain functions).
-fn completion(call: &Call<'_>) -> Result<Vec<String>, ErrorObject> {
-    let params: CompleteParams = call.params("completion/complete")?;
-    let registry = call.core.registry();
+fn completion(request: &Request<'_>) -> Result<Vec<String>, ErrorObject> {
+    let params: CompleteParams = request.params("completion/complete")?;
+    let registry = request.core.registry();
     let argument = params.argument.name.as_str();
     let (completions, known) = match &params.reference {
         Reference::Prompt { name } => {
@@ -156,7 +159,7 @@ fn completion(call: &Call<'_>) -> Result<Vec<String>, ErrorObject> {
         argument: params.argument.name,
         value: params.argument.value,
         arguments: params.context.unwrap_or_default().arguments,
-        states: Arc::clone(&call.core.states),
+        states: Arc::clone(&request.core.states),
     };
     match completions.get(&context.argument) {
         Some(completer) => {

@@ -9,25 +9,28 @@ use crate::declare::handler::{HandlerSpec, RunKind};
 use crate::declare::resource::{ReadError, ResourceRead};
 use crate::protocol::Cached;
 use crate::protocol::{ErrorObject, Feature, ReadResourceResult, Resource, Revision, code, excerpt};
-use crate::serve::executor::{Failure, Start, Started};
-use crate::serve::request::{Call, Page, list_cursor, page_result};
+use crate::serve::executor::{Failure, Start};
+use crate::serve::methods::{list_cursor, page_result};
+use crate::serve::reply::Page;
+use crate::serve::reply::Started;
+use crate::serve::request::Request;
 use crate::server::registry::page;
 
 /// The fixed resources, and the concrete ones the templates' listers enumerate (user code,
 /// so this runs through the executor).
-pub(crate) fn list(call: &Call<'_>, start: Start<'_>) -> Started {
-    let cursor = match list_cursor(call) {
+pub(crate) fn list(request: &Request<'_>, start: Start<'_>) -> Started {
+    let cursor = match list_cursor(request) {
         Ok(cursor) => cursor,
-        Err(e) => return start.reply(call.error(&e)),
+        Err(e) => return start.reply(request.error(&e)),
     };
-    let registry = call.core.registry();
+    let registry = request.core.registry();
     let fixed: Vec<Resource> = registry.resources.iter().map(|r| r.resource.clone()).collect();
     let listers: Vec<_> = registry.templates.iter().filter_map(|t| t.lister.clone()).collect();
-    let context = match call.context(None) {
+    let context = match request.context(None) {
         Ok(context) => context,
-        Err(e) => return start.reply(call.error(&e)),
+        Err(e) => return start.reply(request.error(&e)),
     };
-    let responder = call.responder(&context);
+    let responder = request.responder(&context);
     let finish = move |mut all: Vec<Resource>| -> Vec<u8> {
         all.sort_by(|a, b| a.uri.cmp(&b.uri));
         all.dedup_by(|a, b| a.uri == b.uri);
@@ -66,15 +69,15 @@ pub(crate) fn list(call: &Call<'_>, start: Start<'_>) -> Started {
     })
 }
 
-pub(crate) fn list_templates(call: &Call<'_>) -> Vec<u8> {
-    let listed = list_cursor(call).and_then(|cursor| {
-        let registry = call.core.registry();
-        let (items, next) = registry.templates.page(cursor.as_deref(), call.core.config.page_size)?;
-        let templates: Vec<_> = items.iter().map(|t| t.template.for_revision(call.revision())).collect();
+pub(crate) fn list_templates(request: &Request<'_>) -> Vec<u8> {
+    let listed = list_cursor(request).and_then(|cursor| {
+        let registry = request.core.registry();
+        let (items, next) = registry.templates.page(cursor.as_deref(), request.core.config.page_size)?;
+        let templates: Vec<_> = items.iter().map(|t| t.template.for_revision(request.revision())).collect();
         let page = Page { field: "resourceTemplates", items: &templates, next };
-        Ok(page_result(call, page, Cached::ResourceTemplateList))
+        Ok(page_result(request, page, Cached::ResourceTemplateList))
     });
-    listed.unwrap_or_else(|e| call.error(&e))
+    listed.unwrap_or_else(|e| request.error(&e))
 }
 
 #[derive(Deserialize)]
@@ -89,26 +92,26 @@ fn not_found(revision: Revision, uri: &str) -> ErrorObject {
     ErrorObject::new(code, format!("Resource not found: `{uri}`")).with_data(json!({ "uri": uri }))
 }
 
-pub(crate) fn read(call: &Call<'_>, start: Start<'_>) -> Started {
-    let revision = call.revision();
-    let params: ReadParams = match call.params("resources/read") {
+pub(crate) fn read(request: &Request<'_>, start: Start<'_>) -> Started {
+    let revision = request.revision();
+    let params: ReadParams = match request.params("resources/read") {
         Ok(p) => p,
-        Err(e) => return start.reply(call.error(&e)),
+        Err(e) => return start.reply(request.error(&e)),
     };
-    let registry = call.core.registry();
+    let registry = request.core.registry();
     let (reader, variables, mime, cache, spec, origin) = if let Some(entry) = registry.resources.get(&params.uri) {
         (entry.reader.clone(), Vec::new(), entry.resource.mime_type.clone(), entry.cache, entry.spec, entry.origin)
     } else if let Some((entry, variables)) = registry.match_template(&params.uri) {
         (entry.reader.clone(), variables, entry.template.mime_type.clone(), entry.cache, entry.spec, entry.origin)
     } else {
-        return start.reply(call.error(&not_found(revision, &params.uri)));
+        return start.reply(request.error(&not_found(revision, &params.uri)));
     };
     let uri = params.uri.clone();
-    let context = match call.context(origin) {
+    let context = match request.context(origin) {
         Ok(context) => context,
-        Err(e) => return start.reply(call.error(&e)),
+        Err(e) => return start.reply(request.error(&e)),
     };
-    let responder = call.responder(&context);
+    let responder = request.responder(&context);
     let read = ResourceRead { uri: params.uri, variables, mime_type: mime.map(Arc::from), context: context.clone() };
     start.call(&reader, spec, &context, read, move |outcome| {
         let outcome = match outcome {

@@ -9,24 +9,27 @@ use serde_json::{Map, Value, json};
 use crate::declare::tool::ToolCall;
 use crate::protocol::Cached;
 use crate::protocol::{CallToolResult, ErrorObject, Feature, Shape, code, excerpt, shape_of};
-use crate::serve::executor::{Failure, Start, Started};
-use crate::serve::request::{Call, Page, list_cursor, page_result};
+use crate::serve::executor::{Failure, Start};
+use crate::serve::methods::{list_cursor, page_result};
+use crate::serve::reply::Page;
+use crate::serve::reply::Started;
+use crate::serve::request::Request;
 
 /// A page of tools, serialized once per registry, revision and cursor (see `PageCache`): what a
 /// server with many tools sends most is copied, not built again.
-pub(crate) fn list(call: &Call<'_>) -> Vec<u8> {
-    let listed = list_cursor(call).and_then(|cursor| {
-        let registry = call.core.registry();
-        let revision = call.revision();
+pub(crate) fn list(request: &Request<'_>) -> Vec<u8> {
+    let listed = list_cursor(request).and_then(|cursor| {
+        let registry = request.core.registry();
+        let revision = request.revision();
         let page = registry.tool_pages.get_or_build(revision, cursor.as_deref(), || {
-            let (page, next) = registry.tools.page(cursor.as_deref(), call.core.config.page_size)?;
+            let (page, next) = registry.tools.page(cursor.as_deref(), request.core.config.page_size)?;
             let tools: Vec<_> = page.iter().map(|t| t.listing(revision)).collect();
             serde_json::value::to_raw_value(&Page { field: "tools", items: &tools, next })
                 .map_err(|e| ErrorObject::internal(format!("the tool list could not be serialized: {e}")))
         })?;
-        Ok(page_result(call, &*page, Cached::ToolList))
+        Ok(page_result(request, &*page, Cached::ToolList))
     });
-    listed.unwrap_or_else(|e| call.error(&e))
+    listed.unwrap_or_else(|e| request.error(&e))
 }
 
 #[derive(Deserialize)]
@@ -36,22 +39,22 @@ struct CallParams<'a> {
     arguments: Option<&'a RawValue>,
 }
 
-pub(crate) fn call(call: &Call<'_>, start: Start<'_>) -> Started {
-    let revision = call.revision();
-    let params: CallParams<'_> = match call.params("tools/call") {
+pub(crate) fn call(request: &Request<'_>, start: Start<'_>) -> Started {
+    let revision = request.revision();
+    let params: CallParams<'_> = match request.params("tools/call") {
         Ok(params) => params,
-        Err(e) => return start.reply(call.error(&e)),
+        Err(e) => return start.reply(request.error(&e)),
     };
-    let registry = call.core.registry();
+    let registry = request.core.registry();
     let Some(entry) = registry.tools.get(&params.name) else {
         return start
-            .reply(call.error(&ErrorObject::invalid_params(format!("Unknown tool `{}`", excerpt(&params.name)))));
+            .reply(request.error(&ErrorObject::invalid_params(format!("Unknown tool `{}`", excerpt(&params.name)))));
     };
     let missing: Vec<&str> = entry
         .required_client_capabilities
         .iter()
         .map(String::as_str)
-        .filter(|name| !call.negotiated.client_capabilities.contains_key(*name))
+        .filter(|name| !request.negotiated.client_capabilities.contains_key(*name))
         .collect();
     if !missing.is_empty() {
         let list = missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
@@ -61,24 +64,24 @@ pub(crate) fn call(call: &Call<'_>, start: Start<'_>) -> Started {
             let required: Map<String, Value> = missing.iter().map(|m| ((*m).to_owned(), json!({}))).collect();
             let error = ErrorObject::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
                 .with_data(json!({ "requiredCapabilities": required }));
-            return start.reply(call.error(&error));
+            return start.reply(request.error(&error));
         }
         // The handshake revisions have no error for this: the tool fails as a tool.
-        return start.reply(call.respond(None, CallToolResult::error(message).for_revision(revision, false)));
+        return start.reply(request.respond(None, CallToolResult::error(message).for_revision(revision, false)));
     }
     let arguments = match params.arguments {
         Some(raw) if raw.get() == "null" => None,
         Some(raw) if shape_of(raw.get()) != Shape::Object => {
-            return start.reply(call.error(&ErrorObject::invalid_params("`arguments` must be an object")));
+            return start.reply(request.error(&ErrorObject::invalid_params("`arguments` must be an object")));
         }
         Some(raw) => Some(raw.to_owned()),
         None => None,
     };
-    let context = match call.context(entry.origin) {
+    let context = match request.context(entry.origin) {
         Ok(context) => context,
-        Err(e) => return start.reply(call.error(&e)),
+        Err(e) => return start.reply(request.error(&e)),
     };
-    let responder = call.responder(&context);
+    let responder = request.responder(&context);
     let tool_call = ToolCall { name: Arc::clone(&entry.name), arguments, context: context.clone() };
     let (name, wrap_output) = (Arc::clone(&entry.name), entry.wrap_output);
     start.call(&entry.handler, entry.spec, &context, tool_call, move |outcome| {

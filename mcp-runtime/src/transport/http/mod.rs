@@ -785,8 +785,11 @@ async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
                 // A failed `initialize` leaves no session behind.
                 app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session);
             }
-            let caching =
-                if stateless && method.is_some_and(carries_caching_fields) { cache_control(&body) } else { None };
+            let caching = if stateless && method.is_some_and(crate::serve::routes::is_cacheable) {
+                cache_control(&body)
+            } else {
+                None
+            };
             let mut response = (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
             if let Some(caching) = caching {
                 response.headers_mut().insert(header::CACHE_CONTROL, caching);
@@ -916,20 +919,6 @@ fn modern_status(line: &[u8]) -> StatusCode {
         ) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }
-}
-
-/// The 2026-07-28 methods whose results say how long they may be cached (`ttlMs`,
-/// `cacheScope`).
-fn carries_caching_fields(method: &str) -> bool {
-    matches!(
-        method,
-        "server/discover"
-            | "tools/list"
-            | "resources/list"
-            | "resources/templates/list"
-            | "prompts/list"
-            | "resources/read"
-    )
 }
 
 /// `Cache-Control` saying what a result's `ttlMs` and `cacheScope` say, so that an HTTP cache

@@ -1,0 +1,256 @@
+//! How a connection takes each incoming message, in arrival order.
+//!
+//! A connection starts with no era. A request whose `params._meta` carries a protocol version
+//! is served statelessly (2026-07-28) whatever came before; an `initialize` without it starts
+//! the handshake for this connection. The session decides that era and the [`Negotiated`]
+//! view a request is served under; the [route table](crate::serve::routes) decides
+//! everything about the method, and the executor runs the work: a request is built once here
+//! and handed to its method (or to the executor) once.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::context::RequestExtras;
+use crate::protocol::{
+    ErrorObject, Feature, Incoming, Notification, Request as Message, RequestId, Revision, Shape, classify, error_line,
+    excerpt, shape_of,
+};
+use crate::serve::executor::collect_batch;
+use crate::serve::reply::{Reply, ReplyTo, Started, answer};
+use crate::serve::request::{Logging, Request, RequestMeta, stateless_view};
+use crate::serve::routes::{Handler, Served, route};
+use crate::serve::session::{Era, Session};
+
+/// The `_meta` key a 2026-07-28 request carries.
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+#[derive(Deserialize)]
+struct ParamsHead<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<MetaHead<'a>>,
+}
+
+#[derive(Deserialize)]
+struct MetaHead<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    protocol_version: Option<&'a RawValue>,
+}
+
+/// Whether a request carries the 2026-07-28 `_meta` that makes it stateless.
+fn is_stateless(params: Option<&RawValue>) -> bool {
+    let Some(params) = params else { return false };
+    if !crate::protocol::mentions!(params.get(), META_PROTOCOL_VERSION) {
+        return false;
+    }
+    serde_json::from_str::<ParamsHead<'_>>(params.get())
+        .ok()
+        .and_then(|head| head.meta)
+        .is_some_and(|meta| meta.protocol_version.is_some())
+}
+
+impl Session {
+    /// Handles one incoming message (one line of stdio, one HTTP body) whose answers go to
+    /// `reply_to`; `Some` is a response for the transport to queue (it holds its slot until
+    /// then).
+    pub(crate) fn on_message(&mut self, text: &str, reply_to: ReplyTo) -> Option<Reply> {
+        let started = match shape_of(text) {
+            Shape::Array => self.on_batch(text, reply_to),
+            _ => self.on_single(classify(text), reply_to),
+        };
+        started.into_reply()
+    }
+
+    /// Like [`on_message`](Self::on_message), for a message the transport knows more of.
+    pub(crate) fn on_message_with(
+        &mut self,
+        text: &str,
+        reply_to: ReplyTo,
+        extras: Option<Arc<RequestExtras>>,
+    ) -> Option<Reply> {
+        self.extras = extras;
+        let reply = self.on_message(text, reply_to);
+        self.extras = None;
+        reply
+    }
+
+    fn on_single(&mut self, message: Incoming<'_>, reply_to: ReplyTo) -> Started {
+        match message {
+            Incoming::Request(request) => self.on_request(request, reply_to),
+            Incoming::Notification(notification) => {
+                self.on_notification(notification);
+                Started::Later
+            }
+            Incoming::Response { id, result, error } => {
+                self.on_response(id, result, error);
+                Started::Later
+            }
+            Incoming::BadNotification(reason) => {
+                tracing::debug!(reason, "ignoring a malformed notification");
+                Started::Later
+            }
+            Incoming::Invalid(id, error) => answer(reply_to, error_line(id.as_ref(), &error)),
+        }
+    }
+
+    fn on_request(&mut self, message: Message<'_>, reply_to: ReplyTo) -> Started {
+        let Message { id, method, params } = message;
+        let stateless = is_stateless(params);
+        let negotiated = match (stateless, &self.era) {
+            (true, _) => match stateless_view(params) {
+                Ok(negotiated) => negotiated,
+                Err(e) => return answer(reply_to, error_line(Some(&id), &e)),
+            },
+            (false, Era::Fresh) => Arc::clone(&self.fresh),
+            (false, Era::Handshake { negotiated, .. }) => Arc::clone(negotiated),
+        };
+        let fresh = !stateless && matches!(self.era, Era::Fresh);
+        let route = route(&method, &self.core.capabilities);
+        let served = route.filter(|route| {
+            !matches!(route.handler, Handler::Notification(_))
+                && if fresh { route.before_initialize } else { route.served.includes(negotiated.revision) }
+        });
+        let Some(route) = served else {
+            let error = unserved(&method, (!fresh).then_some(negotiated.revision), route.map(|r| r.served));
+            return answer(reply_to, error_line(Some(&id), &error));
+        };
+        let logging = match (self.core.config.client_logging, stateless) {
+            (false, _) => Logging::Disabled,
+            (true, true) => Logging::PerRequest,
+            (true, false) => Logging::Connection(Arc::clone(&self.log_level)),
+        };
+        let meta = match RequestMeta::read(params, &logging) {
+            Ok(meta) => meta,
+            Err(e) => return answer(reply_to, error_line(Some(&id), &e)),
+        };
+        let request = Request {
+            core: Arc::clone(&self.core),
+            negotiated,
+            id,
+            method: route.method,
+            params: params.map(Cow::Borrowed),
+            meta,
+            extras: self.extras.clone(),
+            reply_to,
+            link: None,
+        };
+        let span = || tracing::debug_span!("request", method = route.method, id = %request.id, revision = %request.negotiated.revision);
+        match route.handler {
+            Handler::Lifecycle(handle) => {
+                let line = span().in_scope(|| handle(self, &request));
+                answer(request.reply_to, line)
+            }
+            Handler::Inline(handle) => {
+                let line = span().in_scope(|| handle(&request));
+                answer(request.reply_to, line)
+            }
+            Handler::Work(work) => self.executor.submit(request, work),
+            Handler::Notification(_) => Started::Later,
+        }
+    }
+
+    /// The client answered one of the server's questions (handshake revisions).
+    fn on_response(&mut self, id: Option<RequestId>, result: Option<&RawValue>, error: Option<&RawValue>) {
+        let Some(id) = id else {
+            tracing::debug!("ignoring a response without a usable id");
+            return;
+        };
+        let answer = match (result, error) {
+            (Some(result), None) => serde_json::from_str::<serde_json::Value>(result.get())
+                .map_err(|e| ErrorObject::internal(format!("unreadable result: {e}"))),
+            (_, Some(error)) => Err(serde_json::from_str::<ErrorObject>(error.get())
+                .unwrap_or_else(|e| ErrorObject::internal(format!("unreadable error: {e}")))),
+            (None, None) => Err(ErrorObject::internal("a response with neither result nor error")),
+        };
+        if !self.executor.pending().answer(&id, answer) {
+            tracing::debug!(%id, "ignoring a response to no question this server is waiting on");
+        }
+    }
+
+    fn on_notification(&mut self, notification: Notification<'_>) {
+        match route(&notification.method, &self.core.capabilities).map(|route| route.handler) {
+            Some(Handler::Notification(handle)) => handle(self, notification.params),
+            _ => tracing::trace!(method = %excerpt(&notification.method), "notification ignored"),
+        }
+    }
+
+    /// A JSON-RPC batch: only a 2025-03-26 connection accepts them. Every member runs through
+    /// the executor like a single message (in-flight bound, cancellation); the answer is one
+    /// array, sent once every member answered.
+    fn on_batch(&mut self, text: &str, reply_to: ReplyTo) -> Started {
+        let batching =
+            matches!(&self.era, Era::Handshake { negotiated, .. } if negotiated.revision.supports(Feature::Batching));
+        let items: Vec<&RawValue> = match serde_json::from_str(text) {
+            Ok(items) => items,
+            Err(e) if e.is_syntax() || e.is_eof() => {
+                return answer(reply_to, error_line(None, &ErrorObject::parse_error(e)));
+            }
+            Err(e) => {
+                let error = ErrorObject::invalid_request(format!("Invalid batch: {e}"));
+                return answer(reply_to, error_line(None, &error));
+            }
+        };
+        let refusal = if !batching {
+            Some("Invalid request: batches are accepted only under protocol revision 2025-03-26")
+        } else if items.is_empty() {
+            Some("Invalid request: empty batch")
+        } else {
+            None
+        };
+        if let Some(refusal) = refusal {
+            return answer(reply_to, error_line(None, &ErrorObject::invalid_request(refusal)));
+        }
+        let target = match reply_to {
+            ReplyTo::Stream(stream) => stream,
+            _ => self.executor.output().clone(),
+        };
+        let batch = collect_batch(target, self.executor.drain_guard());
+        for item in items {
+            let member = ReplyTo::Batch(batch.clone());
+            let _none = match (shape_of(item.get()), classify(item.get())) {
+                (_, Incoming::Request(request)) if is_stateless(request.params) => answer(
+                    member,
+                    error_line(
+                        Some(&request.id),
+                        &ErrorObject::invalid_request(
+                            "Invalid request: 2026-07-28 requests (with `_meta` protocolVersion) cannot be batched",
+                        ),
+                    ),
+                ),
+                (Shape::Object, message) => self.on_single(message, member),
+                _ => answer(
+                    member,
+                    error_line(
+                        None,
+                        &ErrorObject::invalid_request("Invalid request: a batch element must be an object"),
+                    ),
+                ),
+            };
+        }
+        Started::Later
+    }
+}
+
+/// The error for a method this connection does not serve now: `revision` is `None` before
+/// `initialize`; `route` says which era serves the method, if any does.
+fn unserved(method: &str, revision: Option<Revision>, route: Option<Served>) -> ErrorObject {
+    match (revision, route) {
+        // A 2026-07-28 method, before any `initialize`, without the `_meta` that makes a request
+        // 2026-07-28 (a handshake session does not know the method at all).
+        (None, Some(Served::Stateless)) => ErrorObject::invalid_params(format!(
+            "`{}` is a 2026-07-28 request: its `params._meta` needs \
+             `io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities`",
+            excerpt(method)
+        )),
+        (None, _) => ErrorObject::invalid_params(format!(
+            "`{}` arrived before `initialize`: send `initialize` first, or put \
+             `io.modelcontextprotocol/protocolVersion` and \
+             `io.modelcontextprotocol/clientCapabilities` in `params._meta` (2026-07-28)",
+            excerpt(method)
+        )),
+        (Some(revision), Some(_)) => ErrorObject::method_not_found_in(method, revision),
+        (Some(_), None) => ErrorObject::method_not_found(method),
+    }
+}

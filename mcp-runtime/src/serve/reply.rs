@@ -1,0 +1,215 @@
+//! An answer on its way out: where it goes ([`ReplyTo`]), what the loop queues ([`Reply`]), and
+//! how a result is written for the revision in use, serialized once, straight into its line.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tokio::sync::{OwnedSemaphorePermit, mpsc};
+
+use crate::protocol::{CachePolicy, CallToolResult, Feature, RequestId, Revision, response_line};
+use crate::server::builder::ServerCore;
+
+/// Where a request's response goes.
+#[derive(Debug, Clone)]
+pub(crate) enum ReplyTo {
+    /// The connection's output queue.
+    Connection,
+    /// A stream of the request's own (an HTTP response): its notifications, the server's
+    /// questions about it, then its response.
+    Stream(mpsc::Sender<Vec<u8>>),
+    /// A batch's buffer, which sends the batch's answer once every member has delivered.
+    Batch(mpsc::UnboundedSender<Vec<u8>>),
+}
+
+/// A response line ready on the reading loop, with the slot it holds until it is queued.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub(crate) line: Vec<u8>,
+    /// The request's own stream; `None`: the connection's output.
+    pub(crate) stream: Option<mpsc::Sender<Vec<u8>>>,
+    /// Its in-flight slot, held until the reply is queued.
+    pub(crate) _slot: Option<OwnedSemaphorePermit>,
+}
+
+impl Reply {
+    /// A response that held no slot (lifecycle and inline methods, errors).
+    pub(crate) fn now(line: Vec<u8>) -> Self {
+        Reply { line, stream: None, _slot: None }
+    }
+
+    /// The same, for a request with a stream of its own.
+    pub(crate) fn to_stream(line: Vec<u8>, stream: mpsc::Sender<Vec<u8>>) -> Self {
+        Reply { line, stream: Some(stream), _slot: None }
+    }
+}
+
+/// What handing a request over produced.
+#[derive(Debug)]
+#[must_use]
+pub(crate) enum Started {
+    /// Its answer, ready now: for the loop to queue.
+    Answered(Reply),
+    /// Nothing to queue now: it runs, waits for a slot, or answered into its batch's buffer.
+    Later,
+}
+
+impl Started {
+    /// The answer to queue now, if any.
+    pub(crate) fn into_reply(self) -> Option<Reply> {
+        match self {
+            Started::Answered(reply) => Some(reply),
+            Started::Later => None,
+        }
+    }
+}
+
+/// Sends an answer given before any work started where it goes: back to the transport, or
+/// into its batch.
+pub(crate) fn answer(reply_to: ReplyTo, line: Vec<u8>) -> Started {
+    match reply_to {
+        ReplyTo::Connection => Started::Answered(Reply::now(line)),
+        ReplyTo::Stream(stream) => Started::Answered(Reply::to_stream(line, stream)),
+        ReplyTo::Batch(batch) => {
+            let _ = batch.send(line);
+            Started::Later
+        }
+    }
+}
+
+/// A result type: serializable, and able to hand over its own `_meta` so that 2026-07-28
+/// fields join it in one object instead of a second `_meta` key.
+pub(crate) trait WireResult: Serialize {
+    /// Takes the result's own `_meta` out before it is serialized.
+    fn take_meta(&mut self) -> Option<Map<String, Value>> {
+        None
+    }
+
+    /// Its `resultType` in 2026-07-28.
+    fn result_type(&self) -> &'static str {
+        "complete"
+    }
+}
+
+/// An input-required result (2026-07-28).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct InputRequired {
+    #[serde(rename = "inputRequests")]
+    pub(crate) requests: Map<String, Value>,
+    pub(crate) request_state: String,
+}
+
+impl WireResult for InputRequired {
+    fn result_type(&self) -> &'static str {
+        "input_required"
+    }
+}
+
+impl WireResult for CallToolResult {
+    fn take_meta(&mut self) -> Option<Map<String, Value>> {
+        self.meta.take()
+    }
+}
+
+impl WireResult for Map<String, Value> {
+    fn take_meta(&mut self) -> Option<Map<String, Value>> {
+        match self.remove("_meta") {
+            Some(Value::Object(meta)) => Some(meta),
+            _ => None,
+        }
+    }
+}
+
+macro_rules! plain_results {
+    ($($ty:ty),* $(,)?) => { $(impl WireResult for $ty {})* };
+}
+plain_results!(
+    // A result serialized before (a cached list page), written as it is.
+    &serde_json::value::RawValue,
+    crate::protocol::ReadResourceResult,
+    crate::protocol::GetPromptResult,
+    crate::protocol::InitializeResult,
+    Empty,
+);
+
+/// The empty result (`ping`, `resources/subscribe`, …).
+#[derive(Debug, Serialize)]
+pub(crate) struct Empty {}
+
+/// Writes a result's response line for its revision, serializing once, straight into the
+/// line: 2026-07-28 adds `resultType`, the caching fields of cacheable results, and
+/// `serverInfo` in `_meta`, written into the same object after the result's own fields.
+pub(crate) fn respond<T: WireResult>(
+    core: &ServerCore,
+    id: &RequestId,
+    revision: Revision,
+    cache: Option<CachePolicy>,
+    mut result: T,
+) -> Vec<u8> {
+    let stateless = revision.supports(Feature::Stateless);
+    let meta = if stateless { result.take_meta() } else { None };
+    let result_type = result.result_type();
+    response_line(id, 128, &mut |out| {
+        serde_json::to_writer(&mut *out, &result)?;
+        if stateless { add_stateless_members(out, core, revision, cache, result_type, meta.as_ref()) } else { Ok(()) }
+    })
+}
+
+/// Reopens the result object just written to `out` and adds the 2026-07-28 members: its
+/// `resultType`, its caching hints, and `_meta` with the server's identity beside the result's
+/// own `meta`. Not generic, so it is compiled once whatever the result's type.
+fn add_stateless_members(
+    out: &mut Vec<u8>,
+    core: &ServerCore,
+    revision: Revision,
+    cache: Option<CachePolicy>,
+    result_type: &str,
+    meta: Option<&Map<String, Value>>,
+) -> Result<(), serde_json::Error> {
+    if out.pop() != Some(b'}') {
+        return Err(serde::ser::Error::custom("a 2026-07-28 result must be an object"));
+    }
+    if out.last() != Some(&b'{') {
+        out.push(b',');
+    }
+    out.extend_from_slice(b"\"resultType\":");
+    serde_json::to_writer(&mut *out, result_type)?;
+    if let Some(cache) = cache {
+        out.extend_from_slice(b",\"ttlMs\":");
+        serde_json::to_writer(&mut *out, &cache.ttl_ms())?;
+        out.extend_from_slice(b",\"cacheScope\":");
+        serde_json::to_writer(&mut *out, cache.scope().as_str())?;
+    }
+    out.extend_from_slice(b",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":");
+    serde_json::to_writer(&mut *out, &core.info.for_revision(revision))?;
+    for (key, value) in meta.into_iter().flatten().filter(|(k, _)| *k != SERVER_INFO) {
+        out.push(b',');
+        serde_json::to_writer(&mut *out, key)?;
+        out.push(b':');
+        serde_json::to_writer(&mut *out, value)?;
+    }
+    out.extend_from_slice(b"}}");
+    Ok(())
+}
+
+const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// One page of a list: `field` holds the items; serialized as `{field: [...], nextCursor}`.
+pub(crate) struct Page<'a, T> {
+    pub(crate) field: &'static str,
+    pub(crate) items: &'a [T],
+    pub(crate) next: Option<String>,
+}
+
+impl<T: Serialize> Serialize for Page<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(1 + usize::from(self.next.is_some())))?;
+        map.serialize_entry(self.field, self.items)?;
+        if let Some(next) = &self.next {
+            map.serialize_entry("nextCursor", next)?;
+        }
+        map.end()
+    }
+}
+
+impl<T: Serialize> WireResult for Page<'_, T> {}
