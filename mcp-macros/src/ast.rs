@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Expr, FnArg, Ident, ItemFn, Lit, Pat, Type};
 
-use crate::attr::{ParamArgs, docs, take_docs};
+use crate::attr::ParamArgs;
 use crate::ctxt::Ctxt;
 
 /// What a parameter of a tool function is.
@@ -226,6 +226,31 @@ fn is_state_type(ty: &Type) -> bool {
     let Type::Path(path) = ty else { return false };
     let Some(last) = path.path.segments.last() else { return false };
     last.ident == "State" && matches!(&last.arguments, syn::PathArguments::AngleBracketed(args) if args.args.len() == 1)
+}
+
+/// Takes the `///` lines out of `attrs` (they are not allowed on parameters), returning them.
+fn take_docs(attrs: &mut Vec<syn::Attribute>) -> Vec<Expr> {
+    let mut docs = Vec::new();
+    attrs.retain(|attr| match doc_expr(attr) {
+        Some(expr) => {
+            docs.push(expr);
+            false
+        }
+        None => true,
+    });
+    docs
+}
+
+/// The `///` lines of `attrs`, left in place.
+pub(crate) fn docs(attrs: &[syn::Attribute]) -> Vec<Expr> {
+    attrs.iter().filter_map(doc_expr).collect()
+}
+
+fn doc_expr(attr: &syn::Attribute) -> Option<Expr> {
+    match &attr.meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => Some(nv.value.clone()),
+        _ => None,
+    }
 }
 
 /// The doc lines as one `concat!`-able list: one leading space stripped from each literal

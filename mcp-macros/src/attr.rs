@@ -1,5 +1,9 @@
-//! The arguments of `#[mcp_tool(...)]` and of the `#[mcp(...)]` parameter attribute, parsed
-//! into typed slots.
+//! The arguments of `#[mcp_tool(...)]`, `#[mcp_resource(...)]`, `#[mcp_prompt(...)]` and of the
+//! `#[mcp(...)]` parameter attribute, read into typed slots as the user wrote them, each value
+//! with its tokens so that a rule can point at it. Only what stops the reading is reported
+//! here: a key that is unknown or given twice, a value that cannot be read as what its key
+//! takes (a string, an integer, a flag, a path). What a value must be to be accepted is
+//! `check`'s.
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
@@ -9,6 +13,12 @@ use syn::punctuated::Punctuated;
 use syn::{Expr, Lit, LitBool, LitStr, Token};
 
 use crate::ctxt::Ctxt;
+
+mod param;
+mod suggest;
+
+pub(crate) use param::ParamArgs;
+use suggest::unknown_key;
 
 /// A value given once, with the span of its key for "duplicate" errors.
 pub(crate) struct Slot<T> {
@@ -89,8 +99,8 @@ pub(crate) struct CommonArgs {
     pub(crate) krate: Slot<syn::Path>,
     /// The function's future need not be `Send`: it runs on the server's local thread.
     pub(crate) local: Slot<LitBool>,
-    /// The handler's time limit, in milliseconds (`timeout = "30s"`).
-    pub(crate) timeout: Slot<(LitStr, u64)>,
+    /// The handler's time limit as written (`timeout = "30s"`), a duration `check` reads.
+    pub(crate) timeout: Slot<LitStr>,
 }
 
 impl CommonArgs {
@@ -136,16 +146,7 @@ impl CommonArgs {
                 // local | local = true
                 "local" => self.local.set(cx, attr, path, flag_value(meta, "local")?),
                 // timeout = "30s" | "500ms" | "2m" | "1h"
-                "timeout" => {
-                    let lit = string_value(meta, "timeout")?;
-                    let millis = parse_duration_ms(&lit.value()).ok_or_else(|| {
-                        syn::Error::new_spanned(
-                            &lit,
-                            "`timeout` takes a duration above zero such as \"30s\", \"500ms\", \"2m\" or \"1h\"",
-                        )
-                    })?;
-                    self.timeout.set(cx, attr, path, (lit, millis));
-                }
+                "timeout" => self.timeout.set(cx, attr, path, string_value(meta, "timeout")?),
                 // crate = "my_renamed_runtime"
                 "crate" => {
                     let lit = string_value(meta, "crate")?;
@@ -354,51 +355,20 @@ impl ResourceArgs {
                 // uri = "gifts://catalog"
                 "uri" => out.uri.set(cx, ATTR, path, string_value(meta, "uri")?),
                 // mime = "application/json"
-                "mime" => {
-                    let lit = string_value(meta, "mime")?;
-                    if !is_mime_type(&lit.value()) {
-                        return Err(syn::Error::new_spanned(
-                            &lit,
-                            "`mime` is a MIME type, `type/subtype`: e.g. `\"text/plain\"`, `\"application/json\"`, \
-                             `\"image/png\"`",
-                        ));
-                    }
-                    out.mime.set(cx, ATTR, path, lit);
-                }
+                "mime" => out.mime.set(cx, ATTR, path, string_value(meta, "mime")?),
                 // size = 1024
                 "size" => {
                     let lit: syn::LitInt = meta.value()?.parse().map_err(|e| {
                         syn::Error::new(e.span(), "`size` takes the size in bytes, an integer literal: `size = 1024`")
                     })?;
-                    lit.base10_parse::<u64>()?;
                     out.size.set(cx, ATTR, path, lit);
                 }
                 // subscribe | subscribe = true
                 "subscribe" => out.subscribe.set(cx, ATTR, path, flag_value(meta, "subscribe")?),
                 // audience = "user" (repeatable: "user", "assistant")
-                "audience" => {
-                    let lit = string_value(meta, "audience")?;
-                    if !matches!(lit.value().as_str(), "user" | "assistant") {
-                        return Err(syn::Error::new_spanned(&lit, "`audience` is `\"user\"` or `\"assistant\"`"));
-                    }
-                    out.audience.push(lit);
-                }
+                "audience" => out.audience.push(string_value(meta, "audience")?),
                 // priority = 0.5
-                "priority" => {
-                    let lit: Lit = meta.value()?.parse()?;
-                    let value = match &lit {
-                        Lit::Float(f) => f.base10_parse::<f64>().ok(),
-                        Lit::Int(i) => i.base10_parse::<f64>().ok(),
-                        _ => None,
-                    };
-                    if !value.is_some_and(|v| (0.0..=1.0).contains(&v)) {
-                        return Err(syn::Error::new_spanned(
-                            &lit,
-                            "`priority` is a number from 0 to 1: `priority = 0.5`",
-                        ));
-                    }
-                    out.priority.set(cx, ATTR, path, lit);
-                }
+                "priority" => out.priority.set(cx, ATTR, path, meta.value()?.parse()?),
                 // list = all_categories   (fn() -> Vec<Resource>)
                 "list" => out.list.set(cx, ATTR, path, meta.value()?.parse()?),
                 // complete(category = categories, other = |typed| vec![...])
@@ -408,17 +378,10 @@ impl ResourceArgs {
                     let lit: syn::LitInt = meta.value()?.parse().map_err(|e| {
                         syn::Error::new(e.span(), "`ttl_ms` takes milliseconds, an integer literal: `ttl_ms = 5000`")
                     })?;
-                    lit.base10_parse::<u64>()?;
                     out.ttl_ms.set(cx, ATTR, path, lit);
                 }
                 // cache_scope = "private"
-                "cache_scope" => {
-                    let lit = string_value(meta, "cache_scope")?;
-                    if !matches!(lit.value().as_str(), "public" | "private") {
-                        return Err(syn::Error::new_spanned(&lit, "`cache_scope` is `\"public\"` or `\"private\"`"));
-                    }
-                    out.cache_scope.set(cx, ATTR, path, lit);
-                }
+                "cache_scope" => out.cache_scope.set(cx, ATTR, path, string_value(meta, "cache_scope")?),
                 _ => return Err(unknown_key(path, key, ATTR, RESOURCE_KEYS)),
             }
             Ok(())
@@ -457,37 +420,6 @@ impl PromptArgs {
     }
 }
 
-/// Whether `text` is a MIME type as RFC 6838 writes one: `type/subtype`, each an RFC 7230
-/// token, optionally followed by `; name=value` parameters.
-fn is_mime_type(text: &str) -> bool {
-    let is_token =
-        |part: &str| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || "!#$&-^_.+".contains(c));
-    let mut pieces = text.split(';');
-    let essence = pieces.next().unwrap_or_default();
-    let valid_essence = essence.split_once('/').is_some_and(|(kind, sub)| is_token(kind) && is_token(sub));
-    valid_essence
-        && pieces.all(|parameter| {
-            parameter.trim().split_once('=').is_some_and(|(name, value)| is_token(name) && !value.is_empty())
-        })
-}
-
-/// Milliseconds of a duration written `<number><unit>` (`ms`, `s`, `m`, `h`; the number may
-/// have a fraction): `None` when malformed or zero.
-fn parse_duration_ms(text: &str) -> Option<u64> {
-    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
-    let (number, unit) = text.split_at(split);
-    let number: f64 = number.parse().ok()?;
-    let factor = match unit {
-        "ms" => 1.0,
-        "s" => 1_000.0,
-        "m" => 60_000.0,
-        "h" => 3_600_000.0,
-        _ => return None,
-    };
-    let millis = (number * factor).round();
-    (1.0..1e15).contains(&millis).then_some(millis as u64)
-}
-
 /// Reads `= "string"`.
 fn string_value(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<LitStr> {
     let value = meta
@@ -522,152 +454,5 @@ trait SpanOrCallSite {
 impl SpanOrCallSite for syn::Path {
     fn span_or_call_site(&self) -> Span {
         self.segments.first().map_or_else(Span::call_site, |s| s.ident.span())
-    }
-}
-
-/// "unknown argument" with the valid keys, and the closest one when it is close.
-pub(crate) fn unknown_key(tokens: impl ToTokens, key: &str, attr: &str, valid: &[&str]) -> syn::Error {
-    let list = valid.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-    let message = match closest(key, valid) {
-        Some(guess) => {
-            format!("unknown `{attr}` argument `{key}`; did you mean `{guess}`? (valid: {list})")
-        }
-        None => format!("unknown `{attr}` argument `{key}`; expected one of {list}"),
-    };
-    syn::Error::new_spanned(tokens, message)
-}
-
-fn closest<'a>(key: &str, valid: &[&'a str]) -> Option<&'a str> {
-    valid
-        .iter()
-        .map(|k| (levenshtein(key, k), *k))
-        .filter(|(d, k)| *d <= 2.max(k.len() / 3))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
-/// What `#[mcp(...)]` on a parameter says.
-#[derive(Default)]
-pub(crate) struct ParamArgs {
-    /// `#[mcp(flatten)]`: this struct's fields are the tool's arguments.
-    pub(crate) flatten: Option<Span>,
-    /// `#[mcp(context)]`: this parameter receives the request context.
-    pub(crate) context: Option<Span>,
-    /// `#[mcp(default)]`: the argument may be left out; it then takes `Default::default()`.
-    pub(crate) default: Option<Span>,
-    /// `#[mcp(rename = "type")]`: the argument's name on the wire.
-    pub(crate) rename: Option<LitStr>,
-    /// `#[mcp(header = "Region")]`: the argument is mirrored in the `Mcp-Param-Region` HTTP
-    /// header (2026-07-28).
-    pub(crate) header: Option<LitStr>,
-}
-
-pub(crate) const PARAM_KEYS: &[&str] = &["flatten", "context", "default", "rename", "header"];
-
-impl ParamArgs {
-    /// Reads and removes our `#[mcp(...)]` attributes from a parameter.
-    pub(crate) fn take(cx: &Ctxt, attrs: &mut Vec<syn::Attribute>) -> ParamArgs {
-        let mut out = ParamArgs::default();
-        attrs.retain(|attr| {
-            if !attr.path().is_ident("mcp") {
-                return true;
-            }
-            let result = attr.parse_nested_meta(|meta| {
-                let key = meta.path.to_token_stream().to_string();
-                if key == "rename" || key == "header" {
-                    let value = string_value(&meta, &key)?;
-                    let slot = if key == "rename" { &mut out.rename } else { &mut out.header };
-                    if slot.replace(value).is_some() {
-                        cx.error_spanned_by(&meta.path, format!("duplicate `mcp` argument `{key}`; give it once"));
-                    }
-                    return Ok(());
-                }
-                let slot = match key.as_str() {
-                    "flatten" => &mut out.flatten,
-                    "context" => &mut out.context,
-                    "default" => &mut out.default,
-                    _ => return Err(unknown_key(&meta.path, &key, "mcp", PARAM_KEYS)),
-                };
-                if slot.is_some() {
-                    cx.error_spanned_by(&meta.path, format!("duplicate `mcp` argument `{key}`; give it once"));
-                }
-                *slot = Some(meta.path.span_or_call_site());
-                Ok(())
-            });
-            if let Err(e) = result {
-                cx.push(e);
-            }
-            false
-        });
-        out
-    }
-}
-
-/// Takes the `///` lines out of `attrs` (they are not allowed on parameters), returning them.
-pub(crate) fn take_docs(attrs: &mut Vec<syn::Attribute>) -> Vec<Expr> {
-    let mut docs = Vec::new();
-    attrs.retain(|attr| match doc_expr(attr) {
-        Some(expr) => {
-            docs.push(expr);
-            false
-        }
-        None => true,
-    });
-    docs
-}
-
-/// The `///` lines of `attrs`, left in place.
-pub(crate) fn docs(attrs: &[syn::Attribute]) -> Vec<Expr> {
-    attrs.iter().filter_map(doc_expr).collect()
-}
-
-fn doc_expr(attr: &syn::Attribute) -> Option<Expr> {
-    match &attr.meta {
-        syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => Some(nv.value.clone()),
-        _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{is_mime_type, parse_duration_ms};
-
-    #[test]
-    fn mime_types_are_type_slash_subtype() {
-        for good in
-            ["text/plain", "application/json", "image/svg+xml", "text/html; charset=utf-8", "application/vnd.a.b"]
-        {
-            assert!(is_mime_type(good), "{good}");
-        }
-        for bad in ["txt", "text/", "/plain", "text/plain/x", "text plain", "", "text/plain; charset"] {
-            assert!(!is_mime_type(bad), "{bad}");
-        }
-    }
-
-    #[test]
-    fn durations_are_read_with_their_unit() {
-        assert_eq!(parse_duration_ms("30s"), Some(30_000));
-        assert_eq!(parse_duration_ms("500ms"), Some(500));
-        assert_eq!(parse_duration_ms("1.5s"), Some(1_500));
-        assert_eq!(parse_duration_ms("2m"), Some(120_000));
-        assert_eq!(parse_duration_ms("1h"), Some(3_600_000));
-        for bad in ["30", "s", "0s", "3 s", "3sec", "-1s", ""] {
-            assert_eq!(parse_duration_ms(bad), None, "{bad}");
-        }
     }
 }

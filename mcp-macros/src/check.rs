@@ -1,20 +1,73 @@
-//! The rules a declaration must follow, checked on the model once it is built, as
-//! serde_derive's `check` module does: parsing (`attr`) and modeling (`ast`) record what the
-//! user wrote, the rules live here, and the expansion (`tool`, `resource`, `prompt`) runs only
-//! when none is broken. Each rule reports on the token to change and says what to write.
+//! The rules a declaration must follow, as serde_derive's `check` module holds them: parsing
+//! (`attr`) and modeling (`ast`) record what the user wrote, the rules live here, and the
+//! expansion (`tool`, `resource`, `prompt`) runs only when none is broken. The rules on the
+//! attribute's values (what a MIME type, a duration, a priority is) are judged once the
+//! attribute is read, the others on the model once it is built. Each rule reports on the token
+//! to change and says what to write.
 
-use proc_macro2::Span;
-use syn::{Ident, Type};
+use syn::{Lit, LitInt, Type};
 
 use crate::ast::{Declares, FnItem, Kind, Param, ParamKind, unraw};
-use crate::attr::{PromptArgs, ResourceArgs};
+use crate::attr::{CommonArgs, PromptArgs, ResourceArgs, ToolArgs};
 use crate::ctxt::Ctxt;
-// The runtime's own parser: templates are checked at compile time exactly as they are
-// matched at run time.
-use mcp_uri_template::UriTemplate;
+
+mod resource;
+
+pub(crate) use resource::{resource_const, resource_function, resource_uri};
+
+/// The values of the keys every declaring macro accepts. The expansions judge them as soon as
+/// the attribute is read, before the model, so that their errors come before the function's.
+pub(crate) fn common_args(cx: &Ctxt, common: &CommonArgs) {
+    if let Some(timeout) = common.timeout.get()
+        && parse_duration_ms(&timeout.value()).is_none()
+    {
+        cx.error_spanned_by(
+            timeout,
+            "`timeout` takes a duration above zero such as \"30s\", \"500ms\", \"2m\" or \"1h\"",
+        );
+    }
+}
+
+/// The values of `#[mcp_resource(...)]`'s keys, judged as `common_args` is.
+pub(crate) fn resource_args(cx: &Ctxt, args: &ResourceArgs) {
+    if let Some(mime) = args.mime.get()
+        && !is_mime_type(&mime.value())
+    {
+        cx.error_spanned_by(
+            mime,
+            "`mime` is a MIME type, `type/subtype`: e.g. `\"text/plain\"`, `\"application/json\"`, \
+             `\"image/png\"`",
+        );
+    }
+    fits_u64(cx, args.size.get());
+    for audience in &args.audience {
+        if !matches!(audience.value().as_str(), "user" | "assistant") {
+            cx.error_spanned_by(audience, "`audience` is `\"user\"` or `\"assistant\"`");
+        }
+    }
+    if let Some(priority) = args.priority.get()
+        && !is_priority(priority)
+    {
+        cx.error_spanned_by(priority, "`priority` is a number from 0 to 1: `priority = 0.5`");
+    }
+    fits_u64(cx, args.ttl_ms.get());
+    if let Some(scope) = args.cache_scope.get()
+        && !matches!(scope.value().as_str(), "public" | "private")
+    {
+        cx.error_spanned_by(scope, "`cache_scope` is `\"public\"` or `\"private\"`");
+    }
+    common_args(cx, &args.common);
+}
+
+/// A size in bytes or a time in milliseconds, which the runtime holds as a `u64`.
+fn fits_u64(cx: &Ctxt, lit: Option<&LitInt>) {
+    if let Some(Err(error)) = lit.map(LitInt::base10_parse::<u64>) {
+        cx.push(error);
+    }
+}
 
 /// Every rule about an annotated function: its signature and its parameters.
-pub(crate) fn function(cx: &Ctxt, function: &FnItem, declares: Declares) {
+fn function(cx: &Ctxt, function: &FnItem, declares: Declares) {
     let Declares { attr, item: what, .. } = declares;
     let sig = &function.item.sig;
     if sig.generics.lt_token.is_some() || sig.generics.where_clause.is_some() {
@@ -168,120 +221,16 @@ fn option_argument(ty: &Type) -> Option<&Type> {
     }
 }
 
-/// What a resource's URI is.
-pub(crate) enum Uri {
-    /// One fixed URI.
-    Fixed,
-    /// A URI template, parsed.
-    Template(UriTemplate),
-    /// Missing or malformed (already reported): the rules that depend on it are skipped, so
-    /// one mistake gets one error.
-    Broken,
-}
-
-impl Uri {
-    pub(crate) fn template(&self) -> Option<&UriTemplate> {
-        match self {
-            Uri::Template(template) => Some(template),
-            Uri::Fixed | Uri::Broken => None,
-        }
-    }
-}
-
-/// The URI: present, with a scheme, and a valid template when it has `{...}`.
-pub(crate) fn resource_uri(cx: &Ctxt, args: &ResourceArgs, item: Option<&Ident>) -> Uri {
-    let Some(uri) = args.uri.get() else {
-        let span = item.map_or_else(Span::call_site, Ident::span);
-        cx.push(syn::Error::new(
-            span,
-            "this resource has no URI: give it first in the attribute, `#[mcp_resource(\"scheme://path\")]`",
-        ));
-        return Uri::Broken;
-    };
-    let value = uri.value();
-    let has_scheme = value.split_once(':').is_some_and(|(scheme, _)| {
-        scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-    });
-    if !has_scheme || value.chars().any(char::is_whitespace) {
+/// A tool's function, and its name.
+pub(crate) fn tool(cx: &Ctxt, args: &ToolArgs, tool: &FnItem) {
+    function(cx, tool, crate::ast::TOOL);
+    if let Some(name) = args.common.name.get()
+        && !is_tool_name(&name.value())
+    {
         cx.error_spanned_by(
-            uri,
-            "a resource URI needs a scheme and no spaces, e.g. `gifts://catalog` or `file:///notes.txt`",
+            name,
+            "a tool name must be 1 to 128 characters among `A-Z`, `a-z`, `0-9`, `_`, `-` and `.`",
         );
-        return Uri::Broken;
-    }
-    if !value.contains(['{', '}']) {
-        return Uri::Fixed;
-    }
-    match UriTemplate::parse(&value) {
-        Ok(template) => Uri::Template(template),
-        Err(e) => {
-            cx.error_spanned_by(uri, format!("invalid URI template: {e}"));
-            Uri::Broken
-        }
-    }
-}
-
-/// Template variables ↔ parameters, completions ↔ variables, `list` ↔ a template.
-pub(crate) fn resource_function(cx: &Ctxt, args: &ResourceArgs, resource: &FnItem, uri: &Uri) {
-    function(cx, resource, crate::ast::RESOURCE);
-    if matches!(uri, Uri::Broken) {
-        return;
-    }
-    let template = uri.template();
-    let variables: Vec<&str> = template.map(|t| t.variables().collect()).unwrap_or_default();
-    for param in resource.arguments() {
-        let name = unraw(&param.ident);
-        if !variables.contains(&name.as_str()) {
-            let message = if template.is_some() {
-                format!(
-                    "parameter `{name}` is not a variable of the URI template; add `{{{name}}}` to the URI or remove the parameter"
-                )
-            } else {
-                format!(
-                    "a fixed resource takes no parameters; make the URI a template with `{{{name}}}` or remove `{name}`"
-                )
-            };
-            cx.error_spanned_by(&param.ident, message);
-        }
-    }
-    if let Some(uri) = args.uri.get() {
-        for variable in &variables {
-            if !resource.arguments().any(|p| unraw(&p.ident) == *variable) {
-                cx.error_spanned_by(
-                    uri,
-                    format!("URI template variable `{variable}` has no parameter; add `{variable}: String` (or another `FromStr` type) to the function"),
-                );
-            }
-        }
-    }
-    for entry in &args.complete {
-        let name = unraw(&entry.name);
-        if !variables.contains(&name.as_str()) {
-            cx.error_spanned_by(
-                &entry.name,
-                format!("`{name}` is not a variable of the URI template, so it cannot be completed"),
-            );
-        }
-    }
-    if let (Some(list), None) = (args.list.get(), template) {
-        cx.error_spanned_by(list, "`list` enumerates the resources of a template; a fixed resource lists itself");
-    }
-}
-
-/// A `const` resource: one fixed URI, no code to run.
-pub(crate) fn resource_const(cx: &Ctxt, args: &ResourceArgs, uri: &Uri) {
-    if let (Uri::Template(_), Some(uri)) = (uri, args.uri.get()) {
-        cx.error_spanned_by(uri, "a `const` resource has one fixed URI; declare a template on a function");
-    }
-    for entry in &args.complete {
-        cx.error_spanned_by(&entry.name, "a `const` resource has no variables to complete");
-    }
-    if let Some(local) = args.common.local.get() {
-        cx.error_spanned_by(local, "a `const` resource runs no code, so it cannot be `local`; remove `local`");
-    }
-    if let Some((timeout, _)) = args.common.timeout.get() {
-        cx.error_spanned_by(timeout, "a `const` resource runs no code, so it has no time limit; remove `timeout`");
     }
 }
 
@@ -296,5 +245,159 @@ pub(crate) fn prompt(cx: &Ctxt, args: &PromptArgs, prompt: &FnItem) {
                 format!("`{name}` is not an argument of this prompt, so it cannot be completed"),
             );
         }
+    }
+}
+
+/// Whether `text` is a tool name as MCP allows one: 1 to 128 characters among `A-Z`, `a-z`,
+/// `0-9`, `_`, `-` and `.`.
+fn is_tool_name(text: &str) -> bool {
+    (1..=128).contains(&text.len())
+        && text.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// Whether `text` is a MIME type as RFC 6838 writes one: `type/subtype`, each an RFC 7230
+/// token, optionally followed by `; name=value` parameters.
+fn is_mime_type(text: &str) -> bool {
+    let is_token =
+        |part: &str| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || "!#$&-^_.+".contains(c));
+    let mut pieces = text.split(';');
+    let essence = pieces.next().unwrap_or_default();
+    let valid_essence = essence.split_once('/').is_some_and(|(kind, sub)| is_token(kind) && is_token(sub));
+    valid_essence
+        && pieces.all(|parameter| {
+            parameter.trim().split_once('=').is_some_and(|(name, value)| is_token(name) && !value.is_empty())
+        })
+}
+
+/// Milliseconds of a duration written `<number><unit>` (`ms`, `s`, `m`, `h`; the number may
+/// have a fraction): `None` when malformed or zero. The expansion reads the time limit with it.
+pub(crate) fn parse_duration_ms(text: &str) -> Option<u64> {
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let factor = match unit {
+        "ms" => 1.0,
+        "s" => 1_000.0,
+        "m" => 60_000.0,
+        "h" => 3_600_000.0,
+        _ => return None,
+    };
+    let millis = (number * factor).round();
+    (1.0..1e15).contains(&millis).then_some(millis as u64)
+}
+
+/// Whether `lit` is a number from 0 to 1, as a resource's priority is.
+fn is_priority(lit: &Lit) -> bool {
+    let value = match lit {
+        Lit::Float(f) => f.base10_parse::<f64>().ok(),
+        Lit::Int(i) => i.base10_parse::<f64>().ok(),
+        _ => None,
+    };
+    value.is_some_and(|v| (0.0..=1.0).contains(&v))
+}
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::TokenStream;
+    use quote::quote;
+
+    use super::resource::Uri;
+    use super::{is_mime_type, is_priority, is_tool_name, parse_duration_ms, resource_args, resource_const};
+    use crate::attr::ResourceArgs;
+    use crate::ctxt::Ctxt;
+
+    /// The messages `resource_args` (and `resource_const` for a `const` item) give on `args`.
+    fn resource_errors(args: TokenStream, on_const: bool) -> Vec<String> {
+        let cx = Ctxt::new();
+        let args = ResourceArgs::parse(&cx, args);
+        resource_args(&cx, &args);
+        if on_const {
+            resource_const(&cx, &args, &Uri::Fixed);
+        }
+        cx.check().err().into_iter().flatten().map(|e| e.to_string()).collect()
+    }
+
+    #[test]
+    fn mime_types_are_type_slash_subtype() {
+        for good in
+            ["text/plain", "application/json", "image/svg+xml", "text/html; charset=utf-8", "application/vnd.a.b"]
+        {
+            assert!(is_mime_type(good), "{good}");
+        }
+        for bad in ["txt", "text/", "/plain", "text/plain/x", "text plain", "", "text/plain; charset"] {
+            assert!(!is_mime_type(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn durations_are_read_with_their_unit() {
+        assert_eq!(parse_duration_ms("30s"), Some(30_000));
+        assert_eq!(parse_duration_ms("500ms"), Some(500));
+        assert_eq!(parse_duration_ms("1.5s"), Some(1_500));
+        assert_eq!(parse_duration_ms("2m"), Some(120_000));
+        assert_eq!(parse_duration_ms("1h"), Some(3_600_000));
+        for bad in ["30", "s", "0s", "3 s", "3sec", "-1s", ""] {
+            assert_eq!(parse_duration_ms(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn tool_names_are_1_to_128_allowed_characters() {
+        for good in ["ping", "look_up", "a.b-c", "A1", &"x".repeat(128)] {
+            assert!(is_tool_name(good), "{good}");
+        }
+        for bad in ["", "look up", "caf\u{e9}", "a/b", &"x".repeat(129)] {
+            assert!(!is_tool_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn priorities_are_numbers_from_0_to_1() {
+        for good in ["0", "1", "0.5", "1.0", "0.0"] {
+            assert!(is_priority(&syn::parse_str(good).expect("a literal")), "{good}");
+        }
+        for bad in ["2.5", "2", "1.01", "\"high\"", "true"] {
+            assert!(!is_priority(&syn::parse_str(bad).expect("a literal")), "{bad}");
+        }
+    }
+
+    #[test]
+    fn resource_values_are_judged_once_read() {
+        let valid = quote!(
+            "docs://readme",
+            mime = "text/plain",
+            size = 1024,
+            audience = "user",
+            audience = "assistant",
+            priority = 0.5,
+            ttl_ms = 5000,
+            cache_scope = "private",
+            timeout = "1s"
+        );
+        assert_eq!(resource_errors(valid, false), Vec::<String>::new());
+        let invalid = quote!(
+            "docs://readme",
+            audience = "everyone",
+            cache_scope = "shared",
+            size = 18446744073709551616,
+            ttl_ms = 18446744073709551616
+        );
+        assert_eq!(
+            resource_errors(invalid, false),
+            [
+                "number too large to fit in target type",
+                "`audience` is `\"user\"` or `\"assistant\"`",
+                "number too large to fit in target type",
+                "`cache_scope` is `\"public\"` or `\"private\"`",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_malformed_timeout_on_a_const_is_one_error() {
+        let malformed = "`timeout` takes a duration above zero such as \"30s\", \"500ms\", \"2m\" or \"1h\"";
+        assert_eq!(resource_errors(quote!("docs://readme", timeout = "soon"), true), [malformed]);
+        let runs_no_code = "a `const` resource runs no code, so it has no time limit; remove `timeout`";
+        assert_eq!(resource_errors(quote!("docs://readme", timeout = "1s"), true), [runs_no_code]);
     }
 }

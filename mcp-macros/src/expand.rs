@@ -6,6 +6,7 @@ use syn::Expr;
 
 use crate::ast::{FnItem, doc_text, unraw};
 use crate::attr::{CommonArgs, MetaValue};
+use crate::check;
 
 /// Builder calls for the common keys: title, description (explicit, else the doc comment),
 /// icons, `_meta`, and where the item is defined.
@@ -175,7 +176,9 @@ pub(crate) fn finish_handler(common: &CommonArgs, function: &FnItem, descriptor:
     if function.item.sig.asyncness.is_none() {
         out = quote!(__mcp::__private::plain_fn(#out));
     }
-    if let Some((_, millis)) = common.timeout.get() {
+    if let Some(timeout) = common.timeout.get() {
+        let millis =
+            check::parse_duration_ms(&timeout.value()).expect("checked by `check::common_args`: this is a bug");
         out = quote!(__mcp::__private::with_timeout(#out, #millis));
     }
     for state in function.states() {

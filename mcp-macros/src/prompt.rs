@@ -26,6 +26,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let cx = Ctxt::new();
     let mut args = PromptArgs::parse(&cx, args);
+    check::common_args(&cx, &args.common);
     let prompt = FnItem::from_syn(&cx, item, PROMPT);
     check::prompt(&cx, &args, &prompt);
     match cx.check() {

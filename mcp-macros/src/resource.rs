@@ -6,8 +6,8 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Item, ItemConst, LitStr};
 
-use crate::ast::{FnItem, RESOURCE, unraw};
-use crate::attr::{ResourceArgs, docs};
+use crate::ast::{FnItem, RESOURCE, docs, unraw};
+use crate::attr::ResourceArgs;
 use crate::check;
 use crate::ctxt::Ctxt;
 use crate::expand::{Declaration, common_builder, completer, finish_handler, item_name, nameable_return, return_span};
@@ -17,6 +17,7 @@ use crate::paths::RuntimePath;
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let cx = Ctxt::new();
     let mut args = ResourceArgs::parse(&cx, args);
+    check::resource_args(&cx, &args);
     let parsed = syn::parse2::<Item>(item.clone());
     let item_ident = match &parsed {
         Ok(Item::Fn(f)) => Some(f.sig.ident.clone()),

@@ -1,4 +1,4 @@
-//! `#[mcp_tool]`: parse → model → validate → expand.
+//! `#[mcp_tool]`: parse → model → check → expand.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -25,27 +25,12 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let cx = Ctxt::new();
     let mut args = ToolArgs::parse(&cx, args);
+    check::common_args(&cx, &args.common);
     let tool = FnItem::from_syn(&cx, item, TOOL);
-    check::function(&cx, &tool, TOOL);
-    validate(&cx, &args);
+    check::tool(&cx, &args, &tool);
     match cx.check() {
         Ok(()) => render(&mut args, &tool),
         Err(errors) => fallback(&args, &tool, errors),
-    }
-}
-
-/// Rules that concern the arguments alone.
-fn validate(cx: &Ctxt, args: &ToolArgs) {
-    if let Some(name) = args.common.name.get() {
-        let value = name.value();
-        let valid = (1..=128).contains(&value.len())
-            && value.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-        if !valid {
-            cx.error_spanned_by(
-                name,
-                "a tool name must be 1 to 128 characters among `A-Z`, `a-z`, `0-9`, `_`, `-` and `.`",
-            );
-        }
     }
 }
 

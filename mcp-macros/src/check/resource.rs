@@ -1,0 +1,132 @@
+//! The rules of a resource's URI, and of how a template's variables meet the function's
+//! parameters, its completions and `list`.
+
+use proc_macro2::Span;
+use syn::Ident;
+
+use crate::ast::{FnItem, unraw};
+use crate::attr::ResourceArgs;
+use crate::ctxt::Ctxt;
+// The runtime's own parser: templates are checked at compile time exactly as they are
+// matched at run time.
+use mcp_uri_template::UriTemplate;
+
+/// What a resource's URI is.
+pub(crate) enum Uri {
+    /// One fixed URI.
+    Fixed,
+    /// A URI template, parsed.
+    Template(UriTemplate),
+    /// Missing or malformed (already reported): the rules that depend on it are skipped, so
+    /// one mistake gets one error.
+    Broken,
+}
+
+impl Uri {
+    pub(crate) fn template(&self) -> Option<&UriTemplate> {
+        match self {
+            Uri::Template(template) => Some(template),
+            Uri::Fixed | Uri::Broken => None,
+        }
+    }
+}
+
+/// The URI: present, with a scheme, and a valid template when it has `{...}`.
+pub(crate) fn resource_uri(cx: &Ctxt, args: &ResourceArgs, item: Option<&Ident>) -> Uri {
+    let Some(uri) = args.uri.get() else {
+        let span = item.map_or_else(Span::call_site, Ident::span);
+        cx.push(syn::Error::new(
+            span,
+            "this resource has no URI: give it first in the attribute, `#[mcp_resource(\"scheme://path\")]`",
+        ));
+        return Uri::Broken;
+    };
+    let value = uri.value();
+    let has_scheme = value.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    if !has_scheme || value.chars().any(char::is_whitespace) {
+        cx.error_spanned_by(
+            uri,
+            "a resource URI needs a scheme and no spaces, e.g. `gifts://catalog` or `file:///notes.txt`",
+        );
+        return Uri::Broken;
+    }
+    if !value.contains(['{', '}']) {
+        return Uri::Fixed;
+    }
+    match UriTemplate::parse(&value) {
+        Ok(template) => Uri::Template(template),
+        Err(e) => {
+            cx.error_spanned_by(uri, format!("invalid URI template: {e}"));
+            Uri::Broken
+        }
+    }
+}
+
+/// Template variables ↔ parameters, completions ↔ variables, `list` ↔ a template.
+pub(crate) fn resource_function(cx: &Ctxt, args: &ResourceArgs, resource: &FnItem, uri: &Uri) {
+    super::function(cx, resource, crate::ast::RESOURCE);
+    if matches!(uri, Uri::Broken) {
+        return;
+    }
+    let template = uri.template();
+    let variables: Vec<&str> = template.map(|t| t.variables().collect()).unwrap_or_default();
+    for param in resource.arguments() {
+        let name = unraw(&param.ident);
+        if !variables.contains(&name.as_str()) {
+            let message = if template.is_some() {
+                format!(
+                    "parameter `{name}` is not a variable of the URI template; add `{{{name}}}` to the URI or remove the parameter"
+                )
+            } else {
+                format!(
+                    "a fixed resource takes no parameters; make the URI a template with `{{{name}}}` or remove `{name}`"
+                )
+            };
+            cx.error_spanned_by(&param.ident, message);
+        }
+    }
+    if let Some(uri) = args.uri.get() {
+        for variable in &variables {
+            if !resource.arguments().any(|p| unraw(&p.ident) == *variable) {
+                cx.error_spanned_by(
+                    uri,
+                    format!("URI template variable `{variable}` has no parameter; add `{variable}: String` (or another `FromStr` type) to the function"),
+                );
+            }
+        }
+    }
+    for entry in &args.complete {
+        let name = unraw(&entry.name);
+        if !variables.contains(&name.as_str()) {
+            cx.error_spanned_by(
+                &entry.name,
+                format!("`{name}` is not a variable of the URI template, so it cannot be completed"),
+            );
+        }
+    }
+    if let (Some(list), None) = (args.list.get(), template) {
+        cx.error_spanned_by(list, "`list` enumerates the resources of a template; a fixed resource lists itself");
+    }
+}
+
+/// A `const` resource: one fixed URI, no code to run.
+pub(crate) fn resource_const(cx: &Ctxt, args: &ResourceArgs, uri: &Uri) {
+    if let (Uri::Template(_), Some(uri)) = (uri, args.uri.get()) {
+        cx.error_spanned_by(uri, "a `const` resource has one fixed URI; declare a template on a function");
+    }
+    for entry in &args.complete {
+        cx.error_spanned_by(&entry.name, "a `const` resource has no variables to complete");
+    }
+    if let Some(local) = args.common.local.get() {
+        cx.error_spanned_by(local, "a `const` resource runs no code, so it cannot be `local`; remove `local`");
+    }
+    // A malformed timeout has its own error already: one mistake, one error.
+    if let Some(timeout) = args.common.timeout.get()
+        && super::parse_duration_ms(&timeout.value()).is_some()
+    {
+        cx.error_spanned_by(timeout, "a `const` resource runs no code, so it has no time limit; remove `timeout`");
+    }
+}
