@@ -1,0 +1,113 @@
+//! What every request passes first: the `Host` and `Origin` checks (the defence against DNS
+//! rebinding), authentication, and CORS.
+
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::options::Allowed;
+use super::reject;
+use super::sessions::App;
+use crate::context::Identity;
+use crate::protocol::ErrorObject;
+
+/// Where the protected-resource metadata is served (RFC 9728).
+pub(super) const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+
+/// The loopback names a local server answers to.
+pub(super) const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
+
+/// The `Host` and `Origin` checks.
+pub(super) fn check_headers(app: &App, headers: &HeaderMap) -> Result<(), Box<Response>> {
+    let allowed = |list: &Allowed, value: &str, host: bool| match list {
+        Allowed::Any => true,
+        Allowed::Only(values) => values.iter().any(|v| {
+            v.eq_ignore_ascii_case(value)
+                || (host
+                    && value.rsplit_once(':').is_some_and(|(name, port)| {
+                        port.bytes().all(|b| b.is_ascii_digit()) && v.eq_ignore_ascii_case(name)
+                    }))
+        }),
+    };
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    if !allowed(&app.hosts, host, true) {
+        let error =
+            ErrorObject::invalid_request(format!("Host `{}` is not served here", crate::protocol::excerpt(host)));
+        return Err(Box::new(reject(StatusCode::MISDIRECTED_REQUEST, None, error)));
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("");
+        if !allowed(&app.origins, origin, false) {
+            let error = ErrorObject::invalid_request("Forbidden: this origin may not call this server");
+            return Err(Box::new(reject(StatusCode::FORBIDDEN, None, error)));
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Runs the authentication hook: who made the request (`None` without a hook), or the 401.
+pub(super) async fn authenticate(app: &App, headers: &HeaderMap) -> Result<Option<Identity>, Box<Response>> {
+    let Some(hook) = &app.auth else { return Ok(None) };
+    match hook(headers.clone()).await {
+        Ok(identity) => Ok(Some(identity)),
+        Err(reject) => {
+            let mut response =
+                self::reject(StatusCode::UNAUTHORIZED, None, ErrorObject::invalid_request(reject.message));
+            let challenge = match (app.has_metadata, header_str(headers, "host")) {
+                (true, Some(host)) => {
+                    format!("Bearer error=\"invalid_token\", resource_metadata=\"http://{host}{METADATA_PATH}/mcp\"")
+                }
+                _ => "Bearer error=\"invalid_token\"".to_owned(),
+            };
+            if let Ok(value) = HeaderValue::from_str(&challenge) {
+                response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+            }
+            Err(Box::new(response))
+        }
+    }
+}
+
+/// The checks every method of the endpoint runs first: `Host`, `Origin`, authentication.
+pub(super) async fn admit(app: &App, headers: &HeaderMap) -> Result<Option<Identity>, Box<Response>> {
+    check_headers(app, headers)?;
+    authenticate(app, headers).await
+}
+
+/// OPTIONS: a CORS preflight (answered with the CORS headers when enabled, else plainly).
+pub(super) async fn on_preflight() -> Response {
+    StatusCode::NO_CONTENT.into_response()
+}
+
+/// The headers browsers may send and read.
+pub(super) const CORS_ALLOW_HEADERS: &str =
+    "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id";
+
+pub(super) const CORS_EXPOSE_HEADERS: &str = "mcp-session-id, www-authenticate";
+
+/// Adds the CORS headers to the answers of allowed origins.
+pub(super) async fn with_cors(
+    origins: Arc<Allowed>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let origin = request.headers().get(header::ORIGIN).cloned();
+    let mut response = next.run(request).await;
+    let allowed = origin.as_ref().and_then(|o| o.to_str().ok()).is_some_and(|o| match &*origins {
+        Allowed::Any => true,
+        Allowed::Only(list) => list.iter().any(|v| v.eq_ignore_ascii_case(o)),
+    });
+    if let (true, Some(origin)) = (allowed, origin) {
+        let headers = response.headers_mut();
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+        headers.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("POST, GET, DELETE, OPTIONS"));
+        headers.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static(CORS_ALLOW_HEADERS));
+        headers.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static(CORS_EXPOSE_HEADERS));
+        headers.insert(header::VARY, HeaderValue::from_static("Origin"));
+    }
+    response
+}

@@ -1,0 +1,264 @@
+//! How the HTTP transport serves: [`HttpOptions`], its limits and its hooks.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::http::HeaderMap;
+
+use super::event_store::EventStore;
+use super::session_store::SessionStore;
+use crate::context::Identity;
+
+/// How a POSTed request is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResponseMode {
+    /// `application/json` when the response is the first thing the request produces; an SSE
+    /// stream when a notification or a question to the client comes before it (the default).
+    #[default]
+    Json,
+    /// Always an SSE stream.
+    Sse,
+}
+
+/// Which `Host` and `Origin` values the server accepts: the defence against DNS rebinding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Allowed {
+    /// Any value (behind a proxy that checks, or on purpose).
+    Any,
+    /// These values only: host names with or without a port (`localhost`, `example.com:443`)
+    /// for `Host`; full origins (`https://app.example.com`) for `Origin`.
+    Only(Vec<String>),
+}
+
+/// How the HTTP transport serves.
+///
+/// ```
+/// use mcp_runtime::{Allowed, HttpOptions, ResponseMode};
+/// let options = HttpOptions::default()
+///     .response_mode(ResponseMode::Sse)
+///     .allowed_hosts(Allowed::Only(vec!["mcp.example.com".into()]))
+///     .allowed_origins(Allowed::Only(vec!["https://app.example.com".into()]));
+/// # drop(options);
+/// ```
+#[derive(Clone)]
+pub struct HttpOptions {
+    pub(super) mode: ResponseMode,
+    pub(super) hosts: Option<Allowed>,
+    pub(super) origins: Option<Allowed>,
+    pub(super) auth: Option<AuthHook>,
+    pub(super) resource_metadata: Option<serde_json::Value>,
+    pub(super) cors: Option<Allowed>,
+    pub(super) max_sessions: usize,
+    pub(super) max_requests: usize,
+    pub(super) idle_timeout: Duration,
+    pub(super) max_listen_streams: usize,
+    pub(super) events: Option<Arc<dyn EventStore>>,
+    pub(super) sessions: Option<Arc<dyn SessionStore>>,
+    pub(super) instance_tag: Option<String>,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            mode: ResponseMode::default(),
+            hosts: None,
+            origins: None,
+            auth: None,
+            resource_metadata: None,
+            cors: None,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            max_requests: DEFAULT_MAX_REQUESTS,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            max_listen_streams: DEFAULT_MAX_LISTEN_STREAMS,
+            events: None,
+            sessions: None,
+            instance_tag: None,
+        }
+    }
+}
+
+/// Handshake-era sessions open at once, unless configured: past it `initialize` gets 503.
+pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
+
+/// Requests served at once across the server, unless configured: past it a POST gets 503.
+pub const DEFAULT_MAX_REQUESTS: usize = 4_096;
+
+/// Open 2026-07-28 `subscriptions/listen` streams across all clients, unless configured.
+pub const DEFAULT_MAX_LISTEN_STREAMS: usize = 1_024;
+
+/// How long a session may stay unused before it ends, unless configured.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("mode", &self.mode)
+            .field("hosts", &self.hosts)
+            .field("origins", &self.origins)
+            .field("auth", &self.auth.is_some())
+            .field("resource_metadata", &self.resource_metadata)
+            .field("cors", &self.cors)
+            .field("max_sessions", &self.max_sessions)
+            .field("instance_tag", &self.instance_tag)
+            .field("max_requests", &self.max_requests)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("max_listen_streams", &self.max_listen_streams)
+            .finish()
+    }
+}
+
+/// The authentication hook: the request's headers in, who made it (or why not) out.
+pub(super) type AuthHook =
+    Arc<dyn Fn(HeaderMap) -> crate::util::BoxFuture<'static, Result<Identity, Reject>> + Send + Sync>;
+
+/// Why the authentication hook refused a request: answered with 401 and a
+/// `WWW-Authenticate: Bearer` challenge (pointing at the protected-resource metadata when
+/// configured).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reject {
+    pub(super) message: String,
+}
+
+impl Reject {
+    /// A refusal saying `message` (sent to the client: say nothing secret).
+    pub fn new(message: impl Into<String>) -> Self {
+        Reject { message: message.into() }
+    }
+}
+
+impl HttpOptions {
+    /// How requests are answered (default: [`ResponseMode::Json`]).
+    #[must_use]
+    pub fn response_mode(mut self, mode: ResponseMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The `Host` values accepted. Bound to a loopback address, the loopback names are the
+    /// default; bound elsewhere, or mounted as a router, the server refuses to start without
+    /// this.
+    #[must_use]
+    pub fn allowed_hosts(mut self, hosts: Allowed) -> Self {
+        self.hosts = Some(hosts);
+        self
+    }
+
+    /// Authenticates every request: `hook` gets its headers and returns who made it (which
+    /// handlers see as [`Context::identity`](crate::Context::identity), and which owns the
+    /// sessions it opens) or a [`Reject`] (answered 401 with a `WWW-Authenticate` challenge).
+    ///
+    /// ```
+    /// use mcp_runtime::{HttpOptions, Identity, Reject};
+    /// let options = HttpOptions::default().bearer_auth(|headers| async move {
+    ///     match headers.get("authorization").and_then(|v| v.to_str().ok()) {
+    ///         Some("Bearer let-me-in") => Ok(Identity::new("alice")),
+    ///         _ => Err(Reject::new("a valid bearer token is required")),
+    ///     }
+    /// });
+    /// # drop(options);
+    /// ```
+    #[must_use]
+    pub fn bearer_auth<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(HeaderMap) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Identity, Reject>> + Send + 'static,
+    {
+        self.auth = Some(Arc::new(move |headers| Box::pin(hook(headers))));
+        self
+    }
+
+    /// Serves this OAuth protected-resource metadata (RFC 9728) at
+    /// `/.well-known/oauth-protected-resource` and `/.well-known/oauth-protected-resource/mcp`,
+    /// and points 401 challenges at it.
+    #[must_use]
+    pub fn protected_resource_metadata(mut self, metadata: serde_json::Value) -> Self {
+        self.resource_metadata = Some(metadata);
+        self
+    }
+
+    /// Answers browsers' CORS preflights and adds the CORS headers for these origins (off by
+    /// default: no browser page may call the server).
+    #[must_use]
+    pub fn cors(mut self, origins: Allowed) -> Self {
+        self.cors = Some(origins);
+        self
+    }
+
+    /// How many handshake-era sessions may be open at once (default
+    /// [`DEFAULT_MAX_SESSIONS`]); past it `initialize` is answered 503 with `Retry-After`
+    /// rather than exhausting memory.
+    #[must_use]
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// How many requests the server serves at once, all sessions together (default
+    /// [`DEFAULT_MAX_REQUESTS`]); past it a POST is answered 503 with `Retry-After`.
+    #[must_use]
+    pub fn max_requests(mut self, requests: usize) -> Self {
+        self.max_requests = requests.max(1);
+        self
+    }
+
+    /// How many 2026-07-28 `subscriptions/listen` streams may be open at once, all clients
+    /// together (default [`DEFAULT_MAX_LISTEN_STREAMS`]); they do not count against
+    /// [`max_requests`](Self::max_requests). (A handshake-era session has 32 of its own.)
+    #[must_use]
+    pub fn max_listen_streams(mut self, streams: usize) -> Self {
+        self.max_listen_streams = streams.max(1);
+        self
+    }
+
+    /// Where the events of resumable SSE streams are kept (handshake revisions; default: in
+    /// the process, [`MemoryEventStore`]). Instances behind a load balancer share one so that
+    /// a client resumes on any of them.
+    #[must_use]
+    pub fn event_store(mut self, store: impl EventStore) -> Self {
+        self.events = Some(Arc::new(store));
+        self
+    }
+
+    /// Where the sessions of the handshake revisions are kept (default: in the process,
+    /// [`MemorySessionStore`]). Instances behind a load balancer that share one serve each
+    /// other's sessions: a session's state is saved there when it changes and loaded by an
+    /// instance that does not serve it yet.
+    #[must_use]
+    pub fn session_store(mut self, store: impl SessionStore) -> Self {
+        self.sessions = Some(Arc::new(store));
+        self
+    }
+
+    /// Starts every session id this instance mints with `tag` and a dot (`a.3f9c…`), so that
+    /// a load balancer can send each session's requests to the instance that opened it
+    /// (session affinity; the repository's `deploy/nginx-affinity.conf` routes on it).
+    /// `initialize`, which has no session yet, may go to any instance. The tag is 1 to 32
+    /// letters, digits and `-`; serving refuses to start with another.
+    ///
+    /// ```
+    /// let options = mcp_runtime::HttpOptions::default().instance_tag("b");
+    /// # drop(options);
+    /// ```
+    #[must_use]
+    pub fn instance_tag(mut self, tag: impl Into<String>) -> Self {
+        self.instance_tag = Some(tag.into());
+        self
+    }
+
+    /// How long a session may stay unused before it ends (default
+    /// [`DEFAULT_IDLE_TIMEOUT`]); its client then gets 404 and initializes again.
+    #[must_use]
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle_timeout = idle;
+        self
+    }
+
+    /// The `Origin` values accepted (a request without `Origin` is accepted). The default is
+    /// the loopback origins when bound to loopback; elsewhere the server refuses to start
+    /// without this.
+    #[must_use]
+    pub fn allowed_origins(mut self, origins: Allowed) -> Self {
+        self.origins = Some(origins);
+        self
+    }
+}

@@ -1,0 +1,298 @@
+//! The session table: each handshake-era session (and the 2026-07-28 loop) is a connection loop
+//! fed by its POSTs; sessions are found here, revived from the session store, kept there when
+//! they change, and ended when idle or ended elsewhere.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::http::StatusCode;
+use axum::response::Response;
+use tokio::sync::{broadcast, mpsc, watch};
+
+use super::event_store::EventStore;
+use super::options::{Allowed, AuthHook, ResponseMode};
+use super::session_store::{SessionRecord, SessionStore, StoreError};
+use super::sse::{keep_event, send_event, sse_event};
+use super::{busy, reject};
+use crate::context::Identity;
+use crate::protocol::{ErrorObject, RequestId};
+use crate::serve::session::SessionState;
+use crate::server::builder::ServerCore;
+use crate::transport::connection::{self, Frame, Inbox};
+
+/// What every handler of the endpoint shares.
+pub(super) struct App {
+    pub(super) core: Arc<ServerCore>,
+    pub(super) mode: ResponseMode,
+    pub(super) hosts: Allowed,
+    pub(super) origins: Allowed,
+    /// Handshake-era sessions by id.
+    pub(super) sessions: Mutex<HashMap<String, Arc<SessionHandle>>>,
+    pub(super) auth: Option<AuthHook>,
+    /// Whether 401 challenges point at protected-resource metadata.
+    pub(super) has_metadata: bool,
+    pub(super) max_sessions: usize,
+    /// What starts the session ids this instance mints (`tag.`), if anything.
+    pub(super) session_prefix: String,
+    /// Where resumable streams' events are kept.
+    pub(super) events: Arc<dyn EventStore>,
+    /// Where sessions are kept, for any instance sharing it to serve.
+    pub(super) store: Arc<dyn SessionStore>,
+    /// How long a session may stay unused.
+    pub(super) idle: Duration,
+    /// Requests being served, all sessions together.
+    pub(super) requests: Arc<tokio::sync::Semaphore>,
+    /// The loop serving 2026-07-28 requests.
+    pub(super) stateless: Arc<SessionHandle>,
+    pub(super) stopping: watch::Receiver<bool>,
+    /// Kept here so that sessions of a mounted router run as long as the router.
+    pub(super) _stop: Arc<watch::Sender<bool>>,
+}
+
+/// One loop's inbox, and where its connection-level messages go.
+pub(super) struct SessionHandle {
+    /// Its id (empty for the stateless loop).
+    pub(super) id: String,
+    pub(super) inbound: mpsc::Sender<Frame>,
+    /// When a request last used it.
+    pub(super) used: Mutex<Instant>,
+    /// When the session store was last told it is in use.
+    pub(super) touched: Mutex<Instant>,
+    /// The principal that opened it: only it may use it.
+    pub(super) owner: Option<String>,
+    /// Its standalone stream: list changes, resource updates.
+    pub(super) standalone: Arc<tokio::sync::Mutex<Standalone>>,
+    /// The resumable streams of its requests still running, by stream id.
+    pub(super) streams: Mutex<HashMap<String, Arc<LiveStream>>>,
+    /// The session's state as its loop last told it, and whether the store has it yet.
+    pub(super) states: tokio::sync::Mutex<watch::Receiver<Option<SessionState>>>,
+}
+
+/// A session's standalone stream (GET). Every event goes to the event store under the
+/// session's one stream id before it goes to the connection reading it, so a client that
+/// reconnects with `Last-Event-ID` misses nothing.
+pub(super) struct Standalone {
+    pub(super) id: String,
+    /// The body of the GET response reading it now.
+    pub(super) reader: Option<mpsc::Sender<Bytes>>,
+    /// The latest events sent while no GET stream was open, for the next one that opens
+    /// without `Last-Event-ID` (a client opens its stream just after it subscribes).
+    pub(super) waiting: std::collections::VecDeque<Bytes>,
+}
+
+/// A handshake-era request's resumable SSE stream while its request runs: every event goes
+/// to the event store and to the connection reading it now, if any.
+pub(super) struct LiveStream {
+    pub(super) id: String,
+    /// The body of the HTTP response reading it now.
+    pub(super) reader: tokio::sync::Mutex<Option<mpsc::Sender<Bytes>>>,
+    /// `Context::close_sse_stream`: end the current connection; the client reconnects.
+    pub(super) close: Arc<tokio::sync::Notify>,
+}
+
+/// Connection-level messages kept while a session has no GET stream open.
+pub(super) const UNSENT_KEPT: usize = 64;
+
+/// The prefix of a session's standalone stream id.
+pub(super) const STANDALONE: &str = "get-";
+
+/// What a new loop is: a session (its id, who opened it, and its state when it was started
+/// elsewhere), or the stateless one (an empty id).
+pub(super) struct LoopSeed {
+    pub(super) id: String,
+    pub(super) owner: Option<String>,
+    pub(super) restore: Option<SessionState>,
+    pub(super) listen_limit: usize,
+}
+
+/// Starts a loop (a session, or the stateless one) and returns its handle.
+pub(super) fn start_loop(
+    core: &Arc<ServerCore>,
+    events: &Arc<dyn EventStore>,
+    stopping: &watch::Receiver<bool>,
+    seed: LoopSeed,
+) -> Arc<SessionHandle> {
+    let (inbound, inbox) = mpsc::channel(crate::serve::executor::LOOK_AHEAD);
+    let (out, mut outbox) = mpsc::channel::<Vec<u8>>(connection::OUTGOING_CAPACITY);
+    let standalone = Arc::new(tokio::sync::Mutex::new(Standalone {
+        // Named by the session, so that an instance that takes the session over (sharing the
+        // event store) resumes its stream; the stateless loop has no such stream.
+        id: match seed.id.as_str() {
+            "" => format!("{STANDALONE}{}", crate::util::random::random_id()),
+            session => format!("{STANDALONE}{session}"),
+        },
+        reader: None,
+        waiting: std::collections::VecDeque::new(),
+    }));
+    let forward = Arc::clone(&standalone);
+    let store = Arc::clone(events);
+    tokio::spawn(async move {
+        while let Some(line) = outbox.recv().await {
+            // Kept and sent under one lock, so a reconnection replays up to exactly here.
+            let mut standalone = forward.lock().await;
+            let event_id = keep_event(&*store, &standalone.id, &line).await;
+            let event = sse_event(event_id.as_deref(), &line);
+            send_event(&mut standalone.reader, event.clone()).await;
+            if standalone.reader.is_none() {
+                standalone.waiting.push_back(event);
+                if standalone.waiting.len() > UNSENT_KEPT {
+                    standalone.waiting.pop_front();
+                }
+            }
+        }
+    });
+    let mut stopping = stopping.clone();
+    let shutdown = async move {
+        let _ = stopping.wait_for(|stop| *stop).await;
+    };
+    let (states_tx, states) = watch::channel(None);
+    let options =
+        connection::LoopOptions { listen_limit: seed.listen_limit, restore: seed.restore, states: Some(states_tx) };
+    tokio::spawn(connection::run(Arc::clone(core), Inbox(inbox), out, shutdown, options));
+    Arc::new(SessionHandle {
+        id: seed.id,
+        inbound,
+        used: Mutex::new(Instant::now()),
+        touched: Mutex::new(Instant::now()),
+        owner: seed.owner,
+        standalone,
+        streams: Mutex::default(),
+        states: tokio::sync::Mutex::new(states),
+    })
+}
+
+impl App {
+    /// A new session's loop, counted against the session limit (`None` past it).
+    pub(super) fn open_session(
+        &self,
+        id: &str,
+        owner: Option<String>,
+        restore: Option<SessionState>,
+    ) -> Option<Arc<SessionHandle>> {
+        let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        // Two requests may revive the same session at once: the first one's loop serves both.
+        if let Some(running) = sessions.get(id) {
+            return Some(Arc::clone(running));
+        }
+        if sessions.len() >= self.max_sessions {
+            return None;
+        }
+        let seed = LoopSeed {
+            id: id.to_owned(),
+            owner,
+            restore,
+            listen_limit: crate::serve::subscriptions::MAX_LISTEN_STREAMS,
+        };
+        let handle = start_loop(&self.core, &self.events, &self.stopping, seed);
+        sessions.insert(id.to_owned(), Arc::clone(&handle));
+        Some(handle)
+    }
+
+    /// Saves `session`'s state in the session store if its loop changed it since the last
+    /// save: before the reply that changed it leaves, so that any instance sharing the store
+    /// serves the client's next request as this one would.
+    pub(super) async fn keep(&self, session: &SessionHandle) -> Result<(), StoreError> {
+        let mut states = session.states.lock().await;
+        if !states.has_changed().unwrap_or(false) {
+            return Ok(());
+        }
+        let Some(state) = states.borrow_and_update().clone() else { return Ok(()) };
+        let record = SessionRecord::new(&state, session.owner.as_deref());
+        self.store.save(&session.id, &record, self.idle).await
+    }
+}
+
+/// The session `id` names, if `identity` may use it: served here, or kept in the session
+/// store (started by another instance, or before this endpoint's loop for it ended) and served
+/// here from now on. `Err` is the answer to give instead.
+pub(super) async fn find_session(
+    app: &App,
+    id: &str,
+    identity: Option<&Identity>,
+    request: Option<&RequestId>,
+) -> Result<Arc<SessionHandle>, Box<Response>> {
+    let subject = identity.map(Identity::subject);
+    let not_found = || {
+        let error = ErrorObject::invalid_request("Session not found: it ended or never existed; initialize again");
+        Box::new(reject(StatusCode::NOT_FOUND, request, error))
+    };
+    let running = app.sessions.lock().unwrap_or_else(|e| e.into_inner()).get(id).cloned();
+    let found = match running {
+        Some(found) => found,
+        None => {
+            let record = app.store.load(id).await.map_err(|e| {
+                tracing::error!(error = %e, "the session store failed to load a session");
+                Box::new(busy(request, "The session store is unavailable: retry later"))
+            })?;
+            let Some(record) = record else { return Err(not_found()) };
+            // Another principal's session is, to this one, a session that does not exist.
+            if record.owner() != subject {
+                return Err(not_found());
+            }
+            let Some(state) = record.state() else {
+                tracing::warn!(revision = record.protocol_version(), "a kept session names a revision not served here");
+                return Err(not_found());
+            };
+            let owner = record.owner().map(str::to_owned);
+            app.open_session(id, owner, Some(state))
+                .ok_or_else(|| Box::new(busy(request, "Too many open sessions: retry later")))?
+        }
+    };
+    if found.owner.as_deref() != subject {
+        return Err(not_found());
+    }
+    let now = Instant::now();
+    *found.used.lock().unwrap_or_else(|e| e.into_inner()) = now;
+    // The store hears of use now and then, not on every request.
+    let due = {
+        let mut touched = found.touched.lock().unwrap_or_else(|e| e.into_inner());
+        let due = now.duration_since(*touched) >= app.idle / 4;
+        if due {
+            *touched = now;
+        }
+        due
+    };
+    if due {
+        let store = Arc::clone(&app.store);
+        let (id, idle) = (id.to_owned(), app.idle);
+        tokio::spawn(async move {
+            if let Err(e) = store.touch(&id, idle).await {
+                tracing::warn!(error = %e, "the session store failed to keep a session alive");
+            }
+        });
+    }
+    Ok(found)
+}
+
+/// Ends sessions unused for `idle`, checking every so often while the endpoint exists.
+/// Stops serving the sessions ended on another server of the change bus (or on this one: it
+/// already forgot them).
+pub(super) fn forget_ended_sessions(app: std::sync::Weak<App>, mut ended: broadcast::Receiver<Arc<str>>) {
+    tokio::spawn(async move {
+        loop {
+            let session = match ended.recv().await {
+                Ok(session) => session,
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return,
+            };
+            let Some(app) = app.upgrade() else { return };
+            app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(&*session);
+        }
+    });
+}
+
+pub(super) fn expire_idle_sessions(app: std::sync::Weak<App>, idle: Duration) {
+    let every = (idle / 2).clamp(Duration::from_millis(50), Duration::from_secs(60));
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            let Some(app) = app.upgrade() else { return };
+            let now = Instant::now();
+            app.sessions.lock().unwrap_or_else(|e| e.into_inner()).retain(|_, session| {
+                now.duration_since(*session.used.lock().unwrap_or_else(|e| e.into_inner())) < idle
+            });
+        }
+    });
+}

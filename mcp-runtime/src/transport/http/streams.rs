@@ -1,0 +1,169 @@
+//! A session's streams: a request's resumable stream while it runs, the standalone GET stream,
+//! and `Last-Event-ID` resumption.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use tokio::sync::mpsc;
+
+use super::admission::{admit, header_str};
+use super::event_store::{EventStore, StoredEvents};
+use super::sessions::{App, LiveStream, STANDALONE, SessionHandle, find_session};
+use super::sse::{body_stream, is_final, keep_event, missed_events, priming_event, send_event, sse_event, sse_headers};
+use super::{SESSION_HEADER, method_not_allowed, reject};
+use crate::protocol::{ErrorObject, RequestId};
+use crate::transport::connection::{self};
+
+/// Carries a handshake-era request's messages into its resumable stream: each is kept in the
+/// event store, then sent to the connection reading the stream, if any. A connection that
+/// breaks (or that the handler closes) loses nothing: the client resumes with
+/// `Last-Event-ID`.
+pub(super) async fn pump(
+    events: Arc<dyn EventStore>,
+    session: Arc<SessionHandle>,
+    live: Arc<LiveStream>,
+    first: Option<Vec<u8>>,
+    mut rest: mpsc::Receiver<Vec<u8>>,
+    id: Option<RequestId>,
+    _slot: Option<tokio::sync::OwnedSemaphorePermit>,
+) {
+    {
+        let mut reader = live.reader.lock().await;
+        let priming = keep_event(&*events, &live.id, b"").await;
+        send_event(&mut reader, priming_event(priming.as_deref())).await;
+        if first.is_none() {
+            // Closed by its handler before anything was sent: the client resumes.
+            reader.take();
+        }
+    }
+    let mut next = first;
+    loop {
+        let line = match next.take() {
+            Some(line) => line,
+            None => tokio::select! {
+                line = rest.recv() => match line {
+                    Some(line) => line,
+                    None => break,
+                },
+                () = live.close.notified() => {
+                    // The handler closed the stream: the client reconnects after `retry`.
+                    live.reader.lock().await.take();
+                    continue;
+                }
+            },
+        };
+        let last = is_final(&line, id.as_ref());
+        // Kept and sent under one lock, so a reconnection replays up to exactly here.
+        let mut reader = live.reader.lock().await;
+        let event_id = keep_event(&*events, &live.id, &line).await;
+        send_event(&mut reader, sse_event(event_id.as_deref(), &line)).await;
+        if last {
+            reader.take();
+            break;
+        }
+    }
+    session.streams.lock().unwrap_or_else(|e| e.into_inner()).remove(&live.id);
+}
+
+/// GET: a session's stream of list changes and resource updates (handshake revisions); with
+/// `Last-Event-ID`, what a stream missed (this one, or a request's), then what follows.
+pub(super) async fn on_get(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    use futures_util::StreamExt as _;
+    let identity = match admit(&app, &headers).await {
+        Ok(identity) => identity,
+        Err(rejected) => return *rejected,
+    };
+    let Some(session) = header_str(&headers, SESSION_HEADER) else {
+        return method_not_allowed("GET opens a session's stream: send Mcp-Session-Id (2026-07-28 has no GET)");
+    };
+    let handle = match find_session(&app, session, identity.as_ref(), None).await {
+        Ok(handle) => handle,
+        Err(answer) => return *answer,
+    };
+    let last = header_str(&headers, "last-event-id");
+    if let Some(last) = last.filter(|last| !last.starts_with(STANDALONE)) {
+        return resume(&app, &handle, last).await;
+    }
+    // Replayed (or primed) and attached under the stream's lock: nothing missed, nothing twice.
+    let mut standalone = handle.standalone.lock().await;
+    let missed = match last {
+        Some(last) if app.events.stream_of(last) == Some(standalone.id.as_str()) => {
+            match missed_events(&*app.events, last).await {
+                Ok(missed) => missed,
+                Err(answer) => return *answer,
+            }
+        }
+        _ => None,
+    };
+    let opening: Vec<Bytes> = match missed {
+        Some(missed) => {
+            // What waited is among what is replayed.
+            standalone.waiting.clear();
+            missed
+                .into_iter()
+                .filter(|(_, data)| !data.is_empty())
+                .map(|(id, data)| sse_event(Some(id), &data))
+                .collect()
+        }
+        None => {
+            let priming = keep_event(&*app.events, &standalone.id, b"").await;
+            std::iter::once(priming_event(priming.as_deref())).chain(standalone.waiting.drain(..)).collect()
+        }
+    };
+    let (reader, reading) = mpsc::channel::<Bytes>(connection::OUTGOING_CAPACITY);
+    standalone.reader = Some(reader);
+    drop(standalone);
+    let mut stopping = app.stopping.clone();
+    let live = body_stream(reading).take_until(async move {
+        let _ = stopping.wait_for(|stop| *stop).await;
+    });
+    let opening = futures_util::stream::iter(opening.into_iter().map(Ok::<_, Infallible>));
+    sse_headers(Response::new(Body::from_stream(opening.chain(live))))
+}
+
+/// GET with `Last-Event-ID`: what the stream missed, then (if its request still runs) what
+/// follows.
+pub(super) async fn resume(app: &App, session: &SessionHandle, last: &str) -> Response {
+    use futures_util::StreamExt as _;
+    let live = app
+        .events
+        .stream_of(last)
+        .and_then(|stream| session.streams.lock().unwrap_or_else(|e| e.into_inner()).get(stream).cloned());
+    let missed = |events: StoredEvents| {
+        let replay: Vec<Result<Bytes, Infallible>> = events
+            .into_iter()
+            .filter(|(_, data)| !data.is_empty())
+            .map(|(id, data)| Ok(sse_event(Some(id), &data)))
+            .collect();
+        futures_util::stream::iter(replay)
+    };
+    let body = match live {
+        Some(live) => {
+            // Replayed and attached under the stream's lock: nothing missed, nothing twice.
+            let mut reader = live.reader.lock().await;
+            let found = match missed_events(&*app.events, last).await {
+                Ok(found) => found,
+                Err(answer) => return *answer,
+            };
+            let Some(events) = found else {
+                return reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Unknown Last-Event-ID"));
+            };
+            let (connection, reading) = mpsc::channel::<Bytes>(16);
+            *reader = Some(connection);
+            Body::from_stream(missed(events).chain(body_stream(reading)))
+        }
+        None => match missed_events(&*app.events, last).await {
+            Err(answer) => return *answer,
+            // Its request finished: what it missed, and the stream ends.
+            Ok(Some(events)) => Body::from_stream(missed(events)),
+            Ok(None) => {
+                return reject(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Unknown Last-Event-ID"));
+            }
+        },
+    };
+    sse_headers(Response::new(body))
+}
