@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 
 use crate::protocol::{CachePolicy, CallToolResult, Feature, RequestId, Revision, response_line};
-use crate::server::builder::ServerCore;
+use crate::server::core::ServerCore;
 
 /// Where a request's response goes.
 #[derive(Debug, Clone)]

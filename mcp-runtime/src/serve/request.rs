@@ -25,7 +25,7 @@ use crate::protocol::{
     ErrorObject, Feature, Implementation, LogLevel, RequestId, Revision, code, error_line, mentions,
 };
 use crate::serve::reply::{InputRequired, ReplyTo, WireResult, respond};
-use crate::server::builder::ServerCore;
+use crate::server::core::ServerCore;
 
 /// One request on its way to its method: built once by the session, handed to the method
 /// directly (lifecycle and inline methods) or through the executor, which links it to the

@@ -11,8 +11,8 @@ use crate::context::{Negotiated, RequestExtras};
 use crate::protocol::{LogLevel, Revision};
 use crate::serve::executor::Executor;
 use crate::serve::subscriptions::{Routed, Subscriptions};
-use crate::server::builder::ServerCore;
 use crate::server::changes::Announcement;
+use crate::server::core::ServerCore;
 
 /// Where a connection is in its life.
 #[derive(Debug)]

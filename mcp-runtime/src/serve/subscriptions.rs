@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 
 use crate::error::ItemKind;
 use crate::protocol::{ErrorObject, RequestId, code, notification_line, success_line};
-use crate::server::builder::ServerCore;
 use crate::server::changes::Announcement;
+use crate::server::core::ServerCore;
 use crate::server::registry::Registry;
 
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";

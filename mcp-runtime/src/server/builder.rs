@@ -3,8 +3,9 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::protocol::{CachePolicies, CachePolicy, Cached};
-use crate::server::changes::{Bus, ChangeBus, ChangeEvent, ChangeNotice};
+use crate::protocol::{CachePolicy, Cached};
+use crate::server::changes::{Bus, ChangeBus, ChangeNotice};
+use crate::server::core::{Config, ServerCore};
 use std::future::Future;
 use std::sync::RwLock;
 use std::time::Duration;
@@ -19,47 +20,10 @@ use crate::declare::resource::ResourceDescriptor;
 use crate::declare::selection::{Selection, every_declared};
 use crate::declare::tool::ToolDescriptor;
 use crate::protocol::{Implementation, ListChangedCapability, ResourcesCapability, Revision, ServerCapabilities};
-use crate::server::changes::Announcement;
 use crate::server::handle::ServerHandle;
 use crate::server::local::LocalThread;
 use crate::server::registry::{Registry, check_states};
 use crate::util::BoxFuture;
-
-/// Limits and sizes a server works with.
-#[derive(Debug, Clone)]
-pub(crate) struct Config {
-    /// Items per page of a list result.
-    pub(crate) page_size: usize,
-    /// Requests a connection runs at once before it stops reading more.
-    pub(crate) max_in_flight: usize,
-    /// The largest message accepted, in bytes.
-    pub(crate) max_message_size: usize,
-    /// How long 2026-07-28 clients may cache each list.
-    pub(crate) cache: CachePolicies,
-    /// How long requests in flight may take to finish once the shutdown signal came.
-    pub(crate) drain_timeout: Duration,
-    /// The time limit of handlers that set none.
-    pub(crate) default_timeout: Option<Duration>,
-    /// Handlers may send log messages to the client (the `logging` capability).
-    pub(crate) client_logging: bool,
-    /// How long a handler waits for the client to answer its question.
-    pub(crate) client_request_timeout: Duration,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            page_size: 100,
-            max_in_flight: 64,
-            max_message_size: 4 * 1024 * 1024,
-            cache: CachePolicies::default(),
-            drain_timeout: Duration::from_secs(5),
-            default_timeout: None,
-            client_logging: false,
-            client_request_timeout: Duration::from_secs(300),
-        }
-    }
-}
 
 /// An MCP server: who it is, what it offers, and how it serves.
 ///
@@ -576,87 +540,3 @@ impl Server {
 /// them; a connection that falls further behind is told everything it subscribed to may have
 /// changed.
 const EVENT_BACKLOG: usize = 1024;
-
-/// A built server, shared by every connection.
-#[derive(Debug)]
-pub(crate) struct ServerCore {
-    /// Seals the `requestState` of input-required results.
-    pub(crate) sealer: Arc<Sealer>,
-    /// The application's states.
-    pub(crate) states: Arc<States>,
-    /// Where `local` handlers run.
-    pub(crate) local: LocalThread,
-    pub(crate) info: Implementation,
-    pub(crate) instructions: Option<String>,
-    /// Declared once at start and never changed.
-    pub(crate) capabilities: ServerCapabilities,
-    pub(crate) dynamic_lists: bool,
-    /// The current registry; a change swaps in a new one and requests already running keep
-    /// the one they started with.
-    registry: RwLock<Arc<Registry>>,
-    /// List and resource changes, for every connection.
-    pub(crate) events: broadcast::Sender<Announcement>,
-    /// Sessions ended on any server of the bus, for the HTTP endpoint.
-    pub(crate) ended_sessions: broadcast::Sender<Arc<str>>,
-    /// This server's id on its change bus.
-    origin: String,
-    /// Carries change events to every server sharing it, this one included.
-    bus: Bus,
-    pub(crate) config: Config,
-}
-
-impl ServerCore {
-    /// The registry as it is now.
-    pub(crate) fn registry(&self) -> Arc<Registry> {
-        Arc::clone(&self.registry.read().unwrap_or_else(|e| e.into_inner()))
-    }
-
-    /// Tells every server on the bus (this one included) of `event`.
-    pub(crate) fn publish(&self, event: ChangeEvent) {
-        self.bus.0.publish(ChangeNotice { origin: self.origin.clone(), event });
-    }
-
-    /// A notice from the bus: this server's connections are told, and another server's item
-    /// change is applied here too.
-    fn hear(&self, notice: &ChangeNotice) {
-        let event = match &notice.event {
-            ChangeEvent::ListChanged { kind } => Announcement::ListChanged(*kind),
-            ChangeEvent::ResourceUpdated { uri } => Announcement::ResourceUpdated(Arc::from(uri.as_str())),
-            ChangeEvent::ItemChanged { kind, key, change } => {
-                let ours = notice.origin == self.origin;
-                // Another server's change applies here when this server has the item too.
-                let applied = !ours
-                    && self.dynamic_lists
-                    && self
-                        .update_registry(|current| Ok::<_, Error>(current.with_change(*kind, key, *change)))
-                        .unwrap_or(false);
-                if !ours && !applied {
-                    return;
-                }
-                Announcement::ListChanged(*kind)
-            }
-            ChangeEvent::SessionEnded { session } => {
-                // No endpoint listening (stdio) is not an error.
-                let _ = self.ended_sessions.send(Arc::from(session.as_str()));
-                return;
-            }
-        };
-        // No connection listening is not an error.
-        let _ = self.events.send(event);
-    }
-
-    /// Replaces the registry with what `change` makes of it (`None`: nothing changes).
-    pub(crate) fn update_registry<E>(
-        &self,
-        change: impl FnOnce(&Registry) -> Result<Option<Registry>, E>,
-    ) -> Result<bool, E> {
-        let mut current = self.registry.write().unwrap_or_else(|e| e.into_inner());
-        match change(&current)? {
-            Some(next) => {
-                *current = Arc::new(next);
-                Ok(true)
-            }
-            None => Ok(false),
-        }
-    }
-}

@@ -7,8 +7,8 @@ use crate::declare::resource::ResourceDescriptor;
 use crate::declare::selection::Selection;
 use crate::declare::tool::ToolDescriptor;
 use crate::error::{Error, ItemKind, Result};
-use crate::server::builder::ServerCore;
 use crate::server::changes::{ChangeEvent, ItemChange};
+use crate::server::core::ServerCore;
 use crate::server::registry::{Registry, check_states};
 
 /// A handle on a server, taken with [`Server::handle`](crate::Server::handle) before it

@@ -3,6 +3,7 @@
 
 pub(crate) mod builder;
 pub(crate) mod changes;
+pub(crate) mod core;
 pub(crate) mod handle;
 pub(crate) mod local;
 pub(crate) mod registry;

@@ -26,8 +26,8 @@ use crate::protocol::{ErrorObject, error_line, is_json_whitespace};
 use crate::serve::reply::{Reply, ReplyTo};
 use crate::serve::session::{Session, SessionState};
 use crate::serve::subscriptions::Routed;
-use crate::server::builder::ServerCore;
 use crate::server::changes::Announcement;
+use crate::server::core::ServerCore;
 use crate::util::woken::WhenWoken;
 
 /// Response lines queued for the writer before tasks (and the loop) wait for it.

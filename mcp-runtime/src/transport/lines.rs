@@ -9,7 +9,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 
 use super::connection::{self, Frame, Input, OUTGOING_CAPACITY};
-use crate::server::builder::ServerCore;
+use crate::server::core::ServerCore;
 
 /// Bytes gathered into one write before it is flushed.
 pub(crate) const WRITE_BATCH: usize = 256 * 1024;

@@ -21,7 +21,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::connection::{self, Frame, Input, OUTGOING_CAPACITY};
 use super::lines::{Splitter, WRITE_BATCH};
-use crate::server::builder::ServerCore;
+use crate::server::core::ServerCore;
 
 /// Batches of messages read ahead of the connection loop.
 const READ_AHEAD: usize = 4;

@@ -35,7 +35,7 @@ use crate::declare::handler::{HandlerSpec, RunKind};
 use crate::protocol::RequestId;
 use crate::serve::reply::{Reply, ReplyTo, Started};
 use crate::serve::request::{CallLink, Request};
-use crate::server::builder::ServerCore;
+use crate::server::core::ServerCore;
 use crate::server::local::LocalJob;
 
 /// Requests that may wait for a free slot while reading goes on (so notifications, cancels

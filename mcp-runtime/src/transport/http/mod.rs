@@ -40,8 +40,8 @@ pub use event_store::{EventStore, MemoryEventStore, StoredEvents};
 pub use session_store::{MemorySessionStore, SessionRecord, SessionStore, StoreError};
 
 use crate::protocol::{ErrorObject, RequestId, error_line};
-use crate::server::builder::ServerCore;
 use crate::server::changes::ChangeEvent;
+use crate::server::core::ServerCore;
 use admission::{LOOPBACK_HOSTS, METADATA_PATH, admit, header_str, on_preflight, with_cors};
 use post::on_post;
 use sessions::{App, LoopSeed, expire_idle_sessions, find_session, forget_ended_sessions, start_loop};

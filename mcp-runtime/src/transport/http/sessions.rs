@@ -19,7 +19,7 @@ use super::{busy, reject};
 use crate::context::Identity;
 use crate::protocol::{ErrorObject, RequestId};
 use crate::serve::session::SessionState;
-use crate::server::builder::ServerCore;
+use crate::server::core::ServerCore;
 use crate::transport::connection::{self, Frame, Inbox};
 
 /// What every handler of the endpoint shares.
