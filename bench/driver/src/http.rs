@@ -23,9 +23,19 @@ pub struct HttpServer {
 
 impl HttpServer {
     pub fn start(program: &Path) -> HttpServer {
+        HttpServer::start_on(program, None)
+    }
+
+    /// The same, its Tokio runtime on `workers` worker threads (`TOKIO_WORKER_THREADS`) when
+    /// given, else on one per CPU.
+    pub fn start_on(program: &Path, workers: Option<usize>) -> HttpServer {
         let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
         let addr = format!("127.0.0.1:{port}");
-        let child = Command::new(program)
+        let mut command = Command::new(program);
+        if let Some(workers) = workers {
+            command.env("TOKIO_WORKER_THREADS", workers.to_string());
+        }
+        let child = command
             .args(["--http", &addr])
             .stdin(Stdio::null())
             .stdout(Stdio::null())

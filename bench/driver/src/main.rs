@@ -82,15 +82,19 @@ fn main() {
         let clients = HTTP_CLIENTS;
         table.add_pair(
             &format!("Streamable HTTP, {clients} keep-alive clients, handshake era, req/s"),
-            (ours_http.0, rmcp_http.0),
+            (ours_http.handshake, rmcp_http.handshake),
         );
         table.add_pair(
             &format!("Streamable HTTP, {clients} keep-alive clients, 2026-07-28, req/s"),
-            (ours_http.1, rmcp_http.1),
+            (ours_http.stateless, rmcp_http.stateless),
+        );
+        table.add_pair(
+            &format!("Streamable HTTP, {clients} keep-alive clients, 2026-07-28, runtime on 1 worker, req/s"),
+            (ours_http.stateless_one_worker, rmcp_http.stateless_one_worker),
         );
         table.add_pair(
             &format!("{} idle handshake-era HTTP sessions, KB each", plan.sessions),
-            (ours_http.2, rmcp_http.2),
+            (ours_http.idle_session_kb, rmcp_http.idle_session_kb),
         );
     }
     if plan.build_times {
@@ -114,24 +118,42 @@ const HTTP_CLIENTS: usize = 64;
 /// The HTTP rows of each server: medians over the rounds of the concurrent rows in each era,
 /// and the memory per idle session. The servers take turns within each round, so that a
 /// change in the machine's load falls on both.
-fn http_rows(programs: [&Path; 2], plan: &Plan) -> [(f64, f64, f64); 2] {
+fn http_rows(programs: [&Path; 2], plan: &Plan) -> [HttpRow; 2] {
     let per_client = (plan.calls / HTTP_CLIENTS as u32).max(1);
-    let mut measured: [(Vec<f64>, Vec<f64>); 2] = Default::default();
+    let mut measured: [[Vec<f64>; 3]; 2] = Default::default();
     for round in 1..=plan.rounds {
         eprintln!("HTTP round {round} of {}", plan.rounds);
-        for (program, (handshake, stateless)) in programs.iter().zip(&mut measured) {
+        for (program, [handshake, stateless, one_worker]) in programs.iter().zip(&mut measured) {
             let server = http::HttpServer::start(program);
             handshake.push(http::concurrent(&server, http::Era::Handshake, HTTP_CLIENTS, per_client));
             stateless.push(http::concurrent(&server, http::Era::Stateless, HTTP_CLIENTS, per_client));
+            drop(server);
+            // The same 2026-07-28 load with the server's runtime on one worker: what serving
+            // these requests in parallel gains.
+            let server = http::HttpServer::start_on(program, Some(1));
+            one_worker.push(http::concurrent(&server, http::Era::Stateless, HTTP_CLIENTS, per_client));
         }
     }
-    let mut rows = [(0.0, 0.0, 0.0); 2];
-    for ((program, (handshake, stateless)), row) in programs.iter().zip(&mut measured).zip(&mut rows) {
+    let mut rows = [HttpRow::default(); 2];
+    for ((program, [handshake, stateless, one_worker]), row) in programs.iter().zip(&mut measured).zip(&mut rows) {
         let server = http::HttpServer::start(program);
-        let idle = http::idle_session_kb(&server, plan.sessions);
-        *row = (measure::median(handshake), measure::median(stateless), idle);
+        *row = HttpRow {
+            handshake: measure::median(handshake),
+            stateless: measure::median(stateless),
+            stateless_one_worker: measure::median(one_worker),
+            idle_session_kb: http::idle_session_kb(&server, plan.sessions),
+        };
     }
     rows
+}
+
+/// One server's HTTP rows.
+#[derive(Debug, Default, Clone, Copy)]
+struct HttpRow {
+    handshake: f64,
+    stateless: f64,
+    stateless_one_worker: f64,
+    idle_session_kb: f64,
 }
 
 /// Builds each server on its own (`-p`: features resolved per server, as in its own project)

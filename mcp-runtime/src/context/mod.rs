@@ -3,6 +3,7 @@
 
 pub(crate) mod asking;
 pub(crate) mod log_layer;
+pub(crate) mod outlet;
 pub(crate) mod request_state;
 pub(crate) mod slot;
 pub(crate) mod state;
@@ -14,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::Notify;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -24,6 +25,7 @@ use crate::context::asking::{
     AskError, Elicitation, InputRound, Interrupt, PendingRequests, Question, Root, SampledMessage, SamplingRequest,
     elicitation_from, form_schema,
 };
+use crate::context::outlet::Outlet;
 use crate::context::slot::SlotLease;
 use crate::context::state::{State, States};
 use crate::protocol::{
@@ -93,7 +95,7 @@ struct RequestInfo {
 /// the request's response.
 #[derive(Debug)]
 pub(crate) struct ClientLink {
-    pub(crate) out: mpsc::Sender<Vec<u8>>,
+    pub(crate) out: Outlet,
     /// The request's `_meta.progressToken`.
     pub(crate) progress_token: Option<Value>,
     pub(crate) log: LogThreshold,
@@ -436,12 +438,12 @@ impl Context {
     /// Queues a notification line for this request without waiting (the log layer's path);
     /// dropped when the output is full.
     pub(crate) fn try_send(&self, line: Vec<u8>) -> bool {
-        self.inner.link.as_ref().is_some_and(|link| link.out.try_send(line).is_ok())
+        self.inner.link.as_ref().is_some_and(|link| link.out.try_send(line))
     }
 
     async fn send(&self, line: Vec<u8>) -> bool {
         match &self.inner.link {
-            Some(link) => link.out.send(line).await.is_ok(),
+            Some(link) => link.out.send(line).await,
             None => false,
         }
     }
@@ -615,7 +617,7 @@ impl Context {
                 }
                 let (id, answer) = pending.register();
                 let line = request_line(&id, question.method, &question.params);
-                if link.out.send(line).await.is_err() {
+                if !link.out.send(line).await {
                     pending.forget(&id);
                     return Err(AskError::Disconnected);
                 }

@@ -367,27 +367,28 @@ pub(crate) fn response_line(
     id: &RequestId,
     capacity: usize,
     write_result: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), serde_json::Error>,
-) -> Vec<u8> {
+) -> Result<Vec<u8>, ErrorObject> {
     let mut out = Vec::with_capacity(capacity + 48);
     open_response(&mut out, Some(id), "result");
     match write_result(&mut out) {
         Ok(()) => {
             out.extend_from_slice(b"}\n");
-            out
+            Ok(out)
         }
         Err(e) => {
             tracing::error!(error = %e, "a result could not be serialized");
-            error_line(Some(id), &ErrorObject::internal("Internal error: the result could not be serialized"))
+            Err(ErrorObject::internal("Internal error: the result could not be serialized"))
         }
     }
 }
 
 /// A success response line for a result that is already JSON text.
 pub(crate) fn success_line(id: &RequestId, result: &str) -> Vec<u8> {
-    response_line(id, result.len(), &mut |out| {
+    let written = response_line(id, result.len(), &mut |out| {
         out.extend_from_slice(result.as_bytes());
         Ok(())
-    })
+    });
+    written.unwrap_or_else(|error| error_line(Some(id), &error))
 }
 
 /// An error response line; `id: null` when unknown. Long messages are cut (see

@@ -14,9 +14,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::context::RequestExtras;
+use crate::context::outlet::{Outgoing, Outlet};
 use crate::protocol::{
-    ErrorObject, Feature, Incoming, Notification, Request as Message, RequestId, Revision, Shape, classify, error_line,
-    excerpt, shape_of,
+    ErrorObject, Feature, Incoming, Notification, Request as Message, RequestId, Revision, Shape, classify, excerpt,
+    shape_of,
 };
 use crate::serve::executor::collect_batch;
 use crate::serve::reply::{Reply, ReplyTo, Started, answer};
@@ -91,7 +92,7 @@ impl Session {
                 tracing::debug!(reason, "ignoring a malformed notification");
                 Started::Later
             }
-            Incoming::Invalid(id, error) => answer(reply_to, error_line(id.as_ref(), &error)),
+            Incoming::Invalid(id, error) => answer(reply_to, Outgoing::error(id.as_ref(), &error)),
         }
     }
 
@@ -101,7 +102,7 @@ impl Session {
         let negotiated = match (stateless, &self.era) {
             (true, _) => match stateless_view(params) {
                 Ok(negotiated) => negotiated,
-                Err(e) => return answer(reply_to, error_line(Some(&id), &e)),
+                Err(e) => return answer(reply_to, Outgoing::error(Some(&id), &e)),
             },
             (false, Era::Fresh) => Arc::clone(&self.fresh),
             (false, Era::Handshake { negotiated, .. }) => Arc::clone(negotiated),
@@ -114,7 +115,7 @@ impl Session {
         });
         let Some(route) = served else {
             let error = unserved(&method, (!fresh).then_some(negotiated.revision), route.map(|r| r.served));
-            return answer(reply_to, error_line(Some(&id), &error));
+            return answer(reply_to, Outgoing::error(Some(&id), &error));
         };
         let logging = match (self.core.config.client_logging, stateless) {
             (false, _) => Logging::Disabled,
@@ -123,13 +124,14 @@ impl Session {
         };
         let meta = match RequestMeta::read(params, &logging) {
             Ok(meta) => meta,
-            Err(e) => return answer(reply_to, error_line(Some(&id), &e)),
+            Err(e) => return answer(reply_to, Outgoing::error(Some(&id), &e)),
         };
         let request = Request {
             core: Arc::clone(&self.core),
             negotiated,
             id,
             method: route.method,
+            caching: route.caching,
             params: params.map(Cow::Borrowed),
             meta,
             extras: self.extras.clone(),
@@ -185,11 +187,11 @@ impl Session {
         let items: Vec<&RawValue> = match serde_json::from_str(text) {
             Ok(items) => items,
             Err(e) if e.is_syntax() || e.is_eof() => {
-                return answer(reply_to, error_line(None, &ErrorObject::parse_error(e)));
+                return answer(reply_to, Outgoing::error(None, &ErrorObject::parse_error(e)));
             }
             Err(e) => {
                 let error = ErrorObject::invalid_request(format!("Invalid batch: {e}"));
-                return answer(reply_to, error_line(None, &error));
+                return answer(reply_to, Outgoing::error(None, &error));
             }
         };
         let refusal = if !batching {
@@ -200,11 +202,11 @@ impl Session {
             None
         };
         if let Some(refusal) = refusal {
-            return answer(reply_to, error_line(None, &ErrorObject::invalid_request(refusal)));
+            return answer(reply_to, Outgoing::error(None, &ErrorObject::invalid_request(refusal)));
         }
         let target = match reply_to {
-            ReplyTo::Stream(stream) => stream,
-            _ => self.executor.output().clone(),
+            ReplyTo::Stream(stream) => Outlet::Request(stream),
+            _ => Outlet::Connection(self.executor.output().clone()),
         };
         let batch = collect_batch(target, self.executor.drain_guard());
         for item in items {
@@ -212,7 +214,7 @@ impl Session {
             let _none = match (shape_of(item.get()), classify(item.get())) {
                 (_, Incoming::Request(request)) if is_stateless(request.params) => answer(
                     member,
-                    error_line(
+                    Outgoing::error(
                         Some(&request.id),
                         &ErrorObject::invalid_request(
                             "Invalid request: 2026-07-28 requests (with `_meta` protocolVersion) cannot be batched",
@@ -222,7 +224,7 @@ impl Session {
                 (Shape::Object, message) => self.on_single(message, member),
                 _ => answer(
                     member,
-                    error_line(
+                    Outgoing::error(
                         None,
                         &ErrorObject::invalid_request("Invalid request: a batch element must be an object"),
                     ),

@@ -10,3 +10,5 @@ pub(crate) mod request;
 pub(crate) mod routes;
 pub(crate) mod session;
 pub(crate) mod subscriptions;
+#[cfg(test)]
+mod tests;

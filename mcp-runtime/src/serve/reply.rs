@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 
+use crate::context::outlet::{Outgoing, RequestStream};
 use crate::protocol::{CachePolicy, CallToolResult, Feature, RequestId, Revision, response_line};
 use crate::server::core::ServerCore;
 
@@ -15,30 +16,30 @@ pub(crate) enum ReplyTo {
     Connection,
     /// A stream of the request's own (an HTTP response): its notifications, the server's
     /// questions about it, then its response.
-    Stream(mpsc::Sender<Vec<u8>>),
+    Stream(RequestStream),
     /// A batch's buffer, which sends the batch's answer once every member has delivered.
     Batch(mpsc::UnboundedSender<Vec<u8>>),
 }
 
-/// A response line ready on the reading loop, with the slot it holds until it is queued.
+/// A response ready on the reading loop, with the slot it holds until it is queued.
 #[derive(Debug)]
 pub(crate) struct Reply {
-    pub(crate) line: Vec<u8>,
+    pub(crate) message: Outgoing,
     /// The request's own stream; `None`: the connection's output.
-    pub(crate) stream: Option<mpsc::Sender<Vec<u8>>>,
+    pub(crate) stream: Option<RequestStream>,
     /// Its in-flight slot, held until the reply is queued.
     pub(crate) _slot: Option<OwnedSemaphorePermit>,
 }
 
 impl Reply {
     /// A response that held no slot (lifecycle and inline methods, errors).
-    pub(crate) fn now(line: Vec<u8>) -> Self {
-        Reply { line, stream: None, _slot: None }
+    pub(crate) fn now(message: Outgoing) -> Self {
+        Reply { message, stream: None, _slot: None }
     }
 
     /// The same, for a request with a stream of its own.
-    pub(crate) fn to_stream(line: Vec<u8>, stream: mpsc::Sender<Vec<u8>>) -> Self {
-        Reply { line, stream: Some(stream), _slot: None }
+    pub(crate) fn to_stream(message: Outgoing, stream: RequestStream) -> Self {
+        Reply { message, stream: Some(stream), _slot: None }
     }
 }
 
@@ -64,12 +65,12 @@ impl Started {
 
 /// Sends an answer given before any work started where it goes: back to the transport, or
 /// into its batch.
-pub(crate) fn answer(reply_to: ReplyTo, line: Vec<u8>) -> Started {
+pub(crate) fn answer(reply_to: ReplyTo, message: Outgoing) -> Started {
     match reply_to {
-        ReplyTo::Connection => Started::Answered(Reply::now(line)),
-        ReplyTo::Stream(stream) => Started::Answered(Reply::to_stream(line, stream)),
+        ReplyTo::Connection => Started::Answered(Reply::now(message)),
+        ReplyTo::Stream(stream) => Started::Answered(Reply::to_stream(message, stream)),
         ReplyTo::Batch(batch) => {
-            let _ = batch.send(line);
+            let _ = batch.send(message.line);
             Started::Later
         }
     }
@@ -144,14 +145,19 @@ pub(crate) fn respond<T: WireResult>(
     revision: Revision,
     cache: Option<CachePolicy>,
     mut result: T,
-) -> Vec<u8> {
+) -> Outgoing {
     let stateless = revision.supports(Feature::Stateless);
     let meta = if stateless { result.take_meta() } else { None };
     let result_type = result.result_type();
-    response_line(id, 128, &mut |out| {
+    let written = response_line(id, 128, &mut |out| {
         serde_json::to_writer(&mut *out, &result)?;
         if stateless { add_stateless_members(out, core, revision, cache, result_type, meta.as_ref()) } else { Ok(()) }
-    })
+    });
+    match written {
+        // Caching hints are written (and so said) in 2026-07-28 only.
+        Ok(line) => Outgoing::success(line, cache.filter(|_| stateless)),
+        Err(error) => Outgoing::error(Some(id), &error),
+    }
 }
 
 /// Reopens the result object just written to `out` and adds the 2026-07-28 members: its

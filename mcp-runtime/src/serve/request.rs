@@ -11,9 +11,9 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
-use tokio::sync::mpsc;
 
 use crate::context::asking::{InputRound, Interrupt, PendingRequests};
+use crate::context::outlet::{Outgoing, Outlet};
 use crate::context::request_state::RequestState;
 use crate::context::slot::SlotLease;
 use crate::context::{
@@ -21,10 +21,9 @@ use crate::context::{
     RequestParts,
 };
 use crate::protocol::CachePolicy;
-use crate::protocol::{
-    ErrorObject, Feature, Implementation, LogLevel, RequestId, Revision, code, error_line, mentions,
-};
+use crate::protocol::{ErrorObject, Feature, Implementation, LogLevel, RequestId, Revision, code, mentions};
 use crate::serve::reply::{InputRequired, ReplyTo, WireResult, respond};
+use crate::serve::routes::Caching;
 use crate::server::core::ServerCore;
 
 /// One request on its way to its method: built once by the session, handed to the method
@@ -36,6 +35,8 @@ pub(crate) struct Request<'a> {
     pub(crate) negotiated: Arc<Negotiated>,
     pub(crate) id: RequestId,
     pub(crate) method: &'static str,
+    /// What its results say of caching (from its route).
+    pub(crate) caching: Caching,
     pub(crate) params: Option<Cow<'a, RawValue>>,
     pub(crate) meta: RequestMeta,
     /// What the transport knows of the request (HTTP headers, identity).
@@ -51,7 +52,7 @@ pub(crate) struct Request<'a> {
 #[derive(Debug)]
 pub(crate) struct CallLink {
     /// The connection's output, for notifications and the server's questions.
-    pub(crate) out: mpsc::Sender<Vec<u8>>,
+    pub(crate) out: Outlet,
     /// The connection's budget of log messages.
     pub(crate) limiter: Arc<LogLimiter>,
     /// The request's in-flight slot.
@@ -71,14 +72,22 @@ const MAY_ASK: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 impl Request<'_> {
     /// The same request, owning its params: to wait for a slot after the message is gone.
     pub(crate) fn into_owned(self) -> Request<'static> {
-        let Request { core, negotiated, id, method, params, meta, extras, reply_to, link } = self;
+        let Request { core, negotiated, id, method, caching, params, meta, extras, reply_to, link } = self;
         let params = params.map(|params| Cow::Owned(params.into_owned()));
-        Request { core, negotiated, id, method, params, meta, extras, reply_to, link }
+        Request { core, negotiated, id, method, caching, params, meta, extras, reply_to, link }
     }
 
     /// The params as they came.
     pub(crate) fn raw_params(&self) -> Option<&RawValue> {
         self.params.as_deref()
+    }
+
+    /// The policy the server configured for this kind of result, when its route has one.
+    pub(crate) fn configured_cache(&self) -> Option<CachePolicy> {
+        match self.caching {
+            Caching::Configured(kind) => Some(self.core.config.cache.get(kind)),
+            Caching::No | Caching::PerResource => None,
+        }
     }
 
     pub(crate) fn revision(&self) -> Revision {
@@ -169,13 +178,13 @@ impl Request<'_> {
     }
 
     /// The success response line for `result`.
-    pub(crate) fn respond<T: WireResult>(&self, cache: Option<CachePolicy>, result: T) -> Vec<u8> {
+    pub(crate) fn respond<T: WireResult>(&self, cache: Option<CachePolicy>, result: T) -> Outgoing {
         respond(&self.core, &self.id, self.revision(), cache, result)
     }
 
     /// The error response line for `error`.
-    pub(crate) fn error(&self, error: &ErrorObject) -> Vec<u8> {
-        error_line(Some(&self.id), error)
+    pub(crate) fn error(&self, error: &ErrorObject) -> Outgoing {
+        Outgoing::error(Some(&self.id), error)
     }
 
     /// Parses the params into `T` (absent params read as `T::default()`).
@@ -206,14 +215,14 @@ pub(crate) struct Responder {
 }
 
 impl Responder {
-    pub(crate) fn respond<T: WireResult>(&self, cache: Option<CachePolicy>, result: T) -> Vec<u8> {
+    pub(crate) fn respond<T: WireResult>(&self, cache: Option<CachePolicy>, result: T) -> Outgoing {
         self.context.finish();
         respond(&self.core, &self.id, self.revision, cache, result)
     }
 
-    pub(crate) fn error(&self, error: &ErrorObject) -> Vec<u8> {
+    pub(crate) fn error(&self, error: &ErrorObject) -> Outgoing {
         self.context.finish();
-        error_line(Some(&self.id), error)
+        Outgoing::error(Some(&self.id), error)
     }
 
     pub(crate) fn core(&self) -> &ServerCore {
@@ -222,7 +231,7 @@ impl Responder {
 
     /// The answer of a handler that stopped to ask the client (2026-07-28): an input-required
     /// result, or -32021 when the client did not declare what the question needs.
-    pub(crate) fn interrupted(&self, interrupt: Interrupt) -> Vec<u8> {
+    pub(crate) fn interrupted(&self, interrupt: Interrupt) -> Outgoing {
         self.context.finish();
         match interrupt {
             Interrupt::InputRequired { requests, request_state } => {
@@ -235,7 +244,7 @@ impl Responder {
                 );
                 let error = ErrorObject::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
                     .with_data(json!({ "requiredCapabilities": question.required_capabilities() }));
-                error_line(Some(&self.id), &error)
+                Outgoing::error(Some(&self.id), &error)
             }
         }
     }

@@ -3,16 +3,17 @@
 
 use serde_json::value::RawValue;
 
-use crate::protocol::{Feature, Revision, ServerCapabilities};
+use crate::context::outlet::Outgoing;
+use crate::protocol::{Cached, Feature, Revision, ServerCapabilities};
 use crate::serve::executor::WorkFn;
 use crate::serve::methods::{lifecycle, prompts, resources, tools};
 use crate::serve::request::Request;
 use crate::serve::session::Session;
 
 /// A handler that changes the connection's state.
-pub(crate) type LifecycleFn = fn(&mut Session, &Request<'_>) -> Vec<u8>;
+pub(crate) type LifecycleFn = fn(&mut Session, &Request<'_>) -> Outgoing;
 /// A handler that answers from the server's own data.
-pub(crate) type InlineFn = fn(&Request<'_>) -> Vec<u8>;
+pub(crate) type InlineFn = fn(&Request<'_>) -> Outgoing;
 /// A notification's handler.
 pub(crate) type NotifyFn = fn(&mut Session, Option<&RawValue>);
 
@@ -99,24 +100,36 @@ pub(crate) struct Route {
     pub(crate) before_initialize: bool,
     needs: Needs,
     pub(crate) handler: Handler,
-    /// Its 2026-07-28 results say how long they may be cached (`ttlMs`, `cacheScope`).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) cacheable: bool,
+    /// What its 2026-07-28 results say of caching (`ttlMs`, `cacheScope`): the one list of
+    /// cacheable methods.
+    pub(crate) caching: Caching,
+}
+
+/// Whether and how a method's results may be cached (2026-07-28).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Caching {
+    /// Not at all.
+    No,
+    /// As the server configures this kind of result (`Server::cache`).
+    Configured(Cached),
+    /// As the resource read declares.
+    PerResource,
 }
 
 const fn row(method: &'static str, served: Served, needs: Needs, handler: Handler) -> Route {
-    Route { method, served, before_initialize: false, needs, handler, cacheable: false }
+    Route { method, served, before_initialize: false, needs, handler, caching: Caching::No }
 }
 
 const fn any_time(method: &'static str, served: Served, handler: Handler) -> Route {
-    Route { method, served, before_initialize: true, needs: Needs::Nothing, handler, cacheable: false }
+    Route { method, served, before_initialize: true, needs: Needs::Nothing, handler, caching: Caching::No }
 }
 
 /// A row whose 2026-07-28 results carry caching fields.
-const fn cached(route: Route) -> Route {
-    Route { cacheable: true, ..route }
+const fn cached(route: Route, caching: Caching) -> Route {
+    Route { caching, ..route }
 }
 
+use Caching::{Configured, PerResource};
 use Handler::{Inline, Lifecycle, Notification, Work};
 use Served::{All, Handshake, Stateless};
 
@@ -124,19 +137,25 @@ use Served::{All, Handshake, Stateless};
 const TABLE: &[Route] = &[
     any_time("initialize", Handshake, Lifecycle(lifecycle::initialize)),
     any_time("ping", Handshake, Inline(lifecycle::ping)),
-    cached(row("server/discover", Stateless, Needs::Nothing, Inline(lifecycle::discover))),
+    cached(
+        row("server/discover", Stateless, Needs::Nothing, Inline(lifecycle::discover)),
+        Configured(Cached::Discover),
+    ),
     row("notifications/initialized", Handshake, Needs::Nothing, Notification(lifecycle::initialized)),
     row("notifications/cancelled", All, Needs::Nothing, Notification(lifecycle::cancelled)),
     row("resources/subscribe", Handshake, Needs::ResourceSubscriptions, Lifecycle(lifecycle::subscribe)),
     row("resources/unsubscribe", Handshake, Needs::ResourceSubscriptions, Lifecycle(lifecycle::unsubscribe)),
     row("subscriptions/listen", Stateless, Needs::Nothing, Lifecycle(lifecycle::listen)),
     row("logging/setLevel", Handshake, Needs::Logging, Lifecycle(lifecycle::set_level)),
-    cached(row("tools/list", All, Needs::Tools, Inline(tools::list))),
+    cached(row("tools/list", All, Needs::Tools, Inline(tools::list)), Configured(Cached::ToolList)),
     row("tools/call", All, Needs::Tools, Work(tools::call)),
-    cached(row("resources/list", All, Needs::Resources, Work(resources::list))),
-    cached(row("resources/templates/list", All, Needs::Resources, Inline(resources::list_templates))),
-    cached(row("resources/read", All, Needs::Resources, Work(resources::read))),
-    cached(row("prompts/list", All, Needs::Prompts, Inline(prompts::list))),
+    cached(row("resources/list", All, Needs::Resources, Work(resources::list)), Configured(Cached::ResourceList)),
+    cached(
+        row("resources/templates/list", All, Needs::Resources, Inline(resources::list_templates)),
+        Configured(Cached::ResourceTemplateList),
+    ),
+    cached(row("resources/read", All, Needs::Resources, Work(resources::read)), PerResource),
+    cached(row("prompts/list", All, Needs::Prompts, Inline(prompts::list)), Configured(Cached::PromptList)),
     row("prompts/get", All, Needs::Prompts, Work(prompts::get)),
     row("completion/complete", All, Needs::Completions, Inline(prompts::complete)),
 ];
@@ -145,12 +164,6 @@ const TABLE: &[Route] = &[
 /// method does not exist. (A scan of a few short rows costs less than hashing the name.)
 pub(crate) fn route(method: &str, capabilities: &ServerCapabilities) -> Option<&'static Route> {
     TABLE.iter().find(|route| route.method == method).filter(|route| route.needs.declared_in(capabilities))
-}
-
-/// Whether results of `method` carry caching fields in 2026-07-28 (`ttlMs`, `cacheScope`).
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) fn is_cacheable(method: &str) -> bool {
-    TABLE.iter().any(|route| route.method == method && route.cacheable)
 }
 
 #[cfg(test)]
@@ -179,7 +192,7 @@ mod tests {
 
     #[test]
     fn the_cacheable_methods_are_the_lists_reads_and_discovery() {
-        let cacheable: Vec<&str> = TABLE.iter().filter(|r| r.cacheable).map(|r| r.method).collect();
+        let cacheable: Vec<&str> = TABLE.iter().filter(|r| r.caching != Caching::No).map(|r| r.method).collect();
         assert_eq!(
             cacheable,
             [
@@ -191,6 +204,5 @@ mod tests {
                 "prompts/list"
             ]
         );
-        assert!(is_cacheable("tools/list") && !is_cacheable("tools/call"));
     }
 }

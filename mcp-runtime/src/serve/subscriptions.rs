@@ -11,6 +11,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::context::outlet::{Outgoing, RequestStream};
 use crate::error::ItemKind;
 use crate::protocol::{ErrorObject, RequestId, code, notification_line, success_line};
 use crate::server::changes::Announcement;
@@ -52,11 +53,11 @@ struct Listen {
 }
 
 /// A stream of one request's own.
-pub(crate) type Stream = tokio::sync::mpsc::Sender<Vec<u8>>;
+pub(crate) type Stream = RequestStream;
 
 /// A message for the client, and where it goes: a request's own stream, or (`None`) the
 /// connection's output.
-pub(crate) type Routed = (Option<Stream>, Vec<u8>);
+pub(crate) type Routed = (Option<Stream>, Outgoing);
 
 /// A connection's subscriptions of both eras.
 #[derive(Debug)]
@@ -182,21 +183,21 @@ impl Subscriptions {
                     }
                 };
                 if handshake_ready && core.dynamic_lists {
-                    lines.push((None, notification_line(method, None::<&Value>)));
+                    lines.push((None, Outgoing::interim(notification_line(method, None::<&Value>))));
                 }
                 for listen in self.listens.iter().filter(|l| wanted(&l.filter)) {
                     let params = json!({ "_meta": { SUBSCRIPTION_ID: listen.id } });
-                    lines.push((listen.stream.clone(), notification_line(method, Some(&params))));
+                    lines.push((listen.stream.clone(), Outgoing::interim(notification_line(method, Some(&params)))));
                 }
             }
             Announcement::ResourceUpdated(uri) => {
                 let method = "notifications/resources/updated";
                 if handshake_ready && self.uris.contains(&**uri) {
-                    lines.push((None, notification_line(method, Some(&json!({ "uri": &**uri })))));
+                    lines.push((None, Outgoing::interim(notification_line(method, Some(&json!({ "uri": &**uri }))))));
                 }
                 for listen in self.listens.iter().filter(|l| l.filter.resource_subscriptions.contains(&**uri)) {
                     let params = json!({ "uri": &**uri, "_meta": { SUBSCRIPTION_ID: listen.id } });
-                    lines.push((listen.stream.clone(), notification_line(method, Some(&params))));
+                    lines.push((listen.stream.clone(), Outgoing::interim(notification_line(method, Some(&params)))));
                 }
             }
         }
@@ -229,7 +230,7 @@ impl Subscriptions {
                         "io.modelcontextprotocol/serverInfo": core.info,
                     },
                 });
-                (listen.stream, success_line(&listen.id, &result.to_string()))
+                (listen.stream, Outgoing::success(success_line(&listen.id, &result.to_string()), None))
             })
             .collect()
     }
@@ -248,7 +249,7 @@ mod tests {
         let mut subscriptions = Subscriptions::default();
         subscriptions.subscribe(&core, "test://a").unwrap();
         let lines = subscriptions.on_lag(&core, true);
-        let messages: Vec<Value> = lines.iter().map(|(_, l)| serde_json::from_slice(l).unwrap()).collect();
+        let messages: Vec<Value> = lines.iter().map(|(_, l)| serde_json::from_slice(&l.line).unwrap()).collect();
         let methods: Vec<&str> = messages.iter().map(|m| m["method"].as_str().unwrap()).collect();
         assert_eq!(
             methods,

@@ -17,12 +17,13 @@ use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use tokio::sync::{broadcast, mpsc, watch};
+use tokio::sync::{OwnedSemaphorePermit, broadcast, mpsc, watch};
 use tokio::time::Instant;
 
 use crate::context::RequestExtras;
+use crate::context::outlet::{Outgoing, RequestStream};
 use crate::error::{Error, Result};
-use crate::protocol::{ErrorObject, error_line, is_json_whitespace};
+use crate::protocol::{ErrorObject, is_json_whitespace};
 use crate::serve::reply::{Reply, ReplyTo};
 use crate::serve::session::{Session, SessionState};
 use crate::serve::subscriptions::Routed;
@@ -53,7 +54,7 @@ pub(crate) enum Frame {
 #[derive(Debug)]
 pub(crate) struct RoutedMessage {
     pub(crate) bytes: Vec<u8>,
-    pub(crate) stream: mpsc::Sender<Vec<u8>>,
+    pub(crate) stream: RequestStream,
     pub(crate) extras: Option<Arc<RequestExtras>>,
 }
 
@@ -192,7 +193,7 @@ pub(crate) async fn run<I: Input>(
     let mut read_error = None;
     // Replies waiting to go out together, and the slots they hold until then.
     let mut gathered: Vec<u8> = Vec::new();
-    let mut gathered_slots: Vec<Reply> = Vec::new();
+    let mut gathered_slots: Vec<Option<OwnedSemaphorePermit>> = Vec::new();
 
     while reading || session.executor.has_parked() {
         let reply = tokio::select! {
@@ -232,7 +233,7 @@ pub(crate) async fn run<I: Input>(
                     let RoutedMessage { bytes, stream, extras } = *routed;
                     on_bytes(&mut session, &bytes, ReplyTo::Stream(stream), extras)
                 }
-                Ok(Frame::TooLarge) => Some(Reply::now(error_line(
+                Ok(Frame::TooLarge) => Some(Reply::now(Outgoing::error(
                     None,
                     &ErrorObject::invalid_request(format!(
                         "Invalid request: the message exceeds the {max_message_size}-byte limit"
@@ -259,14 +260,15 @@ pub(crate) async fn run<I: Input>(
             }
         }
         // A reply keeps its slot until the queue holds it.
-        if let Some(mut reply) = reply {
-            if let Some(stream) = reply.stream.take() {
+        if let Some(Reply { message, stream, _slot: slot }) = reply {
+            if let Some(stream) = stream {
                 // A request's own stream: its client waits on nothing else.
-                let _ = stream.send(std::mem::take(&mut reply.line)).await;
+                let _ = stream.send(message).await;
                 continue;
             }
-            gathered.append(&mut reply.line);
-            gathered_slots.push(reply);
+            let mut line = message.line;
+            gathered.append(&mut line);
+            gathered_slots.push(slot);
         }
         // Gather only while the next turn surely reads another message: a parked request may
         // be waiting for the very slots these replies hold.
@@ -322,7 +324,7 @@ fn on_bytes(
         Ok(text) if text.chars().all(is_json_whitespace) => None,
         Ok(text) => session.on_message_with(text, reply_to, extras),
         Err(e) => {
-            let line = error_line(None, &ErrorObject::parse_error(e));
+            let line = Outgoing::error(None, &ErrorObject::parse_error(e));
             Some(match reply_to {
                 ReplyTo::Stream(stream) => Reply::to_stream(line, stream),
                 _ => Reply::now(line),
@@ -333,11 +335,11 @@ fn on_bytes(
 
 /// Sends each message where it goes: its request's own stream, or the connection's output.
 async fn send_routed(out: &mpsc::Sender<Vec<u8>>, messages: Vec<Routed>) {
-    for (stream, line) in messages {
+    for (stream, message) in messages {
         // A stream or output that closed has nobody left to tell.
         let _ = match stream {
-            Some(stream) => stream.send(line).await,
-            None => out.send(line).await,
+            Some(stream) => stream.send(message).await.is_ok(),
+            None => out.send(message.line).await.is_ok(),
         };
     }
 }

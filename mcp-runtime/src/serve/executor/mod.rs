@@ -28,6 +28,7 @@ use tokio::task::AbortHandle;
 use tracing::Instrument;
 
 use crate::context::asking::{Interrupt, PendingRequests};
+use crate::context::outlet::{Outgoing, Outlet};
 use crate::context::slot::SlotLease;
 use crate::context::{CancelToken, Context, LogLimiter};
 use crate::declare::handler::HandlerFn;
@@ -218,8 +219,8 @@ impl Executor {
         let cancel = CancelToken::default();
         let lease = SlotLease::new(Arc::clone(&self.slots), slot);
         let out = match &request.reply_to {
-            ReplyTo::Stream(stream) => stream.clone(),
-            ReplyTo::Connection | ReplyTo::Batch(_) => self.out.clone(),
+            ReplyTo::Stream(stream) => Outlet::Request(stream.clone()),
+            ReplyTo::Connection | ReplyTo::Batch(_) => Outlet::Connection(self.out.clone()),
         };
         request.link = Some(CallLink {
             out,
@@ -305,7 +306,7 @@ pub(crate) struct Start<'a> {
 
 impl Start<'_> {
     /// Answers at once (an error found before any user code ran, or a ready result).
-    pub(crate) fn reply(self, line: Vec<u8>) -> Started {
+    pub(crate) fn reply(self, line: Outgoing) -> Started {
         deliver_now(self.reply_to, line, &self.lease)
     }
 
@@ -325,7 +326,7 @@ impl Start<'_> {
     where
         I: Send + 'static,
         O: Send + 'static,
-        Fin: FnOnce(Result<O, Failure>) -> Vec<u8> + Send + 'static,
+        Fin: FnOnce(Result<O, Failure>) -> Outgoing + Send + 'static,
     {
         let spec = HandlerSpec { timeout: spec.timeout.or(self.executor.core.config.default_timeout), ..spec };
         match handler {
@@ -355,7 +356,7 @@ impl Start<'_> {
     where
         F: Future<Output = T> + Send + Unpin + 'static,
         T: Send + 'static,
-        Fin: FnOnce(Result<T, Failure>) -> Vec<u8> + Send + 'static,
+        Fin: FnOnce(Result<T, Failure>) -> Outgoing + Send + 'static,
     {
         if spec.kind == RunKind::Async {
             let first = {
@@ -388,7 +389,7 @@ impl Start<'_> {
         M: FnOnce() -> F + Send + 'static,
         F: Future<Output = T> + Unpin + 'static,
         T: Send + 'static,
-        Fin: FnOnce(Result<T, Failure>) -> Vec<u8> + Send + 'static,
+        Fin: FnOnce(Result<T, Failure>) -> Outgoing + Send + 'static,
     {
         let (tx, rx) = oneshot::channel::<Result<T, Failure>>();
         let context_for_wait = context.clone();
@@ -426,7 +427,7 @@ impl Start<'_> {
     where
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static,
-        Fin: FnOnce(Result<T, Failure>) -> Vec<u8> + Send + 'static,
+        Fin: FnOnce(Result<T, Failure>) -> Outgoing + Send + 'static,
     {
         let Start { executor, id, lease, reply_to, span, cancel } = self;
         let out = executor.out.clone();
@@ -473,12 +474,12 @@ impl Start<'_> {
 
 /// A response ready on the reading loop: the connection's goes back to the loop (with its
 /// slot, until it is queued), a batch member's into its batch's buffer.
-fn deliver_now(reply_to: ReplyTo, line: Vec<u8>, lease: &SlotLease) -> Started {
+fn deliver_now(reply_to: ReplyTo, message: Outgoing, lease: &SlotLease) -> Started {
     match reply_to {
-        ReplyTo::Connection => Started::Answered(Reply { line, stream: None, _slot: lease.take() }),
-        ReplyTo::Stream(stream) => Started::Answered(Reply { line, stream: Some(stream), _slot: lease.take() }),
+        ReplyTo::Connection => Started::Answered(Reply { message, stream: None, _slot: lease.take() }),
+        ReplyTo::Stream(stream) => Started::Answered(Reply { message, stream: Some(stream), _slot: lease.take() }),
         ReplyTo::Batch(batch) => {
-            let _ = batch.send(line);
+            let _ = batch.send(message.line);
             lease.release();
             Started::Later
         }
@@ -486,17 +487,17 @@ fn deliver_now(reply_to: ReplyTo, line: Vec<u8>, lease: &SlotLease) -> Started {
 }
 
 /// Queues a response from a task; waits while the queue is full (the client is not reading).
-async fn deliver(out: &mpsc::Sender<Vec<u8>>, reply_to: ReplyTo, line: Vec<u8>) {
+async fn deliver(out: &mpsc::Sender<Vec<u8>>, reply_to: ReplyTo, message: Outgoing) {
     match reply_to {
         // The queue is closed only when the output is gone: nothing is left to tell.
         ReplyTo::Connection => {
-            let _ = out.send(line).await;
+            let _ = out.send(message.line).await;
         }
         ReplyTo::Stream(stream) => {
-            let _ = stream.send(line).await;
+            let _ = stream.send(message).await;
         }
         ReplyTo::Batch(batch) => {
-            let _ = batch.send(line);
+            let _ = batch.send(message.line);
         }
     }
 }
@@ -529,7 +530,7 @@ impl<F: Future + Unpin> Future for CatchUnwind<F> {
 
 /// Collects a batch's responses and sends them as one array once every member delivered
 /// (members that were cancelled deliver nothing); nothing at all when none answered.
-pub(crate) fn collect_batch(out: mpsc::Sender<Vec<u8>>, guard: Option<DrainGuard>) -> mpsc::UnboundedSender<Vec<u8>> {
+pub(crate) fn collect_batch(out: Outlet, guard: Option<DrainGuard>) -> mpsc::UnboundedSender<Vec<u8>> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
     tokio::spawn(async move {
         let _guard = guard;
@@ -543,7 +544,11 @@ pub(crate) fn collect_batch(out: mpsc::Sender<Vec<u8>>, guard: Option<DrainGuard
         }
         if !array.is_empty() {
             array.extend_from_slice(b"]\n");
-            let _ = out.send(array).await;
+            // The array is the batch's one response (batches are handshake-era: no caching).
+            let _ = match out {
+                Outlet::Connection(out) => out.send(array).await.is_ok(),
+                Outlet::Request(stream) => stream.send(Outgoing::success(array, None)).await.is_ok(),
+            };
         }
     });
     tx

@@ -9,13 +9,13 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::context::Negotiated;
-use crate::protocol::Cached;
+use crate::context::outlet::Outgoing;
 use crate::protocol::{ErrorObject, Feature, InitializeParams, InitializeResult, LogLevel, RequestId, Revision};
 use crate::serve::reply::{Empty, ReplyTo};
 use crate::serve::request::Request;
 use crate::serve::session::{Era, Session};
 
-pub(crate) fn initialize(session: &mut Session, request: &Request<'_>) -> Vec<u8> {
+pub(crate) fn initialize(session: &mut Session, request: &Request<'_>) -> Outgoing {
     if matches!(session.era, Era::Handshake { .. }) {
         return request.error(&ErrorObject::invalid_request(
             "Invalid request: `initialize` was already received on this connection",
@@ -60,12 +60,12 @@ pub(crate) fn initialize(session: &mut Session, request: &Request<'_>) -> Vec<u8
     crate::serve::reply::respond(core, &request.id, revision, None, result)
 }
 
-pub(crate) fn ping(request: &Request<'_>) -> Vec<u8> {
+pub(crate) fn ping(request: &Request<'_>) -> Outgoing {
     request.respond(None, Empty {})
 }
 
 /// The `server/discover` result: a 2026-07-28 result, whichever era asks.
-pub(crate) fn discover(request: &Request<'_>) -> Vec<u8> {
+pub(crate) fn discover(request: &Request<'_>) -> Outgoing {
     let core = &request.core;
     let revision = Revision::LATEST;
     let mut result = Map::new();
@@ -78,7 +78,7 @@ pub(crate) fn discover(request: &Request<'_>) -> Vec<u8> {
     if let Some(instructions) = &core.instructions {
         result.insert("instructions".into(), Value::from(instructions.as_str()));
     }
-    crate::serve::reply::respond(core, &request.id, revision, Some(core.config.cache.get(Cached::Discover)), result)
+    crate::serve::reply::respond(core, &request.id, revision, request.configured_cache(), result)
 }
 
 #[derive(Deserialize)]
@@ -87,7 +87,7 @@ struct UriParams {
 }
 
 /// `resources/subscribe` (handshake revisions).
-pub(crate) fn subscribe(session: &mut Session, request: &Request<'_>) -> Vec<u8> {
+pub(crate) fn subscribe(session: &mut Session, request: &Request<'_>) -> Outgoing {
     let result = request
         .params::<UriParams>("resources/subscribe")
         .and_then(|params| session.subscriptions.subscribe(&request.core, &params.uri));
@@ -101,7 +101,7 @@ pub(crate) fn subscribe(session: &mut Session, request: &Request<'_>) -> Vec<u8>
 }
 
 /// `resources/unsubscribe` (handshake revisions): always succeeds for a valid request.
-pub(crate) fn unsubscribe(session: &mut Session, request: &Request<'_>) -> Vec<u8> {
+pub(crate) fn unsubscribe(session: &mut Session, request: &Request<'_>) -> Outgoing {
     match request.params::<UriParams>("resources/unsubscribe") {
         Ok(params) => {
             session.subscriptions.unsubscribe(&params.uri);
@@ -114,21 +114,21 @@ pub(crate) fn unsubscribe(session: &mut Session, request: &Request<'_>) -> Vec<u
 
 /// `subscriptions/listen` (2026-07-28): opens a stream; its acknowledgement goes out now and
 /// its result when the stream ends.
-pub(crate) fn listen(session: &mut Session, request: &Request<'_>) -> Vec<u8> {
+pub(crate) fn listen(session: &mut Session, request: &Request<'_>) -> Outgoing {
     let params = request.raw_params().map_or("{}", RawValue::get);
     let stream = match &request.reply_to {
         ReplyTo::Stream(stream) => Some(stream.clone()),
         ReplyTo::Connection | ReplyTo::Batch(_) => None,
     };
     match session.subscriptions.listen(&request.core, &request.id, params, stream) {
-        Ok(ack) => ack,
+        Ok(ack) => Outgoing::interim(ack),
         Err(e) => request.error(&e),
     }
 }
 
 /// `logging/setLevel` (handshake revisions): the least severe log message the client wants,
 /// for this connection's requests from now on (those running included).
-pub(crate) fn set_level(session: &mut Session, request: &Request<'_>) -> Vec<u8> {
+pub(crate) fn set_level(session: &mut Session, request: &Request<'_>) -> Outgoing {
     #[derive(Deserialize)]
     struct SetLevel {
         level: LogLevel,

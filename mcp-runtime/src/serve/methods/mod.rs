@@ -7,7 +7,8 @@ pub(crate) mod tools;
 
 use serde::Deserialize;
 
-use crate::protocol::{Cached, ErrorObject};
+use crate::context::outlet::Outgoing;
+use crate::protocol::ErrorObject;
 use crate::serve::reply::WireResult;
 use crate::serve::request::Request;
 
@@ -23,6 +24,6 @@ pub(crate) fn list_cursor(request: &Request<'_>) -> Result<Option<String>, Error
 }
 
 /// One page of a list result; 2026-07-28 results carry the list's caching fields.
-pub(crate) fn page_result<T: WireResult>(request: &Request<'_>, page: T, cached: Cached) -> Vec<u8> {
-    request.respond(Some(request.core.config.cache.get(cached)), page)
+pub(crate) fn page_result<T: WireResult>(request: &Request<'_>, page: T) -> Outgoing {
+    request.respond(request.configured_cache(), page)
 }

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::context::outlet::Outgoing;
 use crate::declare::completion::CompletionContext;
 use crate::declare::prompt::PromptGet;
-use crate::protocol::Cached;
 use crate::protocol::{Completion, ErrorObject, excerpt};
 use crate::serve::executor::{Failure, Start};
 use crate::serve::methods::{list_cursor, page_result};
@@ -16,12 +16,12 @@ use crate::serve::reply::Page;
 use crate::serve::reply::Started;
 use crate::serve::request::Request;
 
-pub(crate) fn list(request: &Request<'_>) -> Vec<u8> {
+pub(crate) fn list(request: &Request<'_>) -> Outgoing {
     let listed = list_cursor(request).and_then(|cursor| {
         let registry = request.core.registry();
         let (items, next) = registry.prompts.page(cursor.as_deref(), request.core.config.page_size)?;
         let prompts: Vec<_> = items.iter().map(|p| p.prompt.for_revision(request.revision())).collect();
-        Ok(page_result(request, Page { field: "prompts", items: &prompts, next }, Cached::PromptList))
+        Ok(page_result(request, Page { field: "prompts", items: &prompts, next }))
     });
     listed.unwrap_or_else(|e| request.error(&e))
 }
@@ -116,7 +116,7 @@ struct CompleteParams {
     context: Option<CompleteContext>,
 }
 
-pub(crate) fn complete(request: &Request<'_>) -> Vec<u8> {
+pub(crate) fn complete(request: &Request<'_>) -> Outgoing {
     match completion(request) {
         Ok(values) => {
             let mut result = Map::new();

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::context::outlet::Outgoing;
 use crate::declare::handler::{HandlerSpec, RunKind};
 use crate::declare::resource::{ReadError, ResourceRead};
-use crate::protocol::Cached;
 use crate::protocol::{ErrorObject, Feature, ReadResourceResult, Resource, Revision, code, excerpt};
 use crate::serve::executor::{Failure, Start};
 use crate::serve::methods::{list_cursor, page_result};
@@ -31,15 +31,15 @@ pub(crate) fn list(request: &Request<'_>, start: Start<'_>) -> Started {
         Err(e) => return start.reply(request.error(&e)),
     };
     let responder = request.responder(&context);
-    let finish = move |mut all: Vec<Resource>| -> Vec<u8> {
+    let cache = request.configured_cache();
+    let finish = move |mut all: Vec<Resource>| -> Outgoing {
         all.sort_by(|a, b| a.uri.cmp(&b.uri));
         all.dedup_by(|a, b| a.uri == b.uri);
         let core = responder.core();
         match page(&all, |r| &r.uri, cursor.as_deref(), core.config.page_size) {
             Ok((items, next)) => {
                 let resources: Vec<_> = items.iter().map(|r| r.for_revision(responder.revision)).collect();
-                let cache = core.config.cache.get(Cached::ResourceList);
-                responder.respond(Some(cache), Page { field: "resources", items: &resources, next })
+                responder.respond(cache, Page { field: "resources", items: &resources, next })
             }
             Err(e) => responder.error(&e),
         }
@@ -69,13 +69,13 @@ pub(crate) fn list(request: &Request<'_>, start: Start<'_>) -> Started {
     })
 }
 
-pub(crate) fn list_templates(request: &Request<'_>) -> Vec<u8> {
+pub(crate) fn list_templates(request: &Request<'_>) -> Outgoing {
     let listed = list_cursor(request).and_then(|cursor| {
         let registry = request.core.registry();
         let (items, next) = registry.templates.page(cursor.as_deref(), request.core.config.page_size)?;
         let templates: Vec<_> = items.iter().map(|t| t.template.for_revision(request.revision())).collect();
         let page = Page { field: "resourceTemplates", items: &templates, next };
-        Ok(page_result(request, page, Cached::ResourceTemplateList))
+        Ok(page_result(request, page))
     });
     listed.unwrap_or_else(|e| request.error(&e))
 }

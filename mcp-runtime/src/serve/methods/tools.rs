@@ -6,8 +6,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use crate::context::outlet::Outgoing;
 use crate::declare::tool::ToolCall;
-use crate::protocol::Cached;
 use crate::protocol::{CallToolResult, ErrorObject, Feature, Shape, code, excerpt, shape_of};
 use crate::serve::executor::{Failure, Start};
 use crate::serve::methods::{list_cursor, page_result};
@@ -17,7 +17,7 @@ use crate::serve::request::Request;
 
 /// A page of tools, serialized once per registry, revision and cursor (see `PageCache`): what a
 /// server with many tools sends most is copied, not built again.
-pub(crate) fn list(request: &Request<'_>) -> Vec<u8> {
+pub(crate) fn list(request: &Request<'_>) -> Outgoing {
     let listed = list_cursor(request).and_then(|cursor| {
         let registry = request.core.registry();
         let revision = request.revision();
@@ -27,7 +27,7 @@ pub(crate) fn list(request: &Request<'_>) -> Vec<u8> {
             serde_json::value::to_raw_value(&Page { field: "tools", items: &tools, next })
                 .map_err(|e| ErrorObject::internal(format!("the tool list could not be serialized: {e}")))
         })?;
-        Ok(page_result(request, &*page, Cached::ToolList))
+        Ok(page_result(request, &*page))
     });
     listed.unwrap_or_else(|e| request.error(&e))
 }

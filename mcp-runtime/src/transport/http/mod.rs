@@ -1,9 +1,10 @@
 //! Streamable HTTP: one endpoint (`/mcp`) for both eras, on axum.
 //!
 //! Every connection-like thing runs the same loop as stdio ([`connection::run`]): a
-//! handshake-era session is one such loop, fed by its POSTs; 2026-07-28 requests share one
-//! stateless loop. Each POSTed request carries a stream of its own, which receives the
-//! handler's notifications and the server's questions about it, then its response: the POST
+//! handshake-era session is one such loop, fed by its POSTs; 2026-07-28 requests are shared
+//! among stateless loops, one per worker thread. Each POSTed request carries a stream of its
+//! own, which receives the handler's notifications and the server's questions about it, then
+//! its response (marked as such by the loop, so nothing here reads it back): the POST
 //! answers `application/json` when the response comes first, and switches to an SSE stream
 //! when anything comes before it (or always, in [`ResponseMode::Sse`]).
 //!
@@ -44,7 +45,7 @@ use crate::server::changes::ChangeEvent;
 use crate::server::core::ServerCore;
 use admission::{LOOPBACK_HOSTS, METADATA_PATH, admit, header_str, on_preflight, with_cors};
 use post::on_post;
-use sessions::{App, LoopSeed, expire_idle_sessions, find_session, forget_ended_sessions, start_loop};
+use sessions::{App, StatelessLoops, expire_idle_sessions, find_session, forget_ended_sessions};
 use streams::on_get;
 
 /// The session header of the handshake revisions.
@@ -145,10 +146,10 @@ pub(crate) fn router(
     };
     let (stop, stopping) = watch::channel(false);
     let stop = Arc::new(stop);
-    // Every 2026-07-28 client shares this loop: its listen streams get a limit of their own.
     let events = options.events.unwrap_or_else(|| Arc::new(MemoryEventStore::default()));
-    let seed = LoopSeed { id: String::new(), owner: None, restore: None, listen_limit: options.max_listen_streams };
-    let stateless = start_loop(&core, &events, &stopping, seed);
+    // 2026-07-28 requests are served by as many loops as the runtime has workers.
+    let workers = tokio::runtime::Handle::try_current().map_or(1, |runtime| runtime.metrics().num_workers());
+    let stateless = StatelessLoops::start(workers, &core, &events, &stopping, options.max_listen_streams);
     let max = core.config.max_message_size;
     let idle = options.idle_timeout;
     let app = Arc::new(App {

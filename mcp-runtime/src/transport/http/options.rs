@@ -211,8 +211,8 @@ impl HttpOptions {
     }
 
     /// Where the events of resumable SSE streams are kept (handshake revisions; default: in
-    /// the process, [`MemoryEventStore`]). Instances behind a load balancer share one so that
-    /// a client resumes on any of them.
+    /// the process, [`MemoryEventStore`](super::MemoryEventStore)). Instances behind a load
+    /// balancer share one so that a client resumes on any of them.
     #[must_use]
     pub fn event_store(mut self, store: impl EventStore) -> Self {
         self.events = Some(Arc::new(store));
@@ -220,9 +220,9 @@ impl HttpOptions {
     }
 
     /// Where the sessions of the handshake revisions are kept (default: in the process,
-    /// [`MemorySessionStore`]). Instances behind a load balancer that share one serve each
-    /// other's sessions: a session's state is saved there when it changes and loaded by an
-    /// instance that does not serve it yet.
+    /// [`MemorySessionStore`](super::MemorySessionStore)). Instances behind a load balancer
+    /// that share one serve each other's sessions: a session's state is saved there when it
+    /// changes and loaded by an instance that does not serve it yet.
     #[must_use]
     pub fn session_store(mut self, store: impl SessionStore) -> Self {
         self.sessions = Some(Arc::new(store));

@@ -9,17 +9,34 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
 use super::admission::{admit, header_str};
 use super::options::ResponseMode;
 use super::sessions::{App, LiveStream, find_session};
-use super::sse::{Head, body_stream, is_final, sse_event, sse_headers};
+use super::sse::{body_stream, sse_event, sse_headers};
 use super::streams::pump;
 use super::{SESSION_HEADER, VERSION_HEADER, busy, reject};
 use crate::context::RequestExtras;
-use crate::protocol::{ErrorObject, Feature, RequestId, Revision, code};
+use crate::context::outlet::Outgoing;
+use crate::protocol::{CachePolicy, ErrorObject, Feature, RequestId, Revision, code};
 use crate::transport::connection::{Frame, RoutedMessage};
+
+/// What the endpoint reads of a message before handing it over.
+#[derive(Deserialize)]
+pub(super) struct Head<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(super) id: Option<&'a RawValue>,
+    #[serde(default)]
+    pub(super) method: Option<String>,
+    #[serde(borrow, default)]
+    pub(super) params: Option<&'a RawValue>,
+}
+
+pub(super) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
 
 /// The `_meta` revision of a 2026-07-28 request, and its `name` or `uri`.
 #[derive(Deserialize, Default)]
@@ -76,7 +93,7 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, bod
         {
             return *rejected;
         }
-        (Arc::clone(&app.stateless), None)
+        (Arc::clone(app.stateless.for_request(method)), None)
     } else {
         if let Some(version) = header_str(&headers, VERSION_HEADER)
             && !Revision::parse(version).is_some_and(|r| r.supports(Feature::Handshake))
@@ -118,11 +135,15 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, bod
         },
     };
     if !is_request && !is_batch {
-        // A notification or a response: never answered.
-        let _ = target.inbound.send(Frame::Message(body.to_vec())).await;
+        // A notification or a response: never answered. Without a session, any of the
+        // 2026-07-28 loops may run the request a cancellation names.
+        let targets = if stateless { app.stateless.all() } else { std::slice::from_ref(&target) };
+        for target in targets {
+            let _ = target.inbound.send(Frame::Message(body.to_vec())).await;
+        }
         return StatusCode::ACCEPTED.into_response();
     }
-    let (stream, answers) = mpsc::channel::<Vec<u8>>(16);
+    let (stream, answers) = mpsc::channel::<Outgoing>(16);
     // A handshake-era request's SSE stream is resumable, and its handler may close it.
     let close = (!stateless).then(|| Arc::new(tokio::sync::Notify::new()));
     let extras = RequestExtras {
@@ -168,24 +189,21 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, bod
         }
         return busy(id.as_ref(), "The session store is unavailable: retry later");
     }
+    // The loop says what its answer is: nothing here reads it back.
     let json_answer = match first {
-        Some(first) if app.mode == ResponseMode::Json && (is_batch || is_final(&first, id.as_ref())) => Ok(first),
+        Some(Outgoing { line, answer: Some(answer) }) if app.mode == ResponseMode::Json => Ok((line, answer)),
         other => Err(other),
     };
     let mut response = match (json_answer, close) {
-        (Ok(mut body), _) => {
+        (Ok((mut body, answer)), _) => {
             answering.done = true;
-            let status = if stateless { modern_status(&body) } else { StatusCode::OK };
+            let status = if stateless { status_of(answer.error) } else { StatusCode::OK };
             body.pop();
-            if let (Some(session), true) = (&minted, status == StatusCode::OK && !is_success(&body)) {
+            if let (Some(session), Some(_)) = (&minted, answer.error) {
                 // A failed `initialize` leaves no session behind.
                 app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session);
             }
-            let caching = if stateless && method.is_some_and(crate::serve::routes::is_cacheable) {
-                cache_control(&body)
-            } else {
-                None
-            };
+            let caching = answer.cache.filter(|_| stateless).and_then(cache_control);
             let mut response = (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
             if let Some(caching) = caching {
                 response.headers_mut().insert(header::CACHE_CONTROL, caching);
@@ -200,7 +218,7 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, bod
             answering.done = true;
             let rest = std::mem::replace(&mut answering.rest, mpsc::channel(1).1);
             let slot = answering._slot.take();
-            tokio::spawn(pump(Arc::clone(&app.events), Arc::clone(&target), live, first, rest, id.clone(), slot));
+            tokio::spawn(pump(Arc::clone(&app.events), Arc::clone(&target), live, first, rest, slot));
             sse_headers(Response::new(Body::from_stream(body_stream(reading))))
         }
         // Not resumable (2026-07-28): its first message is there.
@@ -292,18 +310,10 @@ pub(super) fn decode_header_value(value: &str) -> String {
         .unwrap_or_else(|| value.to_owned())
 }
 
-/// The status of a 2026-07-28 answer: errors the protocol names get theirs.
-pub(super) fn modern_status(line: &[u8]) -> StatusCode {
-    #[derive(Deserialize)]
-    struct Answer {
-        #[serde(default)]
-        error: Option<ErrorCode>,
-    }
-    #[derive(Deserialize)]
-    struct ErrorCode {
-        code: i32,
-    }
-    match serde_json::from_slice::<Answer>(line).ok().and_then(|a| a.error).map(|e| e.code) {
+/// The status of a 2026-07-28 answer whose error code is `error`: errors the protocol names
+/// get theirs.
+pub(super) fn status_of(error: Option<i32>) -> StatusCode {
+    match error {
         Some(code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
         Some(
             code::INVALID_PARAMS
@@ -319,37 +329,22 @@ pub(super) fn modern_status(line: &[u8]) -> StatusCode {
 
 /// `Cache-Control` saying what a result's `ttlMs` and `cacheScope` say, so that an HTTP cache
 /// between client and server agrees with the client (`public, max-age=60`; `ttlMs: 0` is
-/// `no-cache`). `None` for an error, or a result without those fields.
-pub(super) fn cache_control(line: &[u8]) -> Option<HeaderValue> {
-    #[derive(Deserialize)]
-    struct Response {
-        result: Option<Caching>,
-    }
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Caching {
-        ttl_ms: Option<u64>,
-        cache_scope: Option<String>,
-    }
-    let caching = serde_json::from_slice::<Response>(line).ok()?.result?;
-    let scope = caching.cache_scope.filter(|scope| scope == "public" || scope == "private")?;
-    let value = match caching.ttl_ms? {
+/// `no-cache`).
+pub(super) fn cache_control(policy: CachePolicy) -> Option<HeaderValue> {
+    let scope = policy.scope().as_str();
+    let value = match policy.ttl_ms() {
         0 => format!("{scope}, no-cache"),
         ttl => format!("{scope}, max-age={}", ttl / 1_000),
     };
     HeaderValue::from_str(&value).ok()
 }
 
-pub(super) fn is_success(line: &[u8]) -> bool {
-    serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(line).is_ok_and(|m| m.contains_key("result"))
-}
-
 /// What a POSTed request produces, on its way to the client. Dropped before the response
 /// went out (the client went away), it cancels a 2026-07-28 request: there, closing the
 /// response stream is the cancellation.
 pub(super) struct Answering {
-    pub(super) first: Option<Vec<u8>>,
-    pub(super) rest: mpsc::Receiver<Vec<u8>>,
+    pub(super) first: Option<Outgoing>,
+    pub(super) rest: mpsc::Receiver<Outgoing>,
     pub(super) id: Option<RequestId>,
     pub(super) next_event: u64,
     pub(super) done: bool,
@@ -378,12 +373,12 @@ pub(super) fn sse_response(state: Answering) -> Response {
         if state.done {
             return None;
         }
-        let line = match state.first.take() {
-            Some(line) => line,
+        let message = match state.first.take() {
+            Some(message) => message,
             None => state.rest.recv().await?,
         };
-        state.done = is_final(&line, state.id.as_ref());
-        let event = sse_event(Some(state.next_event), &line);
+        state.done = message.is_answer();
+        let event = sse_event(Some(state.next_event), &message.line);
         state.next_event += 1;
         Some((Ok::<_, Infallible>(event), state))
     });

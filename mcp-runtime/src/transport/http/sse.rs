@@ -5,39 +5,10 @@ use std::convert::Infallible;
 use axum::body::Bytes;
 use axum::http::{HeaderValue, header};
 use axum::response::Response;
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
 use super::busy;
 use super::event_store::{EventStore, StoredEvents};
-use crate::protocol::RequestId;
-
-/// What the endpoint reads of a message before handing it over.
-#[derive(Deserialize)]
-pub(super) struct Head<'a> {
-    #[serde(borrow, default, deserialize_with = "present")]
-    pub(super) id: Option<&'a RawValue>,
-    #[serde(default)]
-    pub(super) method: Option<String>,
-    #[serde(borrow, default)]
-    pub(super) params: Option<&'a RawValue>,
-}
-
-pub(super) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
-}
-
-/// Whether `line` is the response to the request `id` (not a notification or a question).
-pub(super) fn is_final(line: &[u8], id: Option<&RequestId>) -> bool {
-    match serde_json::from_slice::<Head<'_>>(line) {
-        Ok(head) => {
-            head.method.is_none()
-                && head.id.and_then(|raw| serde_json::from_str::<RequestId>(raw.get()).ok()).as_ref() == id
-        }
-        Err(_) => false,
-    }
-}
 
 /// One SSE event, written in one piece.
 pub(super) fn sse_event(event_id: Option<impl std::fmt::Display>, line: &[u8]) -> Bytes {

@@ -13,9 +13,10 @@ use tokio::sync::mpsc;
 use super::admission::{admit, header_str};
 use super::event_store::{EventStore, StoredEvents};
 use super::sessions::{App, LiveStream, STANDALONE, SessionHandle, find_session};
-use super::sse::{body_stream, is_final, keep_event, missed_events, priming_event, send_event, sse_event, sse_headers};
+use super::sse::{body_stream, keep_event, missed_events, priming_event, send_event, sse_event, sse_headers};
 use super::{SESSION_HEADER, method_not_allowed, reject};
-use crate::protocol::{ErrorObject, RequestId};
+use crate::context::outlet::Outgoing;
+use crate::protocol::ErrorObject;
 use crate::transport::connection::{self};
 
 /// Carries a handshake-era request's messages into its resumable stream: each is kept in the
@@ -26,9 +27,8 @@ pub(super) async fn pump(
     events: Arc<dyn EventStore>,
     session: Arc<SessionHandle>,
     live: Arc<LiveStream>,
-    first: Option<Vec<u8>>,
-    mut rest: mpsc::Receiver<Vec<u8>>,
-    id: Option<RequestId>,
+    first: Option<Outgoing>,
+    mut rest: mpsc::Receiver<Outgoing>,
     _slot: Option<tokio::sync::OwnedSemaphorePermit>,
 ) {
     {
@@ -42,11 +42,11 @@ pub(super) async fn pump(
     }
     let mut next = first;
     loop {
-        let line = match next.take() {
-            Some(line) => line,
+        let message = match next.take() {
+            Some(message) => message,
             None => tokio::select! {
-                line = rest.recv() => match line {
-                    Some(line) => line,
+                message = rest.recv() => match message {
+                    Some(message) => message,
                     None => break,
                 },
                 () = live.close.notified() => {
@@ -56,12 +56,11 @@ pub(super) async fn pump(
                 }
             },
         };
-        let last = is_final(&line, id.as_ref());
         // Kept and sent under one lock, so a reconnection replays up to exactly here.
         let mut reader = live.reader.lock().await;
-        let event_id = keep_event(&*events, &live.id, &line).await;
-        send_event(&mut reader, sse_event(event_id.as_deref(), &line)).await;
-        if last {
+        let event_id = keep_event(&*events, &live.id, &message.line).await;
+        send_event(&mut reader, sse_event(event_id.as_deref(), &message.line)).await;
+        if message.is_answer() {
             reader.take();
             break;
         }

@@ -1,0 +1,80 @@
+//! Where a request's messages go, and what the transport is told of each without reading it
+//! back: whether it is the request's response, its error code, its caching hints.
+
+use tokio::sync::mpsc;
+
+use crate::protocol::{CachePolicy, ErrorObject, RequestId, error_line};
+
+/// A message for the client on its way out.
+#[derive(Debug)]
+pub(crate) struct Outgoing {
+    /// The message, as written (ending in `\n`).
+    pub(crate) line: Vec<u8>,
+    /// `Some` when it answers its request: the last message of the request's own stream.
+    // Read by the HTTP transport only.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) answer: Option<Answer>,
+}
+
+/// What a response says, for the transport (an HTTP status, `Cache-Control`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Answer {
+    /// The JSON-RPC error code, when it is an error response.
+    pub(crate) error: Option<i32>,
+    /// How long it may be cached, when its result says so (2026-07-28 lists, reads, discovery).
+    pub(crate) cache: Option<CachePolicy>,
+}
+
+impl Outgoing {
+    /// A message sent before the response (a notification, a question to the client).
+    pub(crate) fn interim(line: Vec<u8>) -> Self {
+        Outgoing { line, answer: None }
+    }
+
+    /// A success response, `cache` being what its result says of caching.
+    pub(crate) fn success(line: Vec<u8>, cache: Option<CachePolicy>) -> Self {
+        Outgoing { line, answer: Some(Answer { error: None, cache }) }
+    }
+
+    /// The error response `error` to the request `id` (`None`: none could be read).
+    pub(crate) fn error(id: Option<&RequestId>, error: &ErrorObject) -> Self {
+        Outgoing { line: error_line(id, error), answer: Some(Answer { error: Some(error.code), cache: None }) }
+    }
+
+    /// Whether it answers its request.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn is_answer(&self) -> bool {
+        self.answer.is_some()
+    }
+}
+
+/// A stream of one request's own (an HTTP response): its notifications and the server's
+/// questions about it, then its response.
+pub(crate) type RequestStream = mpsc::Sender<Outgoing>;
+
+/// Where a request's notifications go: the connection's output, or the request's own stream.
+#[derive(Debug, Clone)]
+pub(crate) enum Outlet {
+    /// The connection's output queue (stdio, a channel of the user's).
+    Connection(mpsc::Sender<Vec<u8>>),
+    /// The request's own stream.
+    Request(RequestStream),
+}
+
+impl Outlet {
+    /// Sends `line`, waiting while the queue is full; `false` once the other end is gone.
+    pub(crate) async fn send(&self, line: Vec<u8>) -> bool {
+        match self {
+            Outlet::Connection(out) => out.send(line).await.is_ok(),
+            Outlet::Request(stream) => stream.send(Outgoing::interim(line)).await.is_ok(),
+        }
+    }
+
+    /// Sends `line` if the queue has room; `false` otherwise.
+    pub(crate) fn try_send(&self, line: Vec<u8>) -> bool {
+        match self {
+            Outlet::Connection(out) => out.try_send(line).is_ok(),
+            Outlet::Request(stream) => stream.try_send(Outgoing::interim(line)).is_ok(),
+        }
+    }
+}
