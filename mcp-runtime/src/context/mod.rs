@@ -2,31 +2,35 @@
 //! state, progress, log messages to the client, and cancellation.
 
 pub(crate) mod asking;
+mod cancel;
+mod identity;
+mod link;
 pub(crate) mod log_layer;
 pub(crate) mod outlet;
 pub(crate) mod request_state;
 pub(crate) mod slot;
 pub(crate) mod state;
 
+pub use cancel::CancelToken;
+pub use identity::Identity;
+pub(crate) use identity::RequestExtras;
+pub use link::LOG_MESSAGES_PER_SECOND;
+pub(crate) use link::{Asker, ClientLink, LogLimiter, LogThreshold};
+
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tokio::sync::Notify;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use crate::context::asking::{
-    AskError, Elicitation, InputRound, Interrupt, PendingRequests, Question, Root, SampledMessage, SamplingRequest,
-    elicitation_from, form_schema,
+    AskError, Elicitation, Interrupt, Question, Root, SampledMessage, SamplingRequest, elicitation_from, form_schema,
 };
-use crate::context::outlet::Outlet;
-use crate::context::slot::SlotLease;
 use crate::context::state::{State, States};
 use crate::protocol::{
     Feature, Implementation, LogLevel, LogMessage, RequestId, Revision, notification_line, request_line,
@@ -89,146 +93,6 @@ struct RequestInfo {
     finished: AtomicBool,
     /// Questions asked so far (for URL elicitation ids).
     asked: std::sync::atomic::AtomicUsize,
-}
-
-/// How a request's handler reaches its client: notifications on the connection, sent before
-/// the request's response.
-#[derive(Debug)]
-pub(crate) struct ClientLink {
-    pub(crate) out: Outlet,
-    /// The request's `_meta.progressToken`.
-    pub(crate) progress_token: Option<Value>,
-    pub(crate) log: LogThreshold,
-    pub(crate) limiter: Arc<LogLimiter>,
-    /// The module path of the handler's definition: the log layer forwards its crate's events.
-    pub(crate) origin: Option<&'static str>,
-    /// How this request asks the client questions (`None`: it cannot).
-    pub(crate) asker: Option<Asker>,
-    /// The request's in-flight slot, given back while it waits for the client.
-    pub(crate) lease: Option<Arc<SlotLease>>,
-}
-
-/// How a request asks its client.
-#[derive(Debug)]
-pub(crate) enum Asker {
-    /// Handshake revisions: a request on the connection, its answer matched by id.
-    Connection { pending: Arc<PendingRequests>, timeout: Duration },
-    /// 2026-07-28: an input-required result, the client's retry bringing the answer.
-    Round(Arc<InputRound>),
-}
-
-/// Which log messages a request may send its client.
-#[derive(Debug, Clone)]
-pub(crate) enum LogThreshold {
-    /// None (logging not enabled, or a 2026-07-28 request without a log level).
-    Off,
-    /// At or above this level (a 2026-07-28 request's `_meta` log level).
-    Fixed(LogLevel),
-    /// At or above the connection's level, which `logging/setLevel` changes (handshake).
-    Connection(Arc<AtomicU8>),
-}
-
-impl LogThreshold {
-    fn allows(&self, level: LogLevel) -> bool {
-        match self {
-            LogThreshold::Off => false,
-            LogThreshold::Fixed(min) => level >= *min,
-            LogThreshold::Connection(min) => {
-                LogLevel::from_index(min.load(Ordering::Relaxed)).is_some_and(|min| level >= min)
-            }
-        }
-    }
-}
-
-/// Log messages a connection may send per second (and at once, after a quiet spell); the
-/// rest are dropped, and the next message that goes out says how many were.
-pub const LOG_MESSAGES_PER_SECOND: u32 = 100;
-
-/// A connection's budget of log messages (a token bucket).
-#[derive(Debug)]
-pub(crate) struct LogLimiter {
-    state: Mutex<LimiterState>,
-}
-
-#[derive(Debug)]
-struct LimiterState {
-    tokens: f64,
-    refilled: Instant,
-    dropped: u64,
-}
-
-impl Default for LogLimiter {
-    fn default() -> Self {
-        let state = LimiterState { tokens: f64::from(LOG_MESSAGES_PER_SECOND), refilled: Instant::now(), dropped: 0 };
-        LogLimiter { state: Mutex::new(state) }
-    }
-}
-
-impl LogLimiter {
-    /// Takes one message's budget: `Some(dropped before)` when it may go, `None` when not.
-    fn take(&self) -> Option<u64> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        let rate = f64::from(LOG_MESSAGES_PER_SECOND);
-        let elapsed = now.duration_since(state.refilled).as_secs_f64();
-        state.tokens = (state.tokens + elapsed * rate).min(rate);
-        state.refilled = now;
-        if state.tokens >= 1.0 {
-            state.tokens -= 1.0;
-            Some(std::mem::take(&mut state.dropped))
-        } else {
-            state.dropped += 1;
-            None
-        }
-    }
-}
-
-/// Who made a request, as the server's authentication hook established it (HTTP).
-///
-/// ```
-/// use mcp_runtime::Identity;
-/// let who = Identity::new("user-42").claim("scope", "notes:write");
-/// assert_eq!(who.subject(), "user-42");
-/// assert_eq!(who.claims()["scope"], "notes:write");
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-pub struct Identity {
-    subject: String,
-    claims: Map<String, Value>,
-}
-
-impl Identity {
-    /// An identity named `subject` (a stable principal id: a user id, a client id).
-    pub fn new(subject: impl Into<String>) -> Self {
-        Identity { subject: subject.into(), claims: Map::new() }
-    }
-
-    /// Adds a claim (a scope, a tenant, …).
-    #[must_use]
-    pub fn claim(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
-        self.claims.insert(name.into(), value.into());
-        self
-    }
-
-    /// The principal id.
-    pub fn subject(&self) -> &str {
-        &self.subject
-    }
-
-    /// The claims.
-    pub fn claims(&self) -> &Map<String, Value> {
-        &self.claims
-    }
-}
-
-/// What a transport knows of a request besides its message: its HTTP headers and who made it.
-#[derive(Debug, Default)]
-pub(crate) struct RequestExtras {
-    /// Header names (lowercase) and values.
-    pub(crate) headers: Vec<(String, String)>,
-    pub(crate) identity: Option<Identity>,
-    /// Closes the request's resumable SSE stream (HTTP, handshake revisions).
-    pub(crate) stream_close: Option<Arc<Notify>>,
 }
 
 /// What the runtime builds a request's context from.
@@ -708,50 +572,5 @@ impl Input<'_> {
     /// [`Context::roots`], under this key.
     pub async fn roots(self) -> Result<Vec<Root>, AskError> {
         self.context.roots_as(Some(self.key)).await
-    }
-}
-
-/// A request's cancellation, shareable with other tasks and threads: set when the client
-/// cancels the request, when its time limit passes, or when a shutdown's drain deadline
-/// passes.
-///
-/// ```
-/// use mcp_runtime::Context;
-/// let token = Context::detached().cancel_token();
-/// assert!(!token.is_cancelled());
-/// ```
-#[derive(Debug, Clone, Default)]
-pub struct CancelToken {
-    inner: Arc<CancelInner>,
-}
-
-#[derive(Debug, Default)]
-struct CancelInner {
-    cancelled: AtomicBool,
-    notify: Notify,
-}
-
-impl CancelToken {
-    /// Whether the request was cancelled.
-    pub fn is_cancelled(&self) -> bool {
-        self.inner.cancelled.load(Ordering::Acquire)
-    }
-
-    /// Completes once the request is cancelled.
-    pub async fn cancelled(&self) {
-        loop {
-            let notified = self.inner.notify.notified();
-            let mut notified = std::pin::pin!(notified);
-            notified.as_mut().enable();
-            if self.is_cancelled() {
-                return;
-            }
-            notified.await;
-        }
-    }
-
-    pub(crate) fn cancel(&self) {
-        self.inner.cancelled.store(true, Ordering::Release);
-        self.inner.notify.notify_waiters();
     }
 }
