@@ -30,7 +30,7 @@ fn gifts_in(category: String) -> Result<Json<Vec<Gift>>, ReadError> {
     let mut gifts: Vec<Gift> = serde_json::from_str(CATALOG).map_err(|e| e.to_string())?;
     gifts.retain(|g| g.category == category);
     if gifts.is_empty() {
-        return Err(NotFound.into());
+        return Err(ResourceNotFound.into());
     }
     Ok(Json(gifts))
 }

@@ -21,7 +21,8 @@ mod test_tools;
 
 use std::time::Duration;
 
-use mcp_runtime::{Allowed, CachePolicy, CacheScope, Cached, HttpOptions, Identity, Reject, Server, ToolDescriptor};
+use mcp_runtime::http::Reject;
+use mcp_runtime::{Allowed, CachePolicy, CacheScope, Cacheable, HttpOptions, Identity, Server, ToolDescriptor};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tracing_subscriber::Layer as _;
@@ -151,7 +152,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--max-in-flight" => server.max_in_flight(number()?),
             "--max-message-size" => server.max_message_size(number()?),
             "--private-tool-list-ms" => server.cache(
-                Cached::ToolList,
+                Cacheable::ToolList,
                 CachePolicy::new(Duration::from_millis(number()? as u64), CacheScope::Private),
             ),
             other => return Err(format!("unknown flag {other}").into()),

@@ -5,8 +5,8 @@
 
 use mcp_runtime::protocol::{ErrorObject, PromptMessage, Resource, ResourceContents};
 use mcp_runtime::{
-    CompletionContext, ItemKind, NotFound, PromptDescriptor, PromptGet, ReadError, ResourceDescriptor, ResourceRead,
-    Server, ServerHandle, ToolDescriptor, starting_with,
+    CompletionContext, ItemKind, PromptDescriptor, PromptGet, ReadError, ResourceDescriptor, ResourceNotFound,
+    ResourceRead, Server, ServerHandle, ToolDescriptor, starting_with,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -130,7 +130,7 @@ pub(crate) fn add(server: Server) -> Server {
                 .reader(|read: ResourceRead| async move {
                     let id: u32 = read.parse_variable("id")?;
                     if !(1..=3).contains(&id) {
-                        return Err(ReadError::from(NotFound));
+                        return Err(ReadError::from(ResourceNotFound));
                     }
                     Ok(format!("item number {id}"))
                 }),

@@ -48,7 +48,7 @@ fn titles(typed: &str, ask: &CompletionContext) -> Vec<String> {
 /// One note, by title.
 #[mcp_resource("notes://{title}", mime = "text/markdown", subscribe, complete(title = titles))]
 fn note(notes: State<Notes>, title: String) -> Result<String, ReadError> {
-    let text = notes.read().get(&title).cloned().ok_or(NotFound)?;
+    let text = notes.read().get(&title).cloned().ok_or(ResourceNotFound)?;
     Ok(format!("# {title}\n\n{text}"))
 }
 

@@ -18,12 +18,14 @@ use crate::declare::tool::IntoToolResult;
 use crate::protocol::{ErrorObject, GetPromptResult};
 use crate::{PromptDescriptor, ResourceDescriptor, ToolDescriptor};
 
+// What generated argument code calls. It is reached here rather than through `__private` so
+// that the notes of a compile error name it plainly (`FromArgumentString`, `next_arg`): rustc
+// spells out the whole path of an item reached only through a hidden module.
 #[doc(hidden)]
 pub use crate::declare::arguments::{
     ArgKind, ArgsSchema, ArgumentSchema, ArgumentValue, FromArgumentString, RequiredArg, expecting, flattened,
     flattened_schema, missing_arg, next_arg, parse_variable,
 };
-
 #[doc(hidden)]
 pub use crate::declare::output::{OutputSchema, OutputValue};
 

@@ -44,24 +44,38 @@ pub use context::{CancelToken, Context, Identity, Input, LOG_MESSAGES_PER_SECOND
 pub use declare::bounded::Bounded;
 pub use declare::completion::{CompletionContext, IntoCompleter, IntoCompletionValues, starting_with};
 pub use declare::prompt::{IntoPromptResult, PromptDescriptor, PromptGet};
-pub use declare::resource::{IntoResourceContents, NotFound, ReadError, ResourceDescriptor, ResourceRead};
+pub use declare::resource::{IntoResourceContents, ReadError, ResourceDescriptor, ResourceNotFound, ResourceRead};
 pub use declare::selection::Selection;
 pub use declare::tool::{IntoToolResult, Json, Structured, ToolCall, ToolDescriptor};
 pub use error::{Error, ItemKind, Result};
 pub use mcp_uri_template::{UriTemplate, UriTemplateError};
-pub use protocol::{CachePolicy, CacheScope, Cached, CallToolResult, Content};
+pub use protocol::{CachePolicy, CacheScope, Cacheable, CallToolResult, Content};
 pub use server::builder::Server;
-pub use server::changes::{ChangeBus, ChangeEvent, ChangeNotice, ChangeSink, ItemChange, MemoryChangeBus};
 pub use server::handle::ServerHandle;
 pub use util::BoxFuture;
 pub use util::schema::{input_schema_for, schema_for};
 
 #[cfg(feature = "http")]
-pub use transport::http::{
-    Allowed, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS, EventStore,
-    HttpOptions, MemoryEventStore, MemorySessionStore, Reject, ResponseMode, SessionRecord, SessionStore, StoreError,
-    StoredEvents,
-};
+pub use transport::http::{Allowed, HttpOptions};
+
+/// Streamable HTTP: how the endpoint serves ([`HttpOptions`], at the root
+/// too), its limits, its authentication hook, and the two stores instances behind a load
+/// balancer share (sessions, and the events of resumable streams).
+#[cfg(feature = "http")]
+pub mod http {
+    pub use crate::transport::http::{
+        Allowed, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS,
+        EventStore, HttpOptions, MemoryEventStore, MemorySessionStore, Reject, ResponseMode, SessionRecord,
+        SessionStore, StoreError, StoredEvents,
+    };
+}
+
+/// The change bus between servers ([`Server::change_bus`]): resource updates, list changes,
+/// and items enabled, disabled or removed through a [`ServerHandle`], heard by every server
+/// sharing it.
+pub mod changes {
+    pub use crate::server::changes::{ChangeBus, ChangeEvent, ChangeNotice, ChangeSink, ItemChange, MemoryChangeBus};
+}
 
 #[cfg(feature = "macros")]
 #[doc = include_str!("docs/mcp_tool.md")]
@@ -81,8 +95,8 @@ pub mod diagnostics;
 pub mod prelude {
     pub use crate::protocol::{CallToolResult, Content, LogLevel, PromptMessage, Resource, ResourceContents};
     pub use crate::{
-        Bounded, Context, IntoToolResult, Json, NotFound, PromptDescriptor, ReadError, ResourceDescriptor, Server,
-        State, Structured, ToolDescriptor, starting_with,
+        Bounded, Context, IntoToolResult, Json, PromptDescriptor, ReadError, ResourceDescriptor, ResourceNotFound,
+        Server, State, Structured, ToolDescriptor, starting_with,
     };
     #[cfg(feature = "macros")]
     pub use crate::{mcp_prompt, mcp_resource, mcp_tool};

@@ -89,9 +89,9 @@ pub fn post(url: &str, body: &Value, extra: &[(&str, &str)]) -> Answer {
 
 /// The headers a 2026-07-28 request must carry, for `body`: `Mcp-Method`, and `Mcp-Name` for
 /// the methods that name something. Nothing for other messages.
-pub fn modern_headers(body: &Value) -> Vec<(String, String)> {
-    let modern = body["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").is_some();
-    let Some(method) = body["method"].as_str().filter(|_| modern) else { return Vec::new() };
+pub fn stateless_headers(body: &Value) -> Vec<(String, String)> {
+    let stateless = body["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").is_some();
+    let Some(method) = body["method"].as_str().filter(|_| stateless) else { return Vec::new() };
     let mut headers = vec![("mcp-method".to_owned(), method.to_owned())];
     let named = match method {
         "tools/call" | "prompts/get" => body["params"]["name"].as_str(),
@@ -115,7 +115,7 @@ pub fn send(url: &str, method: &str, body: Option<&Value>, extra: &[(&str, &str)
         request = request.header(*name, *value);
     }
     if let Some(body) = body {
-        for (name, value) in modern_headers(body) {
+        for (name, value) in stateless_headers(body) {
             if !extra.iter().any(|(given, _)| given.eq_ignore_ascii_case(&name)) {
                 request = request.header(name, value);
             }

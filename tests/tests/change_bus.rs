@@ -6,9 +6,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_runtime::changes::MemoryChangeBus;
 use mcp_runtime::protocol::Revision;
 use mcp_runtime::testing::TestClient;
-use mcp_runtime::{ItemKind, MemoryChangeBus, ResourceDescriptor, Server, ServerHandle, ToolDescriptor};
+use mcp_runtime::{ItemKind, ResourceDescriptor, Server, ServerHandle, ToolDescriptor};
 use serde::Deserialize;
 use serde_json::{Value, json};
 

@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mcp_tests::example_binary;
-use mcp_tests::http::{HttpServer, initialize, modern_headers, post, send};
+use mcp_tests::http::{HttpServer, initialize, post, send, stateless_headers};
 use mcp_tests::wire::{
     CLIENT_CAPABILITIES_KEY, HANDSHAKE_REVISIONS, PROTOCOL_VERSION_KEY, STATELESS_REVISION, for_each_revision,
 };
@@ -200,7 +200,7 @@ fn stream_post(url: &str, body: &Value, headers: &[(&str, &str)]) -> mpsc::Recei
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
-    for (name, value) in modern_headers(body) {
+    for (name, value) in stateless_headers(body) {
         request = request.header(name, value);
     }
     read_events(request)
@@ -250,7 +250,7 @@ fn closing_the_response_stream_cancels_a_2026_request() {
     let waiting = modern(1, "tools/call", json!({"name": "wait_for_cancel", "arguments": {}}), json!({}));
     let client = reqwest::blocking::Client::builder().timeout(Duration::from_millis(300)).build().unwrap();
     let mut request = client.post(&server.url).header("content-type", "application/json");
-    for (name, value) in modern_headers(&waiting) {
+    for (name, value) in stateless_headers(&waiting) {
         request = request.header(name, value);
     }
     let gave_up = request.body(waiting.to_string()).send();

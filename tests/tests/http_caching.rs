@@ -6,9 +6,10 @@
 use std::time::Duration;
 
 use mcp_runtime::{
-    Allowed, CachePolicy, CacheScope, Cached, HttpOptions, PromptDescriptor, ResourceDescriptor, Server, ToolDescriptor,
+    Allowed, CachePolicy, CacheScope, Cacheable, HttpOptions, PromptDescriptor, ResourceDescriptor, Server,
+    ToolDescriptor,
 };
-use mcp_tests::http::modern_headers;
+use mcp_tests::http::stateless_headers;
 use mcp_tests::wire::{STATELESS_REVISION, stateless_params};
 use serde_json::{Value, json};
 
@@ -19,8 +20,8 @@ struct NoArgs {}
 /// must not be reused; its `/mcp` URL.
 async fn serve() -> String {
     let server = Server::builder("cached", "1.0.0")
-        .cache(Cached::ToolList, CachePolicy::new(Duration::from_secs(5), CacheScope::Private))
-        .cache(Cached::PromptList, CachePolicy::no_cache(CacheScope::Public))
+        .cache(Cacheable::ToolList, CachePolicy::new(Duration::from_secs(5), CacheScope::Private))
+        .cache(Cacheable::PromptList, CachePolicy::no_cache(CacheScope::Public))
         .tool(ToolDescriptor::new("tidy").description("Tidies").handler(|_: NoArgs| async { "tidied" }))
         .resource(ResourceDescriptor::fixed("note://1", "first").reader(|_| async { "text" }))
         .prompt(PromptDescriptor::new("hello").description("Says hello").handler(|_| async { String::from("Hello") }));
@@ -41,7 +42,7 @@ fn modern(url: &str, method: &str, params: Value) -> (u16, Option<String>, Value
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", STATELESS_REVISION);
-    for (name, value) in modern_headers(&body) {
+    for (name, value) in stateless_headers(&body) {
         request = request.header(name, value);
     }
     let response = request.body(body.to_string()).send().expect("an answer");

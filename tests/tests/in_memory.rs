@@ -8,13 +8,13 @@ use mcp_runtime::{Server, mcp_prompt, mcp_resource, mcp_tool};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-/// Cached privately for five seconds.
+/// Cacheable privately for five seconds.
 #[mcp_resource("memo://note", ttl_ms = 5000, cache_scope = "private")]
 fn note() -> &'static str {
     "remember"
 }
 
-/// Cached as by default.
+/// Cacheable as by default.
 #[mcp_resource("memo://plain")]
 fn plain() -> &'static str {
     "plain"

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_tests::clients::{self, Connected};
-use mcp_tests::http::{Answer, initialize, modern_headers, post, send};
+use mcp_tests::http::{Answer, initialize, post, send, stateless_headers};
 use mcp_tests::services::{self, KillOnDrop, Nginx, free_port, wait_for_port};
 use mcp_tests::wire::{STATELESS_REVISION, stateless_params};
 use serde_json::{Value, json};
@@ -153,7 +153,7 @@ fn load_run(url: &str, clients: usize, calls: usize, stateless: bool, load: &Arc
                     if stateless {
                         body["params"] = stateless_params(Some(body["params"].take()), json!({}));
                         builder = builder.header("mcp-protocol-version", STATELESS_REVISION);
-                        for (name, value) in modern_headers(&body) {
+                        for (name, value) in stateless_headers(&body) {
                             builder = builder.header(name, value);
                         }
                     } else if let Some(session) = &session {

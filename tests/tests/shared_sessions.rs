@@ -10,11 +10,10 @@ use std::io::{BufRead, BufReader};
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_runtime::changes::{ChangeBus, MemoryChangeBus};
+use mcp_runtime::http::{EventStore, MemoryEventStore, MemorySessionStore, SessionStore};
 use mcp_runtime::redis::Redis;
-use mcp_runtime::{
-    Allowed, ChangeBus, EventStore, HttpOptions, MemoryChangeBus, MemoryEventStore, MemorySessionStore,
-    ResourceDescriptor, Server, ServerHandle, SessionStore, ToolDescriptor,
-};
+use mcp_runtime::{Allowed, HttpOptions, ResourceDescriptor, Server, ServerHandle, ToolDescriptor};
 use mcp_tests::http::{Answer, initialize, post, send};
 use mcp_tests::services;
 use serde_json::{Value, json};

@@ -196,6 +196,7 @@ impl SamplingRequest {
 /// What the client's model answered.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SampledMessage {
     /// Who wrote it (the assistant).
     pub role: Role,
@@ -217,6 +218,7 @@ impl SampledMessage {
 
 /// A root the client offers: a directory or file it lets the server work on.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
 pub struct Root {
     /// A `file://` URI.
     pub uri: String,

@@ -39,6 +39,7 @@ use crate::protocol::{
 /// What was agreed with the client, whatever the era: through `initialize` (handshake
 /// revisions) or from the request's own `_meta` (2026-07-28). Handlers see this one view.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Negotiated {
     /// The revision in use.
     pub revision: Revision,

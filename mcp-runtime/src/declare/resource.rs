@@ -80,25 +80,25 @@ pub enum ReadError {
 /// A resource that does not exist; return it as the `Err` of a read.
 ///
 /// ```
-/// use mcp_runtime::{NotFound, Json};
-/// fn lookup(name: &str) -> Result<Json<Vec<String>>, NotFound> {
-///     if name == "books" { Ok(Json(vec!["atlas".into()])) } else { Err(NotFound) }
+/// use mcp_runtime::{ResourceNotFound, Json};
+/// fn lookup(name: &str) -> Result<Json<Vec<String>>, ResourceNotFound> {
+///     if name == "books" { Ok(Json(vec!["atlas".into()])) } else { Err(ResourceNotFound) }
 /// }
 /// assert!(lookup("cars").is_err());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct NotFound;
+pub struct ResourceNotFound;
 
-impl fmt::Display for NotFound {
+impl fmt::Display for ResourceNotFound {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("resource not found")
     }
 }
 
-impl std::error::Error for NotFound {}
+impl std::error::Error for ResourceNotFound {}
 
-impl From<NotFound> for ReadError {
-    fn from(_: NotFound) -> Self {
+impl From<ResourceNotFound> for ReadError {
+    fn from(_: ResourceNotFound) -> Self {
         ReadError::NotFound
     }
 }
@@ -124,11 +124,11 @@ impl From<&str> for ReadError {
 /// What a resource read may return: text (`String`, `&'static str`), bytes (`Vec<u8>`, sent
 /// base64), [`Json<T>`] (serialized text, `application/json` unless declared otherwise),
 /// [`ResourceContents`] or a `Vec` of them, and `Result<T, E>` with `E: Into<ReadError>`
-/// ([`NotFound`], [`ErrorObject`], `String`).
+/// ([`ResourceNotFound`], [`ErrorObject`], `String`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from an MCP resource",
     label = "this type cannot become resource contents",
-    note = "return a `String`, `Vec<u8>`, `Json<T>`, `ResourceContents`, `Vec<ResourceContents>`, or a `Result` of one of them whose error is `NotFound`, `ErrorObject` or `String`"
+    note = "return a `String`, `Vec<u8>`, `Json<T>`, `ResourceContents`, `Vec<ResourceContents>`, or a `Result` of one of them whose error is `ResourceNotFound`, `ErrorObject` or `String`"
 )]
 pub trait IntoResourceContents {
     /// The contents of the resource at `uri`, whose declared MIME type is `mime_type`.
@@ -209,7 +209,7 @@ pub(crate) enum Address {
 /// `resources/read` runs.
 ///
 /// ```
-/// use mcp_runtime::{ResourceDescriptor, ResourceRead, NotFound};
+/// use mcp_runtime::{ResourceDescriptor, ResourceRead, ResourceNotFound};
 ///
 /// let readme = ResourceDescriptor::fixed("docs://readme", "readme")
 ///     .mime_type("text/markdown")
@@ -218,7 +218,7 @@ pub(crate) enum Address {
 ///     .unwrap()
 ///     .reader(|read: ResourceRead| async move {
 ///         let n: u32 = read.parse_variable("n")?;
-///         if n > 3 { return Err(NotFound.into()); }
+///         if n > 3 { return Err(ResourceNotFound.into()); }
 ///         Ok::<_, mcp_runtime::ReadError>(format!("chapter {n}"))
 ///     });
 /// assert_eq!(chapter.name(), "chapter");

@@ -23,6 +23,7 @@ pub(crate) type ToolHandler = HandlerFn<ToolCall, CallToolResult>;
 
 /// One call of a tool: its raw arguments and the request's context.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct ToolCall {
     pub(crate) name: Arc<str>,
     pub(crate) arguments: Option<Box<RawValue>>,

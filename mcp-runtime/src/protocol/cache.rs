@@ -67,7 +67,7 @@ impl Default for CachePolicy {
 /// A result kind that carries caching fields in 2026-07-28.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum Cached {
+pub enum Cacheable {
     /// `server/discover`.
     Discover,
     /// `tools/list`.
@@ -83,16 +83,16 @@ pub enum Cached {
 /// The policy of each cached result kind.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CachePolicies {
-    overrides: Vec<(Cached, CachePolicy)>,
+    overrides: Vec<(Cacheable, CachePolicy)>,
 }
 
 impl CachePolicies {
-    pub(crate) fn set(&mut self, kind: Cached, policy: CachePolicy) {
+    pub(crate) fn set(&mut self, kind: Cacheable, policy: CachePolicy) {
         self.overrides.retain(|(k, _)| *k != kind);
         self.overrides.push((kind, policy));
     }
 
-    pub(crate) fn get(&self, kind: Cached) -> CachePolicy {
+    pub(crate) fn get(&self, kind: Cacheable) -> CachePolicy {
         self.overrides.iter().find(|(k, _)| *k == kind).map(|(_, p)| *p).unwrap_or_default()
     }
 }

@@ -38,6 +38,7 @@ impl Icon {
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Implementation {
     /// The programmatic name.
     pub name: String,
@@ -88,6 +89,7 @@ impl Implementation {
 /// A capability with only a `listChanged` flag (`tools`, `prompts`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListChangedCapability {
     /// Whether the server sends `list_changed` notifications.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -97,6 +99,7 @@ pub struct ListChangedCapability {
 /// The `resources` capability.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourcesCapability {
     /// Whether clients may subscribe to resource updates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -109,6 +112,7 @@ pub struct ResourcesCapability {
 /// What a server offers. Derived from what is registered; nobody writes it by hand.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ServerCapabilities {
     /// Tools are offered.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -15,7 +15,7 @@ mod revision;
 mod tools;
 
 pub(crate) use cache::CachePolicies;
-pub use cache::{CachePolicy, CacheScope, Cached};
+pub use cache::{CachePolicy, CacheScope, Cacheable};
 pub use content::{Annotations, Content, ResourceContents, ResourceLink, Role};
 pub use jsonrpc::{ErrorObject, RequestId, code};
 pub(crate) use jsonrpc::{

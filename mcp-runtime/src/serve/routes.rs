@@ -4,7 +4,7 @@
 use serde_json::value::RawValue;
 
 use crate::context::outlet::Outgoing;
-use crate::protocol::{Cached, Feature, Revision, ServerCapabilities};
+use crate::protocol::{Cacheable, Feature, Revision, ServerCapabilities};
 use crate::serve::executor::WorkFn;
 use crate::serve::methods::{lifecycle, prompts, resources, tools};
 use crate::serve::request::Request;
@@ -111,7 +111,7 @@ pub(crate) enum Caching {
     /// Not at all.
     No,
     /// As the server configures this kind of result (`Server::cache`).
-    Configured(Cached),
+    Configured(Cacheable),
     /// As the resource read declares.
     PerResource,
 }
@@ -139,7 +139,7 @@ const TABLE: &[Route] = &[
     any_time("ping", Handshake, Inline(lifecycle::ping)),
     cached(
         row("server/discover", Stateless, Needs::Nothing, Inline(lifecycle::discover)),
-        Configured(Cached::Discover),
+        Configured(Cacheable::Discover),
     ),
     row("notifications/initialized", Handshake, Needs::Nothing, Notification(lifecycle::initialized)),
     row("notifications/cancelled", All, Needs::Nothing, Notification(lifecycle::cancelled)),
@@ -147,15 +147,15 @@ const TABLE: &[Route] = &[
     row("resources/unsubscribe", Handshake, Needs::ResourceSubscriptions, Lifecycle(lifecycle::unsubscribe)),
     row("subscriptions/listen", Stateless, Needs::Nothing, Lifecycle(lifecycle::listen)),
     row("logging/setLevel", Handshake, Needs::Logging, Lifecycle(lifecycle::set_level)),
-    cached(row("tools/list", All, Needs::Tools, Inline(tools::list)), Configured(Cached::ToolList)),
+    cached(row("tools/list", All, Needs::Tools, Inline(tools::list)), Configured(Cacheable::ToolList)),
     row("tools/call", All, Needs::Tools, Work(tools::call)),
-    cached(row("resources/list", All, Needs::Resources, Work(resources::list)), Configured(Cached::ResourceList)),
+    cached(row("resources/list", All, Needs::Resources, Work(resources::list)), Configured(Cacheable::ResourceList)),
     cached(
         row("resources/templates/list", All, Needs::Resources, Inline(resources::list_templates)),
-        Configured(Cached::ResourceTemplateList),
+        Configured(Cacheable::ResourceTemplateList),
     ),
     cached(row("resources/read", All, Needs::Resources, Work(resources::read)), PerResource),
-    cached(row("prompts/list", All, Needs::Prompts, Inline(prompts::list)), Configured(Cached::PromptList)),
+    cached(row("prompts/list", All, Needs::Prompts, Inline(prompts::list)), Configured(Cacheable::PromptList)),
     row("prompts/get", All, Needs::Prompts, Work(prompts::get)),
     row("completion/complete", All, Needs::Completions, Inline(prompts::complete)),
 ];

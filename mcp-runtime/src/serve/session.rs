@@ -96,7 +96,7 @@ impl Session {
         self.subscriptions.restore(state.subscriptions);
     }
 
-    /// What this connection sends after missing events it cannot name (see
+    /// What this connection sends after missing announcements it cannot name (see
     /// [`Subscriptions::on_lag`]).
     pub(crate) fn on_lag(&self) -> Vec<Routed> {
         let ready = matches!(self.era, Era::Handshake { client_ready: true, .. });
@@ -104,9 +104,9 @@ impl Session {
     }
 
     /// The notifications an event becomes on this connection.
-    pub(crate) fn on_event(&self, event: &Announcement) -> Vec<Routed> {
+    pub(crate) fn on_announcement(&self, announcement: &Announcement) -> Vec<Routed> {
         let ready = matches!(self.era, Era::Handshake { client_ready: true, .. });
-        self.subscriptions.on_event(&self.core, event, ready)
+        self.subscriptions.on_announcement(&self.core, announcement, ready)
     }
 
     /// The connection is ending: the responses that close what is still open. Questions still

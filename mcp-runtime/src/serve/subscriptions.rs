@@ -171,7 +171,12 @@ impl Subscriptions {
 
     /// The notifications `event` becomes on this connection. `handshake_ready`: the client
     /// completed the handshake (legacy notifications may flow).
-    pub(crate) fn on_event(&self, core: &ServerCore, event: &Announcement, handshake_ready: bool) -> Vec<Routed> {
+    pub(crate) fn on_announcement(
+        &self,
+        core: &ServerCore,
+        event: &Announcement,
+        handshake_ready: bool,
+    ) -> Vec<Routed> {
         let mut lines = Vec::new();
         match event {
             Announcement::ListChanged(kind) => {
@@ -215,7 +220,7 @@ impl Subscriptions {
             .into_iter()
             .map(Announcement::ListChanged)
             .chain(uris.into_iter().map(|uri| Announcement::ResourceUpdated(uri.as_str().into())));
-        events.flat_map(|event| self.on_event(core, &event, handshake_ready)).collect()
+        events.flat_map(|event| self.on_announcement(core, &event, handshake_ready)).collect()
     }
 
     /// The final responses of the open streams, when the server ends them.

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use crate::declare::tool::ToolDescriptor;
-use crate::protocol::{CachePolicy, CacheScope, Cached, code};
+use crate::protocol::{CachePolicy, CacheScope, Cacheable, code};
 use crate::serve::reply::{Reply, ReplyTo};
 use crate::serve::session::Session;
 use crate::server::builder::Server;
@@ -19,7 +19,7 @@ const STATELESS_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersio
 fn session(max_in_flight: usize) -> (Session, mpsc::Receiver<Vec<u8>>) {
     let server = Server::builder("core", "1.0.0")
         .max_in_flight(max_in_flight)
-        .cache(Cached::ToolList, CachePolicy::new(Duration::from_secs(5), CacheScope::Private))
+        .cache(Cacheable::ToolList, CachePolicy::new(Duration::from_secs(5), CacheScope::Private))
         .tool(ToolDescriptor::new("echo").handler(|args: Value| async move { args["text"].to_string() }))
         .tool(ToolDescriptor::new("wait").handler(|_: Value| std::future::pending::<String>()));
     let core = server.build().expect("the server builds");

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::protocol::{CachePolicy, Cached};
+use crate::protocol::{CachePolicy, Cacheable};
 use crate::server::changes::{Bus, ChangeBus, ChangeNotice};
 use crate::server::core::{Config, ServerCore};
 use std::future::Future;
@@ -254,7 +254,7 @@ impl Server {
     /// Sets how long 2026-07-28 clients may cache a kind of result (`ttlMs`, `cacheScope`);
     /// the default is one minute, public.
     #[must_use]
-    pub fn cache(mut self, kind: Cached, policy: CachePolicy) -> Self {
+    pub fn cache(mut self, kind: Cacheable, policy: CachePolicy) -> Self {
         self.config.cache.set(kind, policy);
         self
     }
@@ -328,7 +328,8 @@ impl Server {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use mcp_runtime::{MemoryChangeBus, Server};
+    /// use mcp_runtime::Server;
+    /// use mcp_runtime::changes::MemoryChangeBus;
     ///
     /// let bus = Arc::new(MemoryChangeBus::default());
     /// let first = Server::builder("a", "1.0.0").change_bus(Arc::clone(&bus));
@@ -456,7 +457,7 @@ impl Server {
             capabilities,
             dynamic_lists: dynamic,
             registry: RwLock::new(Arc::new(registry)),
-            events: broadcast::channel(self.event_backlog).0,
+            announcements: broadcast::channel(self.event_backlog).0,
             ended_sessions: broadcast::channel(self.event_backlog).0,
             origin: crate::util::random::random_id(),
             bus: self.bus,

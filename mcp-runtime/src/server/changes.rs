@@ -69,6 +69,7 @@ pub enum ChangeEvent {
 
 /// A [`ChangeEvent`] on the bus, with the server it came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ChangeNotice {
     /// The publishing server's id (random, drawn when it starts): a server does not apply its
     /// own item changes twice.
@@ -101,7 +102,7 @@ pub trait ChangeBus: Send + Sync + 'static {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use mcp_runtime::{ChangeBus, ChangeEvent, ChangeNotice, MemoryChangeBus};
+/// use mcp_runtime::changes::{ChangeBus, ChangeEvent, ChangeNotice, MemoryChangeBus};
 ///
 /// let bus = MemoryChangeBus::default();
 /// let heard = Arc::new(std::sync::Mutex::new(Vec::new()));

@@ -68,7 +68,7 @@ pub(crate) struct ServerCore {
     /// the one they started with.
     pub(super) registry: RwLock<Arc<Registry>>,
     /// List and resource changes, for every connection.
-    pub(crate) events: broadcast::Sender<Announcement>,
+    pub(crate) announcements: broadcast::Sender<Announcement>,
     /// Sessions ended on any server of the bus, for the HTTP endpoint.
     pub(crate) ended_sessions: broadcast::Sender<Arc<str>>,
     /// This server's id on its change bus.
@@ -115,7 +115,7 @@ impl ServerCore {
             }
         };
         // No connection listening is not an error.
-        let _ = self.events.send(event);
+        let _ = self.announcements.send(event);
     }
 
     /// Replaces the registry with what `change` makes of it (`None`: nothing changes).

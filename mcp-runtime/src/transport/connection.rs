@@ -60,7 +60,7 @@ pub(crate) struct RoutedMessage {
 
 /// Where a connection's messages come from. `next` must be cancel-safe: the loop drops its
 /// future whenever another branch is ready.
-pub(crate) trait Input {
+pub(crate) trait MessageSource {
     fn next(&mut self) -> impl Future<Output = io::Result<Frame>> + Send;
 
     /// Whether `next` has a message without waiting (so replies may wait to go out together).
@@ -78,7 +78,7 @@ const COALESCE_BYTES: usize = 64 * 1024;
 pub(crate) struct Inbox(pub(crate) mpsc::Receiver<Frame>);
 
 #[cfg(feature = "http")]
-impl Input for Inbox {
+impl MessageSource for Inbox {
     async fn next(&mut self) -> io::Result<Frame> {
         // The sender is gone: the client (or the endpoint) ended the connection.
         Ok(self.0.recv().await.unwrap_or(Frame::End))
@@ -88,7 +88,7 @@ impl Input for Inbox {
 /// Messages arriving on a channel of the user's transport.
 pub(crate) struct Messages(pub(crate) mpsc::Receiver<Vec<u8>>);
 
-impl Input for Messages {
+impl MessageSource for Messages {
     async fn next(&mut self) -> io::Result<Frame> {
         Ok(self.0.recv().await.map_or(Frame::End, Frame::Message))
     }
@@ -152,14 +152,14 @@ pub(crate) async fn serve_messages(
 
 /// The next change event, with the receiver to wait for the one after: an owned future, so
 /// that the loop keeps it across turns.
-type NextEvent = Pin<
+type NextAnnouncement = Pin<
     Box<
         dyn Future<Output = (Result<Announcement, broadcast::error::RecvError>, broadcast::Receiver<Announcement>)>
             + Send,
     >,
 >;
 
-fn next_event(mut events: broadcast::Receiver<Announcement>) -> NextEvent {
+fn next_announcement(mut events: broadcast::Receiver<Announcement>) -> NextAnnouncement {
     Box::pin(async move {
         let event = events.recv().await;
         (event, events)
@@ -167,7 +167,7 @@ fn next_event(mut events: broadcast::Receiver<Announcement>) -> NextEvent {
 }
 
 /// Runs one connection until it ends (see the module documentation).
-pub(crate) async fn run<I: Input>(
+pub(crate) async fn run<I: MessageSource>(
     core: Arc<ServerCore>,
     mut input: I,
     out: mpsc::Sender<Vec<u8>>,
@@ -178,7 +178,7 @@ pub(crate) async fn run<I: Input>(
     let drain_timeout = core.config.drain_timeout;
     // The branches for what rarely happens are polled only when woken (see `woken`); the
     // output's closing and the shutdown signal are futures kept across turns.
-    let mut events = WhenWoken::new(next_event(core.events.subscribe()));
+    let mut announcements = WhenWoken::new(next_announcement(core.announcements.subscribe()));
     let closed = std::pin::pin!(out.closed());
     let mut closed = WhenWoken::new(closed);
     let mut session = Session::new(core, out.clone(), options.listen_limit);
@@ -212,10 +212,10 @@ pub(crate) async fn run<I: Input>(
             slot = session.executor.next_slot(), if session.executor.has_parked() => {
                 slot.and_then(|slot| session.executor.resume(slot).into_reply())
             }
-            (event, receiver) = &mut events, if reading => {
-                events = WhenWoken::new(next_event(receiver));
-                match event {
-                    Ok(event) => send_routed(&out, session.on_event(&event)).await,
+            (announcement, receiver) = &mut announcements, if reading => {
+                announcements = WhenWoken::new(next_announcement(receiver));
+                match announcement {
+                    Ok(announcement) => send_routed(&out, session.on_announcement(&announcement)).await,
                     Err(broadcast::error::RecvError::Lagged(missed)) => {
                         // Which events were missed is unknown: tell the client everything it
                         // subscribed to may have changed, so that nothing is silently lost.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-use super::connection::{self, Frame, Input, OUTGOING_CAPACITY};
+use super::connection::{self, Frame, MessageSource, OUTGOING_CAPACITY};
 use crate::server::core::ServerCore;
 
 /// Bytes gathered into one write before it is flushed.
@@ -79,7 +79,7 @@ impl<R: AsyncBufRead + Unpin + Send> LineReader<R> {
     }
 }
 
-impl<R: AsyncBufRead + Unpin + Send> Input for LineReader<R> {
+impl<R: AsyncBufRead + Unpin + Send> MessageSource for LineReader<R> {
     async fn next(&mut self) -> io::Result<Frame> {
         loop {
             let available = self.reader.fill_buf().await?;

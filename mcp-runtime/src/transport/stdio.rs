@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::connection::{self, Frame, Input, OUTGOING_CAPACITY};
+use super::connection::{self, Frame, MessageSource, OUTGOING_CAPACITY};
 use super::lines::{Splitter, WRITE_BATCH};
 use crate::server::core::ServerCore;
 
@@ -33,12 +33,12 @@ const BATCH_FRAMES: usize = 64;
 type Batch = Vec<io::Result<Frame>>;
 
 /// Messages from the reader thread.
-struct ThreadInput {
+struct ThreadSource {
     batches: mpsc::Receiver<Batch>,
     current: std::vec::IntoIter<io::Result<Frame>>,
 }
 
-impl Input for ThreadInput {
+impl MessageSource for ThreadSource {
     async fn next(&mut self) -> io::Result<Frame> {
         loop {
             if let Some(frame) = self.current.next() {
@@ -102,7 +102,7 @@ async fn serve_on_threads(core: Arc<ServerCore>, shutdown: impl Future<Output = 
     std::thread::Builder::new().name("mcp-stdout".into()).spawn(move || {
         let _ = done_tx.send(write_stdout(out_rx));
     })?;
-    let input = ThreadInput { batches: in_rx, current: Vec::new().into_iter() };
+    let input = ThreadSource { batches: in_rx, current: Vec::new().into_iter() };
     let ending = connection::run(core, input, out_tx, shutdown, connection::LoopOptions::default()).await;
     let written = done_rx.await.unwrap_or_else(|_| Err(io::Error::other("the standard output thread failed")));
     ending.into_result(written)

@@ -5,7 +5,7 @@
 use mcp_runtime::protocol::Revision;
 use mcp_runtime::protocol::{Resource, ResourceContents};
 use mcp_runtime::testing::TestClient;
-use mcp_runtime::{CompletionContext, Context, Json, NotFound, ReadError, ResourceDescriptor, Server, mcp_resource};
+use mcp_runtime::{CompletionContext, Context, Json, ResourceNotFound, ReadError, ResourceDescriptor, Server, mcp_resource};
 use serde_json::json;
 
 /// A constant is a fixed resource.
@@ -36,11 +36,11 @@ fn logo() -> Vec<u8> {
     vec![137, 80, 78, 71]
 }
 
-/// A template with typed variables, a context, async, and a `Result` with `NotFound`.
+/// A template with typed variables, a context, async, and a `Result` with `ResourceNotFound`.
 #[mcp_resource("shop://orders/{id}/lines/{line}", list = all_orders, complete(line = complete_line))]
 async fn order_line(id: u32, ctx: &Context, line: u8) -> Result<Json<Vec<u32>>, ReadError> {
     let _ = ctx.revision();
-    if id == 0 { Err(NotFound.into()) } else { Ok(Json(vec![id, u32::from(line)])) }
+    if id == 0 { Err(ResourceNotFound.into()) } else { Ok(Json(vec![id, u32::from(line)])) }
 }
 
 fn all_orders() -> Vec<Resource> {

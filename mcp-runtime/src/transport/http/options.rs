@@ -33,7 +33,7 @@ pub enum Allowed {
 /// How the HTTP transport serves.
 ///
 /// ```
-/// use mcp_runtime::{Allowed, HttpOptions, ResponseMode};
+/// use mcp_runtime::http::{Allowed, HttpOptions, ResponseMode};
 /// let options = HttpOptions::default()
 ///     .response_mode(ResponseMode::Sse)
 ///     .allowed_hosts(Allowed::Only(vec!["mcp.example.com".into()]))
@@ -148,7 +148,8 @@ impl HttpOptions {
     /// sessions it opens) or a [`Reject`] (answered 401 with a `WWW-Authenticate` challenge).
     ///
     /// ```
-    /// use mcp_runtime::{HttpOptions, Identity, Reject};
+    /// use mcp_runtime::Identity;
+    /// use mcp_runtime::http::{HttpOptions, Reject};
     /// let options = HttpOptions::default().bearer_auth(|headers| async move {
     ///     match headers.get("authorization").and_then(|v| v.to_str().ok()) {
     ///         Some("Bearer let-me-in") => Ok(Identity::new("alice")),

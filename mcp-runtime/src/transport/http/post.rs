@@ -70,7 +70,7 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, bod
     let head: Option<Head<'_>> = if is_batch { None } else { serde_json::from_str(text).ok() };
     let params: ParamsHead =
         head.as_ref().and_then(|h| h.params).and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
-    let modern_version = params.meta.as_ref().and_then(|m| m.protocol_version.as_ref()).and_then(|v| v.as_str());
+    let stateless_version = params.meta.as_ref().and_then(|m| m.protocol_version.as_ref()).and_then(|v| v.as_str());
     let method = head.as_ref().and_then(|h| h.method.as_deref());
     let id = head.as_ref().and_then(|h| h.id).and_then(|raw| serde_json::from_str::<RequestId>(raw.get()).ok());
     let is_request = method.is_some() && head.as_ref().is_some_and(|h| h.id.is_some());
@@ -78,13 +78,13 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, bod
     let session_id = header_str(&headers, SESSION_HEADER);
     // A 2026-07-28 request names its revision; a client without a session may also probe
     // with `server/discover` and send notifications (which no era answers).
-    let stateless = modern_version.is_some()
+    let stateless = stateless_version.is_some()
         || (session_id.is_none() && (method == Some("server/discover") || (!is_request && !is_batch)));
     let (target, minted) = if stateless {
         // The header rules bind messages that name 2026-07-28 in their `_meta`; a sessionless
         // probe or notification without it has nothing to match.
-        if modern_version.is_some()
-            && let Err(rejected) = check_modern_headers(&headers, modern_version, method, &params, id.as_ref())
+        if stateless_version.is_some()
+            && let Err(rejected) = check_stateless_headers(&headers, stateless_version, method, &params, id.as_ref())
         {
             return *rejected;
         }
@@ -238,7 +238,7 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, bod
 /// The 2026-07-28 header rules: a request carries `Mcp-Method` (and, for the methods that name
 /// something, `Mcp-Name`) matching its body; `MCP-Protocol-Version`, when sent, matches its
 /// `_meta` (400 with -32020 otherwise).
-pub(super) fn check_modern_headers(
+pub(super) fn check_stateless_headers(
     headers: &HeaderMap,
     version: Option<&str>,
     method: Option<&str>,

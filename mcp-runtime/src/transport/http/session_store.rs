@@ -129,7 +129,7 @@ impl<S: SessionStore + ?Sized> SessionStore for Arc<S> {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use mcp_runtime::{HttpOptions, MemorySessionStore};
+/// use mcp_runtime::http::{HttpOptions, MemorySessionStore};
 ///
 /// let store = Arc::new(MemorySessionStore::default());
 /// let first = HttpOptions::default().session_store(Arc::clone(&store));
