@@ -1,28 +1,24 @@
-//! The server builder and the built, immutable server core.
+//! The server builder: who the server is, what it offers, how it serves. [`build`](super::build)
+//! turns it into the core connections share.
 
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::protocol::{CachePolicy, Cacheable};
-use crate::server::changes::{Bus, ChangeBus, ChangeNotice};
-use crate::server::core::{Config, ServerCore};
+use crate::server::changes::{Bus, ChangeBus};
+use crate::server::core::Config;
 use std::future::Future;
-use std::sync::RwLock;
 use std::time::Duration;
 
 use serde_json::Map;
-use tokio::sync::broadcast;
 
-use crate::context::request_state::Sealer;
 use crate::context::state::States;
 use crate::declare::prompt::PromptDescriptor;
 use crate::declare::resource::ResourceDescriptor;
-use crate::declare::selection::{Selection, every_declared};
+use crate::declare::selection::Selection;
 use crate::declare::tool::ToolDescriptor;
-use crate::protocol::{Implementation, ListChangedCapability, ResourcesCapability, Revision, ServerCapabilities};
+use crate::protocol::Implementation;
 use crate::server::handle::ServerHandle;
-use crate::server::local::LocalThread;
-use crate::server::registry::{Registry, check_states};
 use crate::util::BoxFuture;
 
 /// An MCP server: who it is, what it offers, and how it serves.
@@ -43,39 +39,25 @@ use crate::util::BoxFuture;
 /// ```
 #[derive(Debug)]
 pub struct Server {
-    info: Implementation,
-    instructions: Option<String>,
-    tools: Vec<ToolDescriptor>,
-    resources: Vec<ResourceDescriptor>,
-    prompts: Vec<PromptDescriptor>,
+    pub(super) info: Implementation,
+    pub(super) instructions: Option<String>,
+    pub(super) tools: Vec<ToolDescriptor>,
+    pub(super) resources: Vec<ResourceDescriptor>,
+    pub(super) prompts: Vec<PromptDescriptor>,
     /// What `.tool(..)` and the like were given but could not take, reported by `build`.
-    refused: Vec<Error>,
+    pub(super) refused: Vec<Error>,
     /// The extensions declared, by identifier, with their settings.
-    extensions: Map<String, serde_json::Value>,
-    include_declared: bool,
-    dynamic_lists: bool,
-    handle: ServerHandle,
-    config: Config,
-    shutdown: Option<ShutdownSignal>,
-    states: States,
-    request_state_key: Option<[u8; 32]>,
-    request_state_ttl: Duration,
-    event_backlog: usize,
-    bus: Bus,
-}
-
-/// Whether `id` names an extension as the protocol requires: a prefix of dot-separated labels
-/// (each starting with a letter), a `/`, and a name (`io.modelcontextprotocol/ui`).
-fn is_extension_id(id: &str) -> bool {
-    let Some((prefix, name)) = id.split_once('/') else { return false };
-    let label = |l: &str| {
-        l.starts_with(|c: char| c.is_ascii_alphabetic())
-            && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-            && !l.ends_with('-')
-    };
-    prefix.split('.').all(label)
-        && !name.is_empty()
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    pub(super) extensions: Map<String, serde_json::Value>,
+    pub(super) include_declared: bool,
+    pub(super) dynamic_lists: bool,
+    pub(super) handle: ServerHandle,
+    pub(super) config: Config,
+    pub(super) shutdown: Option<ShutdownSignal>,
+    pub(super) states: States,
+    pub(super) request_state_key: Option<[u8; 32]>,
+    pub(super) request_state_ttl: Duration,
+    pub(super) event_backlog: usize,
+    pub(super) bus: Bus,
 }
 
 /// The future that tells a serving server to stop.
@@ -397,143 +379,6 @@ impl Server {
     #[cfg(feature = "stdio")]
     pub(crate) fn has_shutdown_signal(&self) -> bool {
         self.shutdown.is_some()
-    }
-
-    /// Builds the core and takes the shutdown signal (one that never comes when none was
-    /// given).
-    pub(crate) fn start(mut self) -> Result<(Arc<ServerCore>, impl Future<Output = ()> + Send)> {
-        let signal = self.shutdown.take();
-        let core = self.build()?;
-        Ok((core, async move {
-            match signal {
-                Some(ShutdownSignal(signal)) => signal.await,
-                None => std::future::pending().await,
-            }
-        }))
-    }
-
-    /// Builds the immutable core: the registry, the derived capabilities. Fails on duplicate
-    /// or invalid names and tools without handlers.
-    pub(crate) fn build(mut self) -> Result<Arc<ServerCore>> {
-        if let Some(refused) = self.refused.into_iter().next() {
-            return Err(refused);
-        }
-        if let Some((id, settings)) =
-            self.extensions.iter().find(|(id, settings)| !is_extension_id(id) || !settings.is_object())
-        {
-            return Err(Error::InvalidExtension { id: id.clone(), settings_are_an_object: settings.is_object() });
-        }
-        if self.include_declared {
-            self.tools.extend(every_declared::<ToolDescriptor>());
-            self.resources.extend(every_declared::<ResourceDescriptor>());
-            self.prompts.extend(every_declared::<PromptDescriptor>());
-        }
-        check_states(&self.states, &self.tools, &self.resources, &self.prompts)?;
-        let registry = Registry::build(self.tools, self.resources, self.prompts)?;
-        let dynamic = self.dynamic_lists;
-        let list_changed = ListChangedCapability { list_changed: dynamic.then_some(true) };
-        let capabilities = ServerCapabilities {
-            tools: (dynamic || !registry.tools.is_empty()).then(|| list_changed.clone()),
-            resources: (dynamic || registry.has_resources()).then(|| ResourcesCapability {
-                subscribe: registry.has_subscribable_resources().then_some(true),
-                list_changed: dynamic.then_some(true),
-            }),
-            prompts: (dynamic || !registry.prompts.is_empty()).then(|| list_changed.clone()),
-            completions: registry.has_completions().then(Map::new),
-            logging: self.config.client_logging.then(Map::new),
-            extensions: (!self.extensions.is_empty()).then_some(self.extensions),
-            ..ServerCapabilities::default()
-        };
-        let sealer = match self.request_state_key {
-            Some(key) => Sealer::new(key, self.request_state_ttl),
-            None => Sealer::random(self.request_state_ttl),
-        };
-        let core = Arc::new(ServerCore {
-            sealer: Arc::new(sealer),
-            states: Arc::new(self.states),
-            local: LocalThread::default(),
-            info: self.info,
-            instructions: self.instructions,
-            capabilities,
-            dynamic_lists: dynamic,
-            registry: RwLock::new(Arc::new(registry)),
-            announcements: broadcast::channel(self.event_backlog).0,
-            ended_sessions: broadcast::channel(self.event_backlog).0,
-            origin: crate::util::random::random_id(),
-            bus: self.bus,
-            config: self.config,
-        });
-        let hearing = Arc::downgrade(&core);
-        core.bus.0.subscribe(Arc::new(move |notice: &ChangeNotice| match hearing.upgrade() {
-            Some(core) => {
-                core.hear(notice);
-                true
-            }
-            None => false,
-        }));
-        self.handle.attach(&core);
-        Ok(core)
-    }
-
-    /// Checks the declaration without serving, as start-up does: two tools, resources or
-    /// prompts under one name or URI (naming both definitions), a `State<T>` parameter whose
-    /// state nobody registered, a schema that is not one. In a test of the server's own,
-    /// `cargo test` catches them before a deployment does:
-    ///
-    /// ```no_run
-    /// # use mcp_runtime::Server;
-    /// // #[test]
-    /// fn the_declaration_starts() {
-    ///     Server::new("gifts", "1.0.0").validate().unwrap(); // the same states as `main` registers
-    /// }
-    /// # the_declaration_starts();
-    /// ```
-    pub fn validate(self) -> Result<()> {
-        self.build().map(drop)
-    }
-
-    /// A description of what this server offers, one item per line with its schemas, as the
-    /// latest revision ([`Revision::LATEST`](crate::protocol::Revision::LATEST)) lists them:
-    /// for `--list` flags and for checking a declaration without a client.
-    ///
-    /// ```
-    /// let listing = mcp_runtime::Server::builder("demo", "1.0.0").describe().unwrap();
-    /// assert!(listing.starts_with("demo 1.0.0"));
-    /// ```
-    pub fn describe(self) -> Result<String> {
-        self.describe_for(Revision::LATEST)
-    }
-
-    /// [`describe`](Self::describe), as a client speaking `revision` would see each item
-    /// listed: fields that revision does not know are left out, and a tool whose structured
-    /// output is not an object declares it wrapped as `{"result": …}` before 2026-07-28.
-    ///
-    /// ```
-    /// use mcp_runtime::protocol::Revision;
-    /// let listing = mcp_runtime::Server::builder("demo", "1.0.0").describe_for(Revision::V2025_06_18).unwrap();
-    /// assert_eq!(listing, "demo 1.0.0 (as listed to a 2025-06-18 client)\n");
-    /// ```
-    pub fn describe_for(self, revision: Revision) -> Result<String> {
-        let core = self.build()?;
-        let mut out =
-            format!("{} {} (as listed to a {} client)\n", core.info.name, core.info.version, revision.as_str());
-        let mut line = |kind: &str, key: &str, value: Result<String, serde_json::Error>| {
-            out.push_str(&format!("{kind} {key}: {}\n", value.unwrap_or_default()));
-        };
-        let registry = core.registry();
-        registry.tools.iter().for_each(|t| line("tool", &t.name, serde_json::to_string(&t.listing(revision))));
-        registry
-            .resources
-            .iter()
-            .for_each(|r| line("resource", &r.resource.uri, serde_json::to_string(&r.resource.for_revision(revision))));
-        registry.templates.iter().for_each(|t| {
-            line("template", &t.template.uri_template, serde_json::to_string(&t.template.for_revision(revision)))
-        });
-        registry
-            .prompts
-            .iter()
-            .for_each(|p| line("prompt", &p.name, serde_json::to_string(&p.prompt.for_revision(revision))));
-        Ok(out)
     }
 }
 

@@ -1,6 +1,7 @@
 //! A server once declared: the builder, the immutable core every connection shares, the
 //! registry of items, the handle that changes it while serving, and the change bus.
 
+pub(crate) mod build;
 pub(crate) mod builder;
 pub(crate) mod changes;
 pub(crate) mod core;
