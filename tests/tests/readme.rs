@@ -1,6 +1,7 @@
 //! The READMEs' Rust code blocks are the files `tests/fixtures/readme-blocks` builds, word for
 //! word, with only the dependencies the README documents: a block that changes without its file
 //! (or a new block without one) fails here, and a file that stops compiling fails the build.
+//! The Architecture section's layout of the runtime is checked against its sources too.
 
 use mcp_tests::workspace_root;
 
@@ -89,4 +90,156 @@ fn crate_names(table: &str) -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+// The runtime's layout, as the README's Architecture section and `mcp-runtime/src/lib.rs` say:
+// folders are layers that import in one direction, with no import circle between files.
+
+/// The layers of `mcp-runtime/src`, in the order they may import each other (a folder or file
+/// name; anything else is the facade, last).
+const LAYERS: [&[&str]; 8] =
+    [&["error", "protocol"], &["util"], &["context"], &["declare"], &["server"], &["serve"], &["transport"], &[]];
+
+/// One source file of the runtime: its module path and what it refers to in the crate.
+struct Source {
+    file: String,
+    module: Vec<String>,
+    lines: usize,
+    refers_to: Vec<Vec<String>>,
+}
+
+fn layer_of(module: &[String]) -> usize {
+    let top = module.first().map(String::as_str).unwrap_or("");
+    LAYERS.iter().position(|names| names.contains(&top)).unwrap_or(LAYERS.len() - 1)
+}
+
+/// Every `.rs` file under `dir` (the runtime's `src`), with its module path.
+fn runtime_sources() -> Vec<Source> {
+    fn walk(dir: &std::path::Path, root: &std::path::Path, out: &mut Vec<Source>) {
+        for entry in std::fs::read_dir(dir).expect("the runtime's sources") {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                walk(&path, root, out);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let relative = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            let mut module: Vec<String> = relative.trim_end_matches(".rs").split('/').map(str::to_owned).collect();
+            if matches!(module.last().map(String::as_str), Some("mod" | "lib")) {
+                module.pop();
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            out.push(Source {
+                file: relative,
+                refers_to: references(&text, &module),
+                lines: text.lines().count(),
+                module,
+            });
+        }
+    }
+    let root = workspace_root().join("mcp-runtime/src");
+    let mut sources = Vec::new();
+    walk(&root, &root, &mut sources);
+    sources
+}
+
+/// The crate paths a file's code (not its comments) names: `crate::a::b`, `super::c`.
+fn references(text: &str, module: &[String]) -> Vec<Vec<String>> {
+    let mut found = Vec::new();
+    for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        let code = line.split(" //").next().unwrap_or("");
+        for (start, _) in code.match_indices("crate::").chain(code.match_indices("super::")) {
+            if code[..start].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let mut path: Vec<String> = if code[start..].starts_with("crate::") {
+                Vec::new()
+            } else {
+                module[..module.len().saturating_sub(1)].to_vec()
+            };
+            let rest = &code[start..].split_once("::").unwrap().1;
+            for segment in rest.split("::") {
+                let name: String = segment.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                if name.is_empty() || name == "self" {
+                    break;
+                }
+                let more = segment.len() > name.len();
+                path.push(name);
+                if more {
+                    break;
+                }
+            }
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// The file a crate path lands in: the longest prefix that is a module of its own.
+fn file_of<'a>(path: &[String], sources: &'a [Source]) -> Option<&'a Source> {
+    (0..=path.len()).rev().find_map(|n| sources.iter().find(|s| s.module == path[..n]))
+}
+
+/// Edges between files, a module and its own submodules aside.
+fn imports(sources: &[Source]) -> Vec<(usize, usize)> {
+    let mut edges = Vec::new();
+    for (from, source) in sources.iter().enumerate() {
+        for path in &source.refers_to {
+            let Some(target) = file_of(path, sources) else { continue };
+            let to = sources.iter().position(|s| std::ptr::eq(s, target)).unwrap();
+            let nested = source.module.starts_with(&target.module) || target.module.starts_with(&source.module);
+            if from != to && !nested && !edges.contains(&(from, to)) {
+                edges.push((from, to));
+            }
+        }
+    }
+    edges
+}
+
+#[test]
+fn the_runtime_layers_import_in_one_direction() {
+    let sources = runtime_sources();
+    assert!(sources.len() > 40, "found only {} files", sources.len());
+    let upward: Vec<String> = imports(&sources)
+        .into_iter()
+        .filter(|(from, to)| layer_of(&sources[*from].module) < layer_of(&sources[*to].module))
+        .map(|(from, to)| format!("{} imports {}", sources[from].file, sources[to].file))
+        .collect();
+    assert!(upward.is_empty(), "imports from a lower layer to a higher one:\n{}", upward.join("\n"));
+}
+
+#[test]
+fn no_files_of_the_runtime_import_each_other_in_a_circle() {
+    let sources = runtime_sources();
+    let edges = imports(&sources);
+    // A file is in a circle when it can reach itself.
+    let reaches = |start: usize| {
+        let mut seen = vec![false; sources.len()];
+        let mut stack = vec![start];
+        while let Some(at) = stack.pop() {
+            for &(_, to) in edges.iter().filter(|(from, _)| *from == at) {
+                if to == start {
+                    return true;
+                }
+                if !std::mem::replace(&mut seen[to], true) {
+                    stack.push(to);
+                }
+            }
+        }
+        false
+    };
+    let circled: Vec<&str> = (0..sources.len()).filter(|&n| reaches(n)).map(|n| sources[n].file.as_str()).collect();
+    assert!(circled.is_empty(), "files in an import circle: {circled:?}");
+}
+
+#[test]
+fn no_source_file_holds_more_than_one_concern() {
+    let long: Vec<String> = runtime_sources()
+        .iter()
+        .filter(|s| s.lines > if s.file.starts_with("transport/http/") { 400 } else { 700 })
+        .map(|s| format!("{} ({} lines)", s.file, s.lines))
+        .collect();
+    assert!(long.is_empty(), "files over 700 lines (400 in transport/http): {long:?}");
 }

@@ -20,11 +20,21 @@ use crate::context::{
     Asker, CancelToken, ClientLink, Context, Identity, LogLimiter, LogThreshold, Negotiated, RequestExtras,
     RequestParts,
 };
-use crate::protocol::CachePolicy;
+use crate::protocol::{CachePolicy, Cacheable};
 use crate::protocol::{ErrorObject, Feature, Implementation, LogLevel, RequestId, Revision, code, mentions};
 use crate::serve::reply::{InputRequired, ReplyTo, WireResult, respond};
-use crate::serve::routes::Caching;
 use crate::server::core::ServerCore;
+
+/// Whether and how a method's results may be cached (2026-07-28).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Caching {
+    /// Not at all.
+    No,
+    /// As the server configures this kind of result (`Server::cache`).
+    Configured(Cacheable),
+    /// As the resource read declares.
+    PerResource,
+}
 
 /// One request on its way to its method: built once by the session, handed to the method
 /// directly (lifecycle and inline methods) or through the executor, which links it to the

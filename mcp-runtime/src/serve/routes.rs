@@ -7,7 +7,7 @@ use crate::context::outlet::Outgoing;
 use crate::protocol::{Cacheable, Feature, Revision, ServerCapabilities};
 use crate::serve::executor::WorkFn;
 use crate::serve::methods::{lifecycle, prompts, resources, tools};
-use crate::serve::request::Request;
+use crate::serve::request::{Caching, Request};
 use crate::serve::session::Session;
 
 /// A handler that changes the connection's state.
@@ -103,17 +103,6 @@ pub(crate) struct Route {
     /// What its 2026-07-28 results say of caching (`ttlMs`, `cacheScope`): the one list of
     /// cacheable methods.
     pub(crate) caching: Caching,
-}
-
-/// Whether and how a method's results may be cached (2026-07-28).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Caching {
-    /// Not at all.
-    No,
-    /// As the server configures this kind of result (`Server::cache`).
-    Configured(Cacheable),
-    /// As the resource read declares.
-    PerResource,
 }
 
 const fn row(method: &'static str, served: Served, needs: Needs, handler: Handler) -> Route {

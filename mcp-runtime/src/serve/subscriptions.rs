@@ -244,7 +244,8 @@ impl Subscriptions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ResourceDescriptor, ResourceRead, Server};
+    use crate::declare::resource::{ResourceDescriptor, ResourceRead};
+    use crate::server::builder::Server;
 
     #[test]
     fn a_lagging_connection_is_told_everything_it_subscribed_to() {

@@ -69,7 +69,6 @@ pub enum ChangeEvent {
 
 /// A [`ChangeEvent`] on the bus, with the server it came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[non_exhaustive]
 pub struct ChangeNotice {
     /// The publishing server's id (random, drawn when it starts): a server does not apply its
     /// own item changes twice.
