@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::sync::{Notify, oneshot};
 
-use crate::context::request_state::{RequestState, Sealer};
+use crate::context::request_state::{LazyState, Sealer};
 use crate::protocol::{ErrorObject, RequestId, Role};
 
 /// What the user did with an elicitation.
@@ -427,7 +427,7 @@ pub(crate) enum Interrupt {
 pub(crate) struct InputRound {
     answers: Map<String, Value>,
     asked: AtomicUsize,
-    state: RequestState,
+    state: LazyState,
     sealer: Arc<Sealer>,
     interrupt: Mutex<Option<Interrupt>>,
     interrupted: Notify,
@@ -436,7 +436,7 @@ pub(crate) struct InputRound {
 impl InputRound {
     /// A round for a request whose earlier answers are `answers` (from the verified state, then
     /// the retry's `inputResponses`); `state` holds what the next state binds.
-    pub(crate) fn new(answers: Map<String, Value>, state: RequestState, sealer: Arc<Sealer>) -> Self {
+    pub(crate) fn new(answers: Map<String, Value>, state: LazyState, sealer: Arc<Sealer>) -> Self {
         InputRound {
             answers,
             asked: AtomicUsize::new(0),
@@ -467,7 +467,7 @@ impl InputRound {
             // A missing capability already stops the handler.
             Some(Interrupt::MissingCapability(_)) => {}
             None => {
-                let request_state = self.sealer.seal(&self.state.with_answers(self.answers.clone()));
+                let request_state = self.sealer.seal(&self.state.get().with_answers(self.answers.clone()));
                 *interrupt =
                     Some(Interrupt::InputRequired { requests: Map::from_iter([(key, request)]), request_state });
             }

@@ -6,6 +6,7 @@
 //! (without `_meta`, `inputResponses` and `requestState`), the answers so far and an expiry.
 //! Format: `base64url(JSON payload) "." base64url(MAC)`.
 
+use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
@@ -67,6 +68,34 @@ impl RequestState {
     }
 }
 
+/// The state a request will bind, made only when a state is opened or sealed: most requests
+/// that may ask the client never do, and pay for neither the params' digest nor its parse.
+#[derive(Debug)]
+pub(crate) struct LazyState {
+    method: String,
+    params: Option<Box<RawValue>>,
+    principal: Option<String>,
+    state: OnceLock<RequestState>,
+}
+
+impl LazyState {
+    /// The state of a request of `method` with these params, made by `principal`.
+    pub(crate) fn new(method: &str, params: Option<&RawValue>, principal: Option<&str>) -> Self {
+        LazyState {
+            method: method.to_owned(),
+            params: params.map(ToOwned::to_owned),
+            principal: principal.map(str::to_owned),
+            state: OnceLock::new(),
+        }
+    }
+
+    /// The state, with no answers yet.
+    pub(crate) fn get(&self) -> &RequestState {
+        self.state
+            .get_or_init(|| RequestState::for_request(&self.method, self.params.as_deref(), self.principal.as_deref()))
+    }
+}
+
 /// The SHA-256 digest (hex) of a request's params without the keys a retry changes.
 fn params_digest(params: Option<&RawValue>) -> String {
     let mut params: serde_json::Map<String, Value> =
@@ -75,7 +104,12 @@ fn params_digest(params: Option<&RawValue>) -> String {
         params.remove(key);
     }
     let canonical = serde_json::to_vec(&params).unwrap_or_default();
-    Hash::hash(&canonical).iter().map(|b| format!("{b:02x}")).collect()
+    let mut hex = String::with_capacity(64);
+    for byte in Hash::hash(&canonical) {
+        hex.push(char::from(b"0123456789abcdef"[usize::from(byte >> 4)]));
+        hex.push(char::from(b"0123456789abcdef"[usize::from(byte & 15)]));
+    }
+    hex
 }
 
 fn now() -> u64 {

@@ -186,7 +186,11 @@ fn add_stateless_members(
         serde_json::to_writer(&mut *out, cache.scope().as_str())?;
     }
     out.extend_from_slice(b",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":");
-    serde_json::to_writer(&mut *out, &core.info.for_revision(revision))?;
+    if revision.supports(Feature::Titles) && revision.supports(Feature::Icons) {
+        out.extend_from_slice(&core.info_json);
+    } else {
+        serde_json::to_writer(&mut *out, &core.info.for_revision(revision))?;
+    }
     for (key, value) in meta.into_iter().flatten().filter(|(k, _)| *k != SERVER_INFO) {
         out.push(b',');
         serde_json::to_writer(&mut *out, key)?;

@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 
 use crate::context::asking::{InputRound, Interrupt, PendingRequests};
 use crate::context::outlet::{Outgoing, Outlet};
-use crate::context::request_state::RequestState;
+use crate::context::request_state::LazyState;
 use crate::context::slot::SlotLease;
 use crate::context::{
     Asker, CancelToken, ClientLink, Context, Identity, LogLimiter, LogThreshold, Negotiated, RequestExtras,
@@ -150,7 +150,7 @@ impl Request<'_> {
             request_state: Option<String>,
         }
         let principal = self.extras.as_ref().and_then(|e| e.identity.as_ref()).map(Identity::subject);
-        let state = RequestState::for_request(self.method, self.raw_params(), principal);
+        let state = LazyState::new(self.method, self.raw_params(), principal);
         let retry: Retry = match self.raw_params().map(RawValue::get) {
             Some(text) if mentions!(text, "inputResponses") || mentions!(text, "requestState") => {
                 serde_json::from_str(text).map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?
@@ -161,7 +161,7 @@ impl Request<'_> {
             Some(token) => self
                 .core
                 .sealer
-                .open(token, &state)
+                .open(token, state.get())
                 .map_err(|why| ErrorObject::invalid_params(format!("Invalid `requestState`: {why}")))?,
             None => Map::new(),
         };

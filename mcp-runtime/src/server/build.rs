@@ -88,6 +88,7 @@ impl Server {
             sealer: Arc::new(sealer),
             states: Arc::new(self.states),
             local: LocalThread::default(),
+            info_json: serde_json::to_vec(&self.info).unwrap_or_default(),
             info: self.info,
             instructions: self.instructions,
             capabilities,

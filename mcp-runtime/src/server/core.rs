@@ -60,6 +60,9 @@ pub(crate) struct ServerCore {
     /// Where `local` handlers run.
     pub(crate) local: LocalThread,
     pub(crate) info: Implementation,
+    /// `info` serialized whole (as every revision with titles and icons sees it), written into
+    /// each 2026-07-28 result's `_meta` as it is.
+    pub(crate) info_json: Vec<u8>,
     pub(crate) instructions: Option<String>,
     /// Declared once at start and never changed.
     pub(crate) capabilities: ServerCapabilities,

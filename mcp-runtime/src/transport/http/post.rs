@@ -40,15 +40,16 @@ pub(super) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&
 
 /// The `_meta` revision of a 2026-07-28 request, and its `name` or `uri`.
 #[derive(Deserialize, Default)]
-pub(super) struct ParamsHead {
+pub(super) struct ParamsHead<'a> {
     #[serde(rename = "_meta", default)]
     pub(super) meta: Option<MetaHead>,
     #[serde(default)]
     pub(super) name: Option<String>,
     #[serde(default)]
     pub(super) uri: Option<String>,
-    #[serde(default)]
-    pub(super) arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Read only for a tool whose arguments are mirrored in headers.
+    #[serde(borrow, default)]
+    pub(super) arguments: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize, Default)]
@@ -68,7 +69,7 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, bod
     };
     let is_batch = crate::protocol::shape_of(text) == crate::protocol::Shape::Array;
     let head: Option<Head<'_>> = if is_batch { None } else { serde_json::from_str(text).ok() };
-    let params: ParamsHead =
+    let params: ParamsHead<'_> =
         head.as_ref().and_then(|h| h.params).and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
     let stateless_version = params.meta.as_ref().and_then(|m| m.protocol_version.as_ref()).and_then(|v| v.as_str());
     let method = head.as_ref().and_then(|h| h.method.as_deref());
@@ -242,7 +243,7 @@ pub(super) fn check_stateless_headers(
     headers: &HeaderMap,
     version: Option<&str>,
     method: Option<&str>,
-    params: &ParamsHead,
+    params: &ParamsHead<'_>,
     id: Option<&RequestId>,
 ) -> Result<(), Box<Response>> {
     let mismatch = |what: &str| {
@@ -273,15 +274,17 @@ pub(super) fn check_stateless_headers(
 pub(super) fn check_param_headers(
     app: &App,
     headers: &HeaderMap,
-    params: &ParamsHead,
+    params: &ParamsHead<'_>,
     id: Option<&RequestId>,
 ) -> Result<(), Box<Response>> {
     let Some(name) = &params.name else { return Ok(()) };
     let registry = app.core.registry();
-    let Some(tool) = registry.tools.get(name) else { return Ok(()) };
+    let Some(tool) = registry.tools.get(name).filter(|tool| !tool.header_params.is_empty()) else { return Ok(()) };
+    let arguments: Option<serde_json::Map<String, serde_json::Value>> =
+        params.arguments.and_then(|raw| serde_json::from_str(raw.get()).ok());
     for (argument, header) in &tool.header_params {
         let sent = header_str(headers, &format!("mcp-param-{header}")).map(decode_header_value);
-        let value = params.arguments.as_ref().and_then(|arguments| arguments.get(argument));
+        let value = arguments.as_ref().and_then(|arguments| arguments.get(argument));
         let expected = value.map(|v| match v {
             serde_json::Value::String(text) => text.clone(),
             other => other.to_string(),
