@@ -72,7 +72,7 @@ impl RequestState {
 /// that may ask the client never do, and pay for neither the params' digest nor its parse.
 #[derive(Debug)]
 pub(crate) struct LazyState {
-    method: String,
+    method: &'static str,
     params: Option<Box<RawValue>>,
     principal: Option<String>,
     state: OnceLock<RequestState>,
@@ -80,9 +80,9 @@ pub(crate) struct LazyState {
 
 impl LazyState {
     /// The state of a request of `method` with these params, made by `principal`.
-    pub(crate) fn new(method: &str, params: Option<&RawValue>, principal: Option<&str>) -> Self {
+    pub(crate) fn new(method: &'static str, params: Option<&RawValue>, principal: Option<&str>) -> Self {
         LazyState {
-            method: method.to_owned(),
+            method,
             params: params.map(ToOwned::to_owned),
             principal: principal.map(str::to_owned),
             state: OnceLock::new(),
@@ -92,7 +92,7 @@ impl LazyState {
     /// The state, with no answers yet.
     pub(crate) fn get(&self) -> &RequestState {
         self.state
-            .get_or_init(|| RequestState::for_request(&self.method, self.params.as_deref(), self.principal.as_deref()))
+            .get_or_init(|| RequestState::for_request(self.method, self.params.as_deref(), self.principal.as_deref()))
     }
 }
 

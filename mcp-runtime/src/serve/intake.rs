@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::context::RequestExtras;
-use crate::context::outlet::{Outgoing, Outlet};
+use crate::context::outlet::Outgoing;
 use crate::protocol::{
     ErrorObject, Feature, Incoming, Notification, Request as Message, RequestId, Revision, Shape, classify, excerpt,
     shape_of,
@@ -204,11 +204,7 @@ impl Session {
         if let Some(refusal) = refusal {
             return answer(reply_to, Outgoing::error(None, &ErrorObject::invalid_request(refusal)));
         }
-        let target = match reply_to {
-            ReplyTo::Stream(stream) => Outlet::Request(stream),
-            _ => Outlet::Connection(self.executor.output().clone()),
-        };
-        let batch = collect_batch(target, self.executor.drain_guard());
+        let batch = collect_batch(reply_to.outlet(self.executor.output()), self.executor.drain_guard());
         for item in items {
             let member = ReplyTo::Batch(batch.clone());
             let _none = match (shape_of(item.get()), classify(item.get())) {

@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 
-use crate::context::outlet::{Outgoing, RequestStream};
+use crate::context::outlet::{Outgoing, Outlet, RequestStream};
 use crate::protocol::{CachePolicy, CallToolResult, Feature, RequestId, Revision, response_line};
 use crate::server::core::ServerCore;
 
@@ -19,6 +19,17 @@ pub(crate) enum ReplyTo {
     Stream(RequestStream),
     /// A batch's buffer, which sends the batch's answer once every member has delivered.
     Batch(mpsc::UnboundedSender<Vec<u8>>),
+}
+
+impl ReplyTo {
+    /// Where what the request sends before its answer goes: its own stream, or else the
+    /// connection's output (`connection`), batch members included.
+    pub(crate) fn outlet(&self, connection: &mpsc::Sender<Vec<u8>>) -> Outlet {
+        match self {
+            ReplyTo::Stream(stream) => Outlet::Request(stream.clone()),
+            ReplyTo::Connection | ReplyTo::Batch(_) => Outlet::Connection(connection.clone()),
+        }
+    }
 }
 
 /// A response ready on the reading loop, with the slot it holds until it is queued.

@@ -24,7 +24,7 @@ use crate::context::RequestExtras;
 use crate::context::outlet::{Outgoing, RequestStream};
 use crate::error::{Error, Result};
 use crate::protocol::{ErrorObject, is_json_whitespace};
-use crate::serve::reply::{Reply, ReplyTo};
+use crate::serve::reply::{Reply, ReplyTo, answer};
 use crate::serve::session::{Session, SessionState};
 use crate::serve::subscriptions::Routed;
 use crate::server::changes::Announcement;
@@ -323,13 +323,7 @@ fn on_bytes(
     match std::str::from_utf8(bytes) {
         Ok(text) if text.chars().all(is_json_whitespace) => None,
         Ok(text) => session.on_message_with(text, reply_to, extras),
-        Err(e) => {
-            let line = Outgoing::error(None, &ErrorObject::parse_error(e));
-            Some(match reply_to {
-                ReplyTo::Stream(stream) => Reply::to_stream(line, stream),
-                _ => Reply::now(line),
-            })
-        }
+        Err(e) => answer(reply_to, Outgoing::error(None, &ErrorObject::parse_error(e))).into_reply(),
     }
 }
 

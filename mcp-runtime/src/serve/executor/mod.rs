@@ -30,7 +30,7 @@ use crate::context::outlet::{Outgoing, Outlet};
 use crate::context::slot::SlotLease;
 use crate::context::{CancelToken, LogLimiter};
 use crate::protocol::RequestId;
-use crate::serve::reply::{ReplyTo, Started};
+use crate::serve::reply::Started;
 use crate::serve::request::{CallLink, Request};
 use crate::server::core::ServerCore;
 
@@ -192,10 +192,7 @@ impl Executor {
         }
         let cancel = CancelToken::default();
         let lease = SlotLease::new(Arc::clone(&self.slots), slot);
-        let out = match &request.reply_to {
-            ReplyTo::Stream(stream) => Outlet::Request(stream.clone()),
-            ReplyTo::Connection | ReplyTo::Batch(_) => Outlet::Connection(self.out.clone()),
-        };
+        let out = request.reply_to.outlet(&self.out);
         request.link = Some(CallLink {
             out,
             limiter: Arc::clone(&self.limiter),
