@@ -46,9 +46,24 @@ impl Identity {
 /// What a transport knows of a request besides its message: its HTTP headers and who made it.
 #[derive(Debug, Default)]
 pub(crate) struct RequestExtras {
-    /// Header names (lowercase) and values.
-    pub(crate) headers: Vec<(String, String)>,
+    /// The request's headers, as the HTTP transport received them (moved here, not copied:
+    /// most requests never read them).
+    #[cfg(feature = "http")]
+    pub(crate) headers: axum::http::HeaderMap,
     pub(crate) identity: Option<Identity>,
     /// Closes the request's resumable SSE stream (HTTP, handshake revisions).
     pub(crate) stream_close: Option<Arc<Notify>>,
+}
+
+impl RequestExtras {
+    /// The value of header `name` (case-insensitive), when it was sent as visible ASCII.
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        #[cfg(feature = "http")]
+        return self.headers.get(name).and_then(|value| value.to_str().ok());
+        #[cfg(not(feature = "http"))]
+        {
+            let _ = name;
+            None
+        }
+    }
 }

@@ -188,8 +188,7 @@ impl Context {
     /// The value of the request's HTTP header `name` (case-insensitive), when it came over
     /// HTTP with that header.
     pub fn header(&self, name: &str) -> Option<&str> {
-        let extras = self.inner.extras.as_ref()?;
-        extras.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.inner.extras.as_ref()?.header(name)
     }
 
     /// Ends the connection carrying this request's SSE stream now, without ending the request

@@ -9,6 +9,7 @@ mod content;
 mod jsonrpc;
 mod lifecycle;
 mod logging;
+mod members;
 mod prompts;
 mod resources;
 mod revision;
@@ -28,6 +29,9 @@ pub use lifecycle::{
 };
 pub(crate) use logging::LogMessage;
 pub use logging::{LogLevel, UnknownLogLevel};
+pub(crate) use members::member;
+#[cfg(feature = "http")]
+pub(crate) use members::{members, string_value};
 pub use prompts::{Completion, GetPromptResult, MAX_COMPLETION_VALUES, Prompt, PromptArgument, PromptMessage};
 pub use resources::{ReadResourceResult, Resource, ResourceTemplate};
 pub use revision::{Feature, Revision};

@@ -10,7 +10,6 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::context::RequestExtras;
@@ -21,36 +20,9 @@ use crate::protocol::{
 };
 use crate::serve::executor::collect_batch;
 use crate::serve::reply::{Reply, ReplyTo, Started, answer};
-use crate::serve::request::{Logging, Request, RequestMeta, stateless_view};
+use crate::serve::request::{Logging, Request, RequestMeta, is_stateless, meta_of};
 use crate::serve::routes::{Handler, Served, route};
 use crate::serve::session::{Era, Session};
-
-/// The `_meta` key a 2026-07-28 request carries.
-const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-
-#[derive(Deserialize)]
-struct ParamsHead<'a> {
-    #[serde(rename = "_meta", borrow, default)]
-    meta: Option<MetaHead<'a>>,
-}
-
-#[derive(Deserialize)]
-struct MetaHead<'a> {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
-    protocol_version: Option<&'a RawValue>,
-}
-
-/// Whether a request carries the 2026-07-28 `_meta` that makes it stateless.
-fn is_stateless(params: Option<&RawValue>) -> bool {
-    let Some(params) = params else { return false };
-    if !crate::protocol::mentions!(params.get(), META_PROTOCOL_VERSION) {
-        return false;
-    }
-    serde_json::from_str::<ParamsHead<'_>>(params.get())
-        .ok()
-        .and_then(|head| head.meta)
-        .is_some_and(|meta| meta.protocol_version.is_some())
-}
 
 impl Session {
     /// Handles one incoming message (one line of stdio, one HTTP body) whose answers go to
@@ -98,14 +70,15 @@ impl Session {
 
     fn on_request(&mut self, message: Message<'_>, reply_to: ReplyTo) -> Started {
         let Message { id, method, params } = message;
-        let stateless = is_stateless(params);
-        let negotiated = match (stateless, &self.era) {
-            (true, _) => match stateless_view(params) {
+        let meta = meta_of(params);
+        let stateless = is_stateless(meta);
+        let negotiated = match (meta, &self.era) {
+            (Some(meta), _) if stateless => match self.stateless_views.view(meta) {
                 Ok(negotiated) => negotiated,
                 Err(e) => return answer(reply_to, Outgoing::error(Some(&id), &e)),
             },
-            (false, Era::Fresh) => Arc::clone(&self.fresh),
-            (false, Era::Handshake { negotiated, .. }) => Arc::clone(negotiated),
+            (_, Era::Fresh) => Arc::clone(&self.fresh),
+            (_, Era::Handshake { negotiated, .. }) => Arc::clone(negotiated),
         };
         let fresh = !stateless && matches!(self.era, Era::Fresh);
         let route = route(&method, &self.core.capabilities);
@@ -122,7 +95,7 @@ impl Session {
             (true, true) => Logging::PerRequest,
             (true, false) => Logging::Connection(Arc::clone(&self.log_level)),
         };
-        let meta = match RequestMeta::read(params, &logging) {
+        let meta = match RequestMeta::read(meta, &logging) {
             Ok(meta) => meta,
             Err(e) => return answer(reply_to, Outgoing::error(Some(&id), &e)),
         };
@@ -208,7 +181,7 @@ impl Session {
         for item in items {
             let member = ReplyTo::Batch(batch.clone());
             let _none = match (shape_of(item.get()), classify(item.get())) {
-                (_, Incoming::Request(request)) if is_stateless(request.params) => answer(
+                (_, Incoming::Request(request)) if is_stateless(meta_of(request.params)) => answer(
                     member,
                     Outgoing::error(
                         Some(&request.id),

@@ -21,7 +21,7 @@ use crate::context::{
     RequestParts,
 };
 use crate::protocol::{CachePolicy, Cacheable};
-use crate::protocol::{ErrorObject, Feature, Implementation, LogLevel, RequestId, Revision, code, mentions};
+use crate::protocol::{ErrorObject, Feature, Implementation, LogLevel, RequestId, Revision, code, member, mentions};
 use crate::serve::reply::{InputRequired, ReplyTo, WireResult, respond};
 use crate::server::core::ServerCore;
 
@@ -270,14 +270,10 @@ pub(crate) struct RequestMeta {
 }
 
 impl RequestMeta {
-    /// Reads `params._meta`: the progress token in every revision, and under `logging`, the
-    /// log level of a 2026-07-28 request. An unknown log level is `Err`.
-    pub(crate) fn read(params: Option<&RawValue>, logging: &Logging) -> Result<Self, ErrorObject> {
-        #[derive(Deserialize)]
-        struct Params {
-            #[serde(rename = "_meta", default)]
-            meta: Option<Meta>,
-        }
+    /// Reads a request's `params._meta` (see [`meta_of`]): the progress token in every
+    /// revision, and under `logging`, the log level of a 2026-07-28 request. An unknown log
+    /// level is `Err`.
+    pub(crate) fn read(meta: Option<&str>, logging: &Logging) -> Result<Self, ErrorObject> {
         #[derive(Deserialize)]
         struct Meta {
             #[serde(rename = "progressToken", default)]
@@ -289,13 +285,12 @@ impl RequestMeta {
             Logging::Connection(level) => LogThreshold::Connection(Arc::clone(level)),
             Logging::Disabled | Logging::PerRequest => LogThreshold::Off,
         };
-        let Some(text) =
-            params.map(RawValue::get).filter(|t| mentions!(t, "progressToken") || mentions!(t, "logLevel"))
-        else {
+        let Some(text) = meta.filter(|t| mentions!(t, "progressToken") || mentions!(t, "logLevel")) else {
             return Ok(RequestMeta { progress_token: None, log: log_default });
         };
-        let meta = serde_json::from_str::<Params>(text).ok().and_then(|p| p.meta);
-        let Some(meta) = meta else { return Ok(RequestMeta { progress_token: None, log: log_default }) };
+        let Ok(meta) = serde_json::from_str::<Meta>(text) else {
+            return Ok(RequestMeta { progress_token: None, log: log_default });
+        };
         let progress_token = meta.progress_token.filter(|t| t.is_string() || t.is_i64() || t.is_u64());
         let log = match (logging, meta.log_level) {
             (Logging::PerRequest | Logging::Disabled, Some(level)) => {
@@ -325,13 +320,25 @@ pub(crate) enum Logging {
     PerRequest,
 }
 
-/// The `_meta` fields of a 2026-07-28 request.
-#[derive(Deserialize)]
-struct StatelessParams {
-    #[serde(rename = "_meta")]
-    meta: StatelessMeta,
+/// The text of a request's `params._meta`, when it has one (an object or not: its readers
+/// say what they need of it). Found once per request, without parsing the rest of the params.
+pub(crate) fn meta_of(params: Option<&RawValue>) -> Option<&str> {
+    let params = params?.get();
+    match mentions!(params, "\"_meta\"") {
+        true => member(params, "_meta"),
+        false => None,
+    }
 }
 
+/// The `_meta` key a 2026-07-28 request carries.
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// Whether a request's `_meta` names a protocol version, which makes it a 2026-07-28 request.
+pub(crate) fn is_stateless(meta: Option<&str>) -> bool {
+    meta.and_then(|meta| member(meta, META_PROTOCOL_VERSION)).is_some_and(|version| version != "null")
+}
+
+/// The `_meta` fields of a 2026-07-28 request.
 #[derive(Deserialize)]
 struct StatelessMeta {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
@@ -342,15 +349,50 @@ struct StatelessMeta {
     client_info: Option<Implementation>,
 }
 
-/// The view a request carrying 2026-07-28 `_meta` is served under, read from that request
+/// How many `_meta` views a loop keeps: a client sends the same `_meta` on each request, and
+/// a loop serves a few clients at once.
+const KEPT_VIEWS: usize = 4;
+
+/// The longest `_meta` whose view is kept (longer ones are read each time).
+const MAX_KEPT_META: usize = 2048;
+
+/// The views of the last 2026-07-28 `_meta`s a loop read, by their text: a request whose
+/// `_meta` is byte for byte one of them is served under the same view without reading it
+/// again (a view depends on nothing else).
+#[derive(Debug, Default)]
+pub(crate) struct StatelessViews {
+    kept: Vec<(Box<str>, Arc<Negotiated>)>,
+    /// Where the next view is kept once all places are taken.
+    next: usize,
+}
+
+impl StatelessViews {
+    /// The view `meta` asks for; `Err` is the error to answer with.
+    pub(crate) fn view(&mut self, meta: &str) -> Result<Arc<Negotiated>, ErrorObject> {
+        if let Some((_, view)) = self.kept.iter().find(|(kept, _)| **kept == *meta) {
+            return Ok(Arc::clone(view));
+        }
+        let view = stateless_view(meta)?;
+        if meta.len() <= MAX_KEPT_META {
+            let entry = (Box::from(meta), Arc::clone(&view));
+            if self.kept.len() < KEPT_VIEWS {
+                self.kept.push(entry);
+            } else {
+                self.kept[self.next] = entry;
+                self.next = (self.next + 1) % KEPT_VIEWS;
+            }
+        }
+        Ok(view)
+    }
+}
+
+/// The view a request carrying 2026-07-28 `_meta` is served under, read from that `_meta`
 /// alone; `Err` is the error to answer with.
-pub(crate) fn stateless_view(params: Option<&RawValue>) -> Result<Arc<Negotiated>, ErrorObject> {
-    let params: StatelessParams = match params.map(|p| serde_json::from_str(p.get())) {
-        Some(Ok(params)) => params,
-        Some(Err(e)) => return Err(ErrorObject::invalid_params(format!("Invalid `params._meta`: {e}"))),
-        None => return Err(ErrorObject::invalid_params("Missing `params._meta`")),
+fn stateless_view(meta: &str) -> Result<Arc<Negotiated>, ErrorObject> {
+    let meta: StatelessMeta = match serde_json::from_str(meta) {
+        Ok(meta) => meta,
+        Err(e) => return Err(ErrorObject::invalid_params(format!("Invalid `params._meta`: {e}"))),
     };
-    let meta = params.meta;
     let Some(requested) = meta.protocol_version.as_str() else {
         return Err(ErrorObject::invalid_params(
             "`_meta.io.modelcontextprotocol/protocolVersion` must be a string such as \"2026-07-28\"",

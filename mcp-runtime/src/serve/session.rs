@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 use crate::context::{Negotiated, RequestExtras};
 use crate::protocol::{LogLevel, Revision};
 use crate::serve::executor::Executor;
+use crate::serve::request::StatelessViews;
 use crate::serve::subscriptions::{Routed, Subscriptions};
 use crate::server::changes::Announcement;
 use crate::server::core::ServerCore;
@@ -36,6 +37,8 @@ pub(crate) struct Session {
     pub(crate) executor: Executor,
     /// The view of the methods served before `initialize` (`ping`).
     pub(crate) fresh: Arc<Negotiated>,
+    /// The views of the 2026-07-28 `_meta`s read last.
+    pub(crate) stateless_views: StatelessViews,
     /// The least severe log message the client wants (`logging/setLevel`; handshake only).
     pub(crate) log_level: Arc<AtomicU8>,
     /// What the transport knows of the message being handled (HTTP headers, identity).
@@ -71,6 +74,7 @@ impl Session {
             subscriptions: Subscriptions::with_limit(listen_limit),
             executor,
             fresh,
+            stateless_views: StatelessViews::default(),
             log_level,
             extras: None,
             changes: 0,

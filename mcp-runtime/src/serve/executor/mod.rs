@@ -183,12 +183,8 @@ impl Executor {
             traceparent = tracing::field::Empty
         );
         // A W3C trace context the client sent (HTTP) ties this request's logs to its trace.
-        if let Some((_, traceparent)) = request
-            .extras
-            .as_ref()
-            .and_then(|e| e.headers.iter().find(|(name, _)| name.eq_ignore_ascii_case("traceparent")))
-        {
-            span.record("traceparent", traceparent.as_str());
+        if let Some(traceparent) = request.extras.as_ref().and_then(|e| e.header("traceparent")) {
+            span.record("traceparent", traceparent);
         }
         let cancel = CancelToken::default();
         let lease = SlotLease::new(Arc::clone(&self.slots), slot);

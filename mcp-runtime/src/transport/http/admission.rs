@@ -46,7 +46,8 @@ pub(super) fn check_headers(app: &App, headers: &HeaderMap) -> Result<(), Box<Re
     Ok(())
 }
 
-pub(super) fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+/// A header's value, when it is visible ASCII.
+pub(super) fn header_str(headers: &HeaderMap, name: impl header::AsHeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -58,7 +59,7 @@ pub(super) async fn authenticate(app: &App, headers: &HeaderMap) -> Result<Optio
         Err(reject) => {
             let mut response =
                 self::reject(StatusCode::UNAUTHORIZED, None, ErrorObject::invalid_request(reject.message));
-            let challenge = match (app.has_metadata, header_str(headers, "host")) {
+            let challenge = match (app.has_metadata, header_str(headers, header::HOST)) {
                 (true, Some(host)) => {
                     format!("Bearer error=\"invalid_token\", resource_metadata=\"http://{host}{METADATA_PATH}/mcp\"")
                 }

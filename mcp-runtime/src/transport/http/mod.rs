@@ -18,7 +18,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use tokio::sync::watch;
@@ -48,10 +48,15 @@ use post::on_post;
 use sessions::{App, StatelessLoops, expire_idle_sessions, find_session, forget_ended_sessions};
 use streams::on_get;
 
+// The MCP headers, as names made once: a lookup by a `&str` parses the name on every request.
 /// The session header of the handshake revisions.
-const SESSION_HEADER: &str = "mcp-session-id";
+const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 /// The revision header.
-const VERSION_HEADER: &str = "mcp-protocol-version";
+const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
+/// The method a 2026-07-28 request names.
+const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
+/// The tool, prompt or resource a 2026-07-28 request names.
+const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
 
 /// An error answered before any loop saw the message.
 fn reject(status: StatusCode, id: Option<&RequestId>, error: ErrorObject) -> Response {

@@ -1,6 +1,7 @@
 //! POST: one message, admitted, routed to its loop, and answered `application/json` or as an
 //! SSE stream.
 
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::sync::Arc;
 
@@ -17,19 +18,22 @@ use super::options::ResponseMode;
 use super::sessions::{App, LiveStream, find_session};
 use super::sse::{body_stream, sse_event, sse_headers};
 use super::streams::pump;
-use super::{SESSION_HEADER, VERSION_HEADER, busy, reject};
+use super::{METHOD_HEADER, NAME_HEADER, SESSION_HEADER, VERSION_HEADER, busy, reject};
 use crate::context::RequestExtras;
 use crate::context::outlet::Outgoing;
-use crate::protocol::{CachePolicy, ErrorObject, Feature, RequestId, Revision, code};
+use crate::protocol::{
+    CachePolicy, ErrorObject, Feature, RequestId, Revision, code, member, members, mentions, string_value,
+};
 use crate::transport::connection::{Frame, RoutedMessage};
 
-/// What the endpoint reads of a message before handing it over.
+/// What the endpoint reads of a message before handing it over (parsing it validates it,
+/// so that its params can be read as text afterwards).
 #[derive(Deserialize)]
 pub(super) struct Head<'a> {
     #[serde(borrow, default, deserialize_with = "present")]
     pub(super) id: Option<&'a RawValue>,
-    #[serde(default)]
-    pub(super) method: Option<String>,
+    #[serde(borrow, default)]
+    pub(super) method: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub(super) params: Option<&'a RawValue>,
 }
@@ -38,24 +42,30 @@ pub(super) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&
     <&RawValue>::deserialize(d).map(Some)
 }
 
-/// The `_meta` revision of a 2026-07-28 request, and its `name` or `uri`.
-#[derive(Deserialize, Default)]
+/// The `_meta` revision of a 2026-07-28 request, and its `name` or `uri`: each `None` when
+/// absent or not a string.
+#[derive(Default)]
 pub(super) struct ParamsHead<'a> {
-    #[serde(rename = "_meta", default)]
-    pub(super) meta: Option<MetaHead>,
-    #[serde(default)]
-    pub(super) name: Option<String>,
-    #[serde(default)]
-    pub(super) uri: Option<String>,
-    /// Read only for a tool whose arguments are mirrored in headers.
-    #[serde(borrow, default)]
-    pub(super) arguments: Option<&'a RawValue>,
+    pub(super) version: Option<Cow<'a, str>>,
+    pub(super) name: Option<Cow<'a, str>>,
+    pub(super) uri: Option<Cow<'a, str>>,
+    /// The text of `arguments`, read only for a tool whose arguments are mirrored in headers.
+    pub(super) arguments: Option<&'a str>,
 }
 
-#[derive(Deserialize, Default)]
-pub(super) struct MetaHead {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
-    pub(super) protocol_version: Option<serde_json::Value>,
+impl<'a> ParamsHead<'a> {
+    /// Reads the params of a message whose head parsed (valid JSON); without a protocol
+    /// version in `_meta`, nothing else is read.
+    fn read(params: &'a RawValue) -> Self {
+        let params = params.get();
+        if !mentions!(params, "io.modelcontextprotocol/protocolVersion") {
+            return ParamsHead::default();
+        }
+        let [meta, name, uri, arguments] = members(params, ["_meta", "name", "uri", "arguments"]);
+        let version =
+            meta.and_then(|meta| member(meta, "io.modelcontextprotocol/protocolVersion")).and_then(string_value);
+        ParamsHead { version, name: name.and_then(string_value), uri: uri.and_then(string_value), arguments }
+    }
 }
 
 /// POST: one message.
@@ -69,9 +79,8 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, bod
     };
     let is_batch = crate::protocol::shape_of(text) == crate::protocol::Shape::Array;
     let head: Option<Head<'_>> = if is_batch { None } else { serde_json::from_str(text).ok() };
-    let params: ParamsHead<'_> =
-        head.as_ref().and_then(|h| h.params).and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
-    let stateless_version = params.meta.as_ref().and_then(|m| m.protocol_version.as_ref()).and_then(|v| v.as_str());
+    let params = head.as_ref().and_then(|h| h.params).map(ParamsHead::read).unwrap_or_default();
+    let stateless_version = params.version.as_deref();
     let method = head.as_ref().and_then(|h| h.method.as_deref());
     let id = head.as_ref().and_then(|h| h.id).and_then(|raw| serde_json::from_str::<RequestId>(raw.get()).ok());
     let is_request = method.is_some() && head.as_ref().is_some_and(|h| h.id.is_some());
@@ -147,14 +156,7 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, bod
     let (stream, answers) = mpsc::channel::<Outgoing>(16);
     // A handshake-era request's SSE stream is resumable, and its handler may close it.
     let close = (!stateless).then(|| Arc::new(tokio::sync::Notify::new()));
-    let extras = RequestExtras {
-        headers: headers
-            .iter()
-            .filter_map(|(name, value)| Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned())))
-            .collect(),
-        identity,
-        stream_close: close.clone(),
-    };
+    let extras = RequestExtras { headers, identity, stream_close: close.clone() };
     let routed = RoutedMessage { bytes: body.to_vec(), stream, extras: Some(Arc::new(extras)) };
     if target.inbound.send(Frame::Routed(Box::new(routed))).await.is_err() {
         let error = ErrorObject::internal("The session ended");
@@ -256,7 +258,7 @@ pub(super) fn check_stateless_headers(
         return Err(mismatch("MCP-Protocol-Version"));
     }
     let Some(method) = method else { return Ok(()) };
-    if header_str(headers, "mcp-method") != Some(method) {
+    if header_str(headers, METHOD_HEADER) != Some(method) {
         return Err(mismatch("Mcp-Method"));
     }
     let named = match method {
@@ -264,7 +266,7 @@ pub(super) fn check_stateless_headers(
         "resources/read" => params.uri.as_deref(),
         _ => return Ok(()),
     };
-    if header_str(headers, "mcp-name").map(decode_header_value).as_deref() != named {
+    if header_str(headers, NAME_HEADER).map(decode_header_value).as_deref() != named {
         return Err(mismatch("Mcp-Name"));
     }
     Ok(())
@@ -279,15 +281,17 @@ pub(super) fn check_param_headers(
 ) -> Result<(), Box<Response>> {
     let Some(name) = &params.name else { return Ok(()) };
     let registry = app.core.registry();
-    let Some(tool) = registry.tools.get(name).filter(|tool| !tool.header_params.is_empty()) else { return Ok(()) };
+    let Some(tool) = registry.tools.get(name.as_ref()).filter(|tool| !tool.header_params.is_empty()) else {
+        return Ok(());
+    };
     let arguments: Option<serde_json::Map<String, serde_json::Value>> =
-        params.arguments.and_then(|raw| serde_json::from_str(raw.get()).ok());
+        params.arguments.and_then(|text| serde_json::from_str(text).ok());
     for (argument, header) in &tool.header_params {
-        let sent = header_str(headers, &format!("mcp-param-{header}")).map(decode_header_value);
+        let sent = header_str(headers, format!("mcp-param-{header}")).map(decode_header_value);
         let value = arguments.as_ref().and_then(|arguments| arguments.get(argument));
         let expected = value.map(|v| match v {
-            serde_json::Value::String(text) => text.clone(),
-            other => other.to_string(),
+            serde_json::Value::String(text) => Cow::Borrowed(text.as_str()),
+            other => Cow::Owned(other.to_string()),
         });
         if sent != expected {
             let message = format!("Header mismatch: `Mcp-Param-{header}` does not match the argument `{argument}`");
@@ -303,14 +307,14 @@ pub(super) fn check_param_headers(
 
 /// A header value as 2026-07-28 writes values that are not plain ASCII:
 /// `=?base64?<base64 of UTF-8>?=`.
-pub(super) fn decode_header_value(value: &str) -> String {
+pub(super) fn decode_header_value(value: &str) -> Cow<'_, str> {
     use base64::Engine as _;
     value
         .strip_prefix("=?base64?")
         .and_then(|rest| rest.strip_suffix("?="))
         .and_then(|encoded| base64::engine::general_purpose::STANDARD.decode(encoded).ok())
         .and_then(|bytes| String::from_utf8(bytes).ok())
-        .unwrap_or_else(|| value.to_owned())
+        .map_or(Cow::Borrowed(value), Cow::Owned)
 }
 
 /// The status of a 2026-07-28 answer whose error code is `error`: errors the protocol names
