@@ -11,6 +11,7 @@
 //! clients cache the tool list privately for N ms; `--http ADDR` serves Streamable HTTP at
 //! `http://ADDR/mcp` instead of stdio (`--bearer-auth`: tokens `user-<name>` only;
 //! `--max-sessions N`, `--max-requests N`, `--max-listen-streams N`, `--session-idle-ms N`,
+//! `--head-timeout-ms N`, `--body-timeout-ms N`, `--keep-alive-ms N`, `--max-connections N`,
 //! `--cors ORIGIN`). SIGINT and SIGTERM stop it gracefully.
 
 mod asking_items;
@@ -138,6 +139,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             "--session-idle-ms" => {
                 options = options.session_idle_timeout(Duration::from_millis(number()? as u64));
+                server
+            }
+            "--head-timeout-ms" => {
+                options = options.head_timeout(Duration::from_millis(number()? as u64));
+                server
+            }
+            "--body-timeout-ms" => {
+                options = options.body_timeout(Duration::from_millis(number()? as u64));
+                server
+            }
+            "--keep-alive-ms" => {
+                options = options.keep_alive_timeout(Duration::from_millis(number()? as u64));
+                server
+            }
+            "--max-connections" => {
+                options = options.max_connections(number()?);
                 server
             }
             "--cors" => {

@@ -64,8 +64,9 @@ pub use transport::http::{Allowed, HttpOptions};
 #[cfg(feature = "http")]
 pub mod http {
     pub use crate::transport::http::{
-        Allowed, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS,
-        EventStore, HttpOptions, MemoryEventStore, MemorySessionStore, Reject, ResponseMode, SessionRecord,
+        Allowed, DEFAULT_BODY_TIMEOUT, DEFAULT_HEAD_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT,
+        DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS, EventStore,
+        HttpOptions, MemoryEventStore, MemorySessionStore, RESERVED_FILES, Reject, ResponseMode, SessionRecord,
         SessionStore, StoreError, StoredEvents,
     };
 }
@@ -137,7 +138,7 @@ impl Server {
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
         let (core, shutdown) = self.start()?;
-        transport::lines::serve(core, reader, writer, shutdown).await
+        transport::lines::serve(core, reader, writer, std::future::pending(), shutdown).await
     }
 
     /// Serves one client over a transport of your own (a WebSocket, a message queue, a test
@@ -218,22 +219,17 @@ impl Server {
     /// and origins.
     #[cfg(feature = "http")]
     pub async fn serve_http_with(self, addr: impl tokio::net::ToSocketAddrs, options: HttpOptions) -> Result<()> {
-        use axum::serve::ListenerExt as _;
         let (core, shutdown) = self.start()?;
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let local = listener.local_addr()?;
+        let rules = transport::http::connection_rules(&options);
         let (router, stop) = transport::http::router(core, options, Some(local))?;
         tracing::info!("serving MCP at http://{local}/mcp");
-        // Without TCP_NODELAY a keep-alive client stalls on delayed ACKs after small writes.
-        let listener = listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async move {
-                shutdown.await;
-                let _ = stop.send(true);
-            })
-            .await?;
+        let shutdown = async move {
+            shutdown.await;
+            let _ = stop.send(true);
+        };
+        transport::http::connections::serve(listener, router, rules, shutdown).await?;
         Ok(())
     }
 
@@ -342,6 +338,12 @@ impl Server {
         };
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
         context::log_layer::install_default_subscriber();
+        // This program owns its process: each HTTP connection takes a file, and the soft limit
+        // is often 1,024 where the hard one is far higher.
+        #[cfg(feature = "http")]
+        if matches!(transport, command_line::Transport::Http(_)) {
+            transport::http::file_limit::raise_file_limit();
+        }
         // Served on a worker, not on this thread: the tasks it spawns (a plain `fn` handler
         // runs as one) then start on the same worker, without waking another thread.
         let serving = runtime.spawn(async {

@@ -219,6 +219,14 @@ impl EventStore for RedisEventStore {
             ))
         })
     }
+    fn forget<'a>(&'a self, streams: &'a [String]) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let keys: Vec<String> = streams.iter().map(|stream| self.redis.key("events", stream)).collect();
+            let mut connection = self.redis.connection.clone();
+            let _removed: usize = connection.del(keys).await?;
+            Ok(())
+        })
+    }
 }
 
 /// Whether `entry` is a Redis stream entry id (`millis-seq`): anything else from a client is

@@ -106,21 +106,31 @@ pub fn stateless_headers(body: &Value) -> Vec<(String, String)> {
 
 /// Sends `method` (GET, DELETE, POST) to `url`.
 pub fn send(url: &str, method: &str, body: Option<&Value>, extra: &[(&str, &str)]) -> Answer {
-    let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().expect("a client");
-    let mut request = client
-        .request(method.parse().expect("a method"), url)
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json");
-    for (name, value) in extra {
-        request = request.header(*name, *value);
-    }
+    let mut headers: Vec<(String, String)> = vec![
+        ("accept".into(), "application/json, text/event-stream".into()),
+        ("content-type".into(), "application/json".into()),
+    ];
+    headers.extend(extra.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())));
     if let Some(body) = body {
         for (name, value) in stateless_headers(body) {
             if !extra.iter().any(|(given, _)| given.eq_ignore_ascii_case(&name)) {
-                request = request.header(name, value);
+                headers.push((name, value));
             }
         }
-        request = request.body(body.to_string());
+    }
+    send_text(url, method, body.map(Value::to_string), &headers)
+}
+
+/// Sends `method` to `url` with exactly `headers` (no others but what the client adds:
+/// `Host`, `Content-Length`, and `Accept: */*` when no `Accept` is given) and `body` as is.
+pub fn send_text(url: &str, method: &str, body: Option<String>, headers: &[(String, String)]) -> Answer {
+    let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().expect("a client");
+    let mut request = client.request(method.parse().expect("a method"), url);
+    for (name, value) in headers {
+        request = request.header(name.as_str(), value.as_str());
+    }
+    if let Some(body) = body {
+        request = request.body(body);
     }
     let response = request.send().unwrap_or_else(|e| panic!("{method} {url}: {e}"));
     let status = response.status().as_u16();
@@ -159,4 +169,71 @@ pub fn initialize(revision: &str, capabilities: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": revision, "capabilities": capabilities,
         "clientInfo": {"name": "http-tests", "version": "0"}}})
+}
+
+/// What a raw exchange got back: the status, the headers (names lowercase) and the body.
+#[derive(Debug)]
+pub struct RawAnswer {
+    /// The status code (0 when the connection closed before a status line).
+    pub status: u16,
+    /// The headers, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body as far as `Content-Length` says (what came before the connection closed,
+    /// without one).
+    pub body: String,
+    /// Everything received, interim responses (`100 Continue`) included.
+    pub raw: String,
+}
+
+/// Writes `request` (a whole HTTP/1.1 request, as bytes) to `addr` and reads one final
+/// response (skipping interim 1xx ones), waiting up to 10 s: for what a well-behaved client
+/// library will not send (a header twice, an absolute-form target, `Expect`).
+pub fn raw_exchange(addr: &str, request: &[u8]) -> RawAnswer {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).expect("the server accepts");
+    stream.set_read_timeout(Some(Duration::from_secs(10))).expect("a read timeout");
+    stream.write_all(request).expect("the server reads");
+    let mut received = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        if let Some(answer) = parse_final(&received) {
+            return answer;
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => received.extend_from_slice(&chunk[..n]),
+        }
+    }
+    parse_final(&received).unwrap_or_else(|| RawAnswer {
+        status: 0,
+        headers: Vec::new(),
+        body: String::new(),
+        raw: String::from_utf8_lossy(&received).into_owned(),
+    })
+}
+
+/// The final response in `received`, once its head and `Content-Length` bytes of body are in.
+fn parse_final(received: &[u8]) -> Option<RawAnswer> {
+    let text = String::from_utf8_lossy(received);
+    let mut rest = text.as_ref();
+    loop {
+        let (head, after) = rest.split_once("\r\n\r\n")?;
+        let mut lines = head.lines();
+        let status: u16 = lines.next()?.split_whitespace().nth(1)?.parse().ok()?;
+        if (100..200).contains(&status) {
+            rest = after;
+            continue;
+        }
+        let headers: Vec<(String, String)> = lines
+            .filter_map(|line| line.split_once(':'))
+            .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+            .collect();
+        let length = headers.iter().find(|(name, _)| name == "content-length").and_then(|(_, v)| v.parse().ok());
+        let body = match length {
+            Some(length) if after.len() >= length => after[..length].to_owned(),
+            Some(_) => return None,
+            None => after.to_owned(),
+        };
+        return Some(RawAnswer { status, headers, body, raw: text.clone().into_owned() });
+    }
 }

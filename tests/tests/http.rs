@@ -583,7 +583,8 @@ fn a_closed_stream_resumes_with_last_event_id() {
         send(&server.url, "GET", None, &[("mcp-session-id", session.as_str()), ("last-event-id", last.as_str())]);
     assert_eq!(again.messages, resumed.messages);
     let unknown = send(&server.url, "GET", None, &[("mcp-session-id", session.as_str()), ("last-event-id", "nope_1")]);
-    assert_eq!(unknown.status, 404);
+    // Never 404: to a client that says its session is gone.
+    assert_eq!(unknown.status, 400);
 }
 
 #[test]

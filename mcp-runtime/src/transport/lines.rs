@@ -96,11 +96,14 @@ impl<R: AsyncBufRead + Unpin + Send> MessageSource for LineReader<R> {
 }
 
 /// Serves one connection over a pair of async byte streams until the input ends (or
-/// `shutdown` completes) and every response is written.
+/// `shutdown` completes) and every response is written. `hung_up` completing says the
+/// writer's reader went away: the connection then ends as when a write fails, without
+/// waiting for something to write.
 pub(crate) async fn serve<R, W>(
     core: Arc<ServerCore>,
     reader: R,
     writer: W,
+    hung_up: impl Future<Output = ()> + Send + 'static,
     shutdown: impl Future<Output = ()> + Send,
 ) -> crate::Result<()>
 where
@@ -108,7 +111,7 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (tx, rx) = mpsc::channel::<Vec<u8>>(OUTGOING_CAPACITY);
-    let writer_task = tokio::spawn(write_lines(writer, rx));
+    let writer_task = tokio::spawn(write_lines(writer, rx, hung_up));
     let input = LineReader::new(BufReader::with_capacity(64 * 1024, reader), core.config.max_message_size);
     let ending = connection::run(core, input, tx, shutdown, connection::LoopOptions::default()).await;
     // Every sender is gone once the loop returned: the writer flushes what is queued and ends.
@@ -116,10 +119,24 @@ where
     ending.into_result(written)
 }
 
-/// Writes outgoing lines, gathering whatever is ready into one write and flushing after it.
-async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receiver<Vec<u8>>) -> io::Result<()> {
+/// Writes outgoing lines, gathering whatever is ready into one write and flushing after it;
+/// stops with `BrokenPipe` when `hung_up` completes first.
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    mut rx: mpsc::Receiver<Vec<u8>>,
+    hung_up: impl Future<Output = ()>,
+) -> io::Result<()> {
     let mut out = Vec::with_capacity(16 * 1024);
-    while let Some(line) = rx.recv().await {
+    let mut hung_up = std::pin::pin!(hung_up);
+    loop {
+        let line = tokio::select! {
+            biased;
+            line = rx.recv() => match line {
+                Some(line) => line,
+                None => break,
+            },
+            () = &mut hung_up => return Err(io::Error::from(io::ErrorKind::BrokenPipe)),
+        };
         out.extend_from_slice(&line);
         while out.len() < WRITE_BATCH {
             let Ok(line) = rx.try_recv() else { break };

@@ -6,6 +6,10 @@
 //! and answered on one worker thread, with no hand-off between threads. The new open file
 //! descriptions leave the inherited ones (and whoever shares them) blocking as they were.
 //!
+//! There, a client that stops reading is noticed at once, not at the next write: a second
+//! handle on the output pipe is polled for the error the kernel reports once the pipe has no
+//! reader, and the server stops as when a write fails.
+//!
 //! Otherwise (a terminal, a file, a socket; no `/proc`), each has a thread of its own, as
 //! tokio's `stdin()`/`stdout()` would hand every read and write to its blocking pool (a thread
 //! hand-off per operation). One named thread reads lines into a small bounded channel (when it
@@ -75,7 +79,7 @@ pub(crate) async fn serve(
     if pipes == Pipes::Polled
         && let Some((input, output)) = polled_pipes()
     {
-        return super::lines::serve(core, input, output, shutdown).await;
+        return super::lines::serve(core, input, output, output_hung_up(), shutdown).await;
     }
     #[cfg(not(target_os = "linux"))]
     let _ = pipes;
@@ -90,6 +94,26 @@ fn polled_pipes() -> Option<(tokio::net::unix::pipe::Receiver, tokio::net::unix:
     let input = OpenOptions::new().open_receiver("/proc/self/fd/0").ok()?;
     let output = OpenOptions::new().open_sender("/proc/self/fd/1").ok()?;
     Some((input, output))
+}
+
+/// Completes when the reader of standard output (a pipe) goes away. A write would fail then,
+/// but an idle server writes nothing: a second handle on the pipe, polled for the error the
+/// kernel reports once the pipe has no reader, notices within a poll (never, when the pipe
+/// cannot be opened again).
+#[cfg(target_os = "linux")]
+async fn output_hung_up() {
+    use tokio::io::Interest;
+    use tokio::net::unix::pipe::OpenOptions;
+    let Ok(watcher) = OpenOptions::new().open_sender("/proc/self/fd/1") else {
+        return std::future::pending().await;
+    };
+    loop {
+        match watcher.ready(Interest::ERROR).await {
+            Ok(ready) if ready.is_error() => return,
+            Ok(_) => continue,
+            Err(_) => return std::future::pending().await,
+        }
+    }
 }
 
 /// Serves with a reader thread and a writer thread (see the module documentation).

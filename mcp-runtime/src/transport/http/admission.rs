@@ -1,14 +1,14 @@
-//! What every request passes first: the `Host` and `Origin` checks (the defence against DNS
-//! rebinding), authentication, and CORS.
+//! What every request passes first: the framing checks (one `Host`, one `Mcp-Session-Id`), the
+//! `Host` and `Origin` checks (the defence against DNS rebinding), authentication, and CORS.
 
 use std::sync::Arc;
 
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 
 use super::options::Allowed;
-use super::reject;
 use super::sessions::App;
+use super::{SESSION_HEADER, reject};
 use crate::context::Identity;
 use crate::protocol::ErrorObject;
 
@@ -18,8 +18,21 @@ pub(super) const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 /// The loopback names a local server answers to.
 pub(super) const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
 
-/// The `Host` and `Origin` checks.
-pub(super) fn check_headers(app: &App, headers: &HeaderMap) -> Result<(), Box<Response>> {
+/// The framing checks: a header that names one thing sent twice is a request two readers
+/// may read differently (a proxy the first, this server the last), so it is refused (400).
+fn check_framing(headers: &HeaderMap) -> Result<(), Box<Response>> {
+    for (name, shown) in [(header::HOST, "Host"), (SESSION_HEADER, "Mcp-Session-Id")] {
+        if headers.get_all(&name).iter().nth(1).is_some() {
+            let error = ErrorObject::invalid_request(format!("Bad request: `{shown}` is sent more than once"));
+            return Err(Box::new(reject(StatusCode::BAD_REQUEST, None, error)));
+        }
+    }
+    Ok(())
+}
+
+/// The `Host` and `Origin` checks. The host is the target's authority when the request line
+/// has one (absolute form: RFC 9112 §3.2.2 says `Host` is then ignored), else `Host`.
+fn check_headers(app: &App, uri: &Uri, headers: &HeaderMap) -> Result<(), Box<Response>> {
     let allowed = |list: &Allowed, value: &str, host: bool| match list {
         Allowed::Any => true,
         Allowed::Only(values) => values.iter().any(|v| {
@@ -30,7 +43,10 @@ pub(super) fn check_headers(app: &App, headers: &HeaderMap) -> Result<(), Box<Re
                     }))
         }),
     };
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    let host = match uri.authority() {
+        Some(authority) => authority.as_str(),
+        None => headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or(""),
+    };
     if !allowed(&app.hosts, host, true) {
         let error =
             ErrorObject::invalid_request(format!("Host `{}` is not served here", crate::protocol::excerpt(host)));
@@ -73,9 +89,11 @@ pub(super) async fn authenticate(app: &App, headers: &HeaderMap) -> Result<Optio
     }
 }
 
-/// The checks every method of the endpoint runs first: `Host`, `Origin`, authentication.
-pub(super) async fn admit(app: &App, headers: &HeaderMap) -> Result<Option<Identity>, Box<Response>> {
-    check_headers(app, headers)?;
+/// The checks every method of the endpoint runs first: framing, `Host`, `Origin`,
+/// authentication.
+pub(super) async fn admit(app: &App, uri: &Uri, headers: &HeaderMap) -> Result<Option<Identity>, Box<Response>> {
+    check_framing(headers)?;
+    check_headers(app, uri, headers)?;
     authenticate(app, headers).await
 }
 

@@ -32,6 +32,13 @@ pub trait EventStore: Send + Sync + 'static {
     fn stream_of<'a>(&self, event_id: &'a str) -> Option<&'a str> {
         event_id.rsplit_once('_').map(|(stream, _)| stream)
     }
+
+    /// Forgets the events of `streams`: their session ended, so none can be resumed. The
+    /// default keeps them, for a store that expires events on its own.
+    fn forget<'a>(&'a self, streams: &'a [String]) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = streams;
+        Box::pin(async { Ok(()) })
+    }
 }
 
 impl<E: EventStore + ?Sized> EventStore for std::sync::Arc<E> {
@@ -46,6 +53,10 @@ impl<E: EventStore + ?Sized> EventStore for std::sync::Arc<E> {
     fn stream_of<'a>(&self, event_id: &'a str) -> Option<&'a str> {
         (**self).stream_of(event_id)
     }
+
+    fn forget<'a>(&'a self, streams: &'a [String]) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).forget(streams)
+    }
 }
 
 /// Events kept per stream in the in-memory store.
@@ -53,46 +64,135 @@ const EVENTS_PER_STREAM: usize = 1_024;
 /// Streams kept in the in-memory store; the oldest go first.
 const STREAMS: usize = 4_096;
 
-/// The in-process [`EventStore`]: the last 1,024 events of the last 4,096 streams.
-#[derive(Debug, Default)]
+/// Bytes of event data the in-memory store keeps across all its streams, unless configured.
+pub const DEFAULT_MAX_EVENT_BYTES: usize = 64 << 20;
+
+/// What an event costs the in-memory store besides its data (its sequence number and place).
+const EVENT_OVERHEAD: usize = 32;
+
+/// The in-process [`EventStore`]: the last 1,024 events of the last 4,096 streams, within
+/// [`DEFAULT_MAX_EVENT_BYTES`] in all (the oldest streams go first), and nothing of a
+/// session once it ended.
+///
+/// ```
+/// use mcp_runtime::http::MemoryEventStore;
+/// let events = MemoryEventStore::with_max_bytes(8 << 20);
+/// assert_eq!((events.kept_bytes(), events.kept_events()), (0, 0));
+/// ```
+#[derive(Debug)]
 pub struct MemoryEventStore {
     streams: Mutex<Streams>,
+    max_bytes: usize,
+}
+
+impl Default for MemoryEventStore {
+    fn default() -> Self {
+        MemoryEventStore::with_max_bytes(DEFAULT_MAX_EVENT_BYTES)
+    }
 }
 
 #[derive(Debug, Default)]
 struct Streams {
-    by_id: HashMap<String, VecDeque<(u64, Vec<u8>)>>,
-    /// Stream ids, oldest first.
+    by_id: HashMap<String, Kept>,
+    /// Stream ids, oldest first (an id forgotten is skipped when its turn comes).
     order: VecDeque<String>,
-    next: HashMap<String, u64>,
+    /// What all kept events cost, overhead included.
+    bytes: usize,
+    events: usize,
+}
+
+/// One stream's kept events and the sequence number of its next.
+#[derive(Debug, Default)]
+struct Kept {
+    events: VecDeque<(u64, Vec<u8>)>,
+    next: u64,
+}
+
+impl Streams {
+    fn remove(&mut self, stream: &str) {
+        if let Some(kept) = self.by_id.remove(stream) {
+            self.events -= kept.events.len();
+            self.bytes -= kept.events.iter().map(|(_, data)| data.len() + EVENT_OVERHEAD).sum::<usize>();
+        }
+    }
+
+    /// Drops the oldest streams (never `keep`) until the store is within `max_bytes` and
+    /// [`STREAMS`]; then `keep`'s own oldest events, if it alone is over.
+    fn shrink(&mut self, max_bytes: usize, keep: &str) {
+        while (self.bytes > max_bytes || self.by_id.len() > STREAMS) && self.by_id.len() > 1 {
+            let Some(oldest) = self.order.pop_front() else { break };
+            if oldest == keep {
+                self.order.push_back(oldest);
+                continue;
+            }
+            self.remove(&oldest);
+        }
+        while self.bytes > max_bytes {
+            let Some(kept) = self.by_id.get_mut(keep) else { break };
+            let Some((_, data)) = kept.events.pop_front() else { break };
+            self.events -= 1;
+            self.bytes -= data.len() + EVENT_OVERHEAD;
+        }
+        // Ids of forgotten streams linger in `order` until their turn: bounded all the same.
+        if self.order.len() > 2 * STREAMS {
+            let by_id = &self.by_id;
+            self.order.retain(|stream| by_id.contains_key(stream));
+        }
+    }
+}
+
+impl MemoryEventStore {
+    /// A store keeping at most `max_bytes` of events in all.
+    pub fn with_max_bytes(max_bytes: usize) -> Self {
+        MemoryEventStore { streams: Mutex::default(), max_bytes }
+    }
+
+    /// The bytes its events take now (their data, and a few bytes each besides).
+    pub fn kept_bytes(&self) -> usize {
+        self.streams.lock().unwrap_or_else(|e| e.into_inner()).bytes
+    }
+
+    /// How many events it keeps now, all streams together.
+    pub fn kept_events(&self) -> usize {
+        self.streams.lock().unwrap_or_else(|e| e.into_inner()).events
+    }
+
+    fn kept_after(&self, last_event_id: &str) -> Option<StoredEvents> {
+        let (stream, seq) = last_event_id.rsplit_once('_')?;
+        let seq: u64 = seq.parse().ok()?;
+        let streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        let kept = streams.by_id.get(stream)?;
+        Some(
+            kept.events
+                .iter()
+                .filter(|(n, _)| *n > seq)
+                .map(|(n, data)| (format!("{stream}_{n}"), data.clone()))
+                .collect(),
+        )
+    }
 }
 
 impl EventStore for MemoryEventStore {
     fn append<'a>(&'a self, stream: &'a str, data: &'a [u8]) -> BoxFuture<'a, Result<String, StoreError>> {
         Box::pin(async move {
             let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+            let streams = &mut *streams;
             if !streams.by_id.contains_key(stream) {
-                if streams.order.len() >= STREAMS
-                    && let Some(oldest) = streams.order.pop_front()
-                {
-                    streams.by_id.remove(&oldest);
-                    streams.next.remove(&oldest);
-                }
                 streams.order.push_back(stream.to_owned());
-                streams.by_id.insert(stream.to_owned(), VecDeque::new());
             }
-            let seq = {
-                let next = streams.next.entry(stream.to_owned()).or_insert(0);
-                let seq = *next;
-                *next += 1;
-                seq
-            };
-            if let Some(events) = streams.by_id.get_mut(stream) {
-                if events.len() >= EVENTS_PER_STREAM {
-                    events.pop_front();
-                }
-                events.push_back((seq, data.to_vec()));
+            let kept = streams.by_id.entry(stream.to_owned()).or_default();
+            let seq = kept.next;
+            kept.next += 1;
+            if kept.events.len() >= EVENTS_PER_STREAM
+                && let Some((_, dropped)) = kept.events.pop_front()
+            {
+                streams.events -= 1;
+                streams.bytes -= dropped.len() + EVENT_OVERHEAD;
             }
+            kept.events.push_back((seq, data.to_vec()));
+            streams.events += 1;
+            streams.bytes += data.len() + EVENT_OVERHEAD;
+            streams.shrink(self.max_bytes, stream);
             Ok(format!("{stream}_{seq}"))
         })
     }
@@ -100,15 +200,15 @@ impl EventStore for MemoryEventStore {
     fn after<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Result<Option<StoredEvents>, StoreError>> {
         Box::pin(async move { Ok(self.kept_after(last_event_id)) })
     }
-}
 
-impl MemoryEventStore {
-    fn kept_after(&self, last_event_id: &str) -> Option<StoredEvents> {
-        let (stream, seq) = last_event_id.rsplit_once('_')?;
-        let seq: u64 = seq.parse().ok()?;
-        let streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
-        let events = streams.by_id.get(stream)?;
-        Some(events.iter().filter(|(n, _)| *n > seq).map(|(n, data)| (format!("{stream}_{n}"), data.clone())).collect())
+    fn forget<'a>(&'a self, streams: &'a [String]) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let mut kept = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+            for stream in streams {
+                kept.remove(stream);
+            }
+            Ok(())
+        })
     }
 }
 
@@ -129,5 +229,29 @@ mod tests {
         assert_eq!(data, [b"one".as_slice(), b"two".as_slice()]);
         assert_eq!(store.after(&first).await.unwrap().unwrap().len(), 1);
         assert_eq!(store.after("nope_3").await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn the_store_keeps_within_its_bytes_and_forgets_ended_streams() {
+        let store = MemoryEventStore::with_max_bytes(10 * (100 + EVENT_OVERHEAD));
+        for stream in ["a", "b", "c"] {
+            for _ in 0..4 {
+                store.append(stream, &[b'x'; 100]).await.unwrap();
+            }
+        }
+        // Twelve events do not fit in ten: the oldest stream went first.
+        assert_eq!(store.kept_events(), 8);
+        assert!(store.kept_bytes() <= 10 * (100 + EVENT_OVERHEAD));
+        assert_eq!(store.after("a_0").await.unwrap(), None);
+        assert_eq!(store.after("b_0").await.unwrap().map(|events| events.len()), Some(3));
+        // One stream alone over the limit keeps its latest events.
+        for _ in 0..20 {
+            store.append("d", &[b'y'; 100]).await.unwrap();
+        }
+        assert_eq!(store.kept_events(), 10);
+        assert_eq!(store.after("d_9").await.unwrap().map(|events| events.len()), Some(10));
+        store.forget(&["d".to_owned(), "unknown".to_owned()]).await.unwrap();
+        assert_eq!((store.kept_events(), store.kept_bytes()), (0, 0));
+        assert_eq!(store.append("d", b"again").await.unwrap(), "d_0", "a forgotten stream starts over");
     }
 }

@@ -8,36 +8,44 @@
 //! answers `application/json` when the response comes first, and switches to an SSE stream
 //! when anything comes before it (or always, in [`ResponseMode::Sse`]).
 //!
-//! One concern a file: [`options`] (what a server configures), [`admission`] (`Host`,
-//! `Origin`, authentication, CORS), [`sessions`] (the session table and its loops), [`post`]
-//! (a message in, its answer out), [`sse`] (events as written, and kept), [`streams`] (a
+//! One concern a file: [`options`] (what a server configures), [`admission`] (framing,
+//! `Host`, `Origin`, authentication, CORS), [`media`] (`Content-Type` and `Accept`), [`sessions`] (the session table and its loops), [`post`]
+//! (a message in, its answer out), [`body`] (a POST's body read and checked),
+//! [`stateless_headers`] (2026-07-28's headers against the body), [`sse`] (events as written, and kept), [`streams`] (a
 //! session's resumable streams and the GET stream), the two stores a deployment may share
-//! ([`session_store`], [`event_store`]), and here the router and DELETE.
+//! ([`session_store`], [`event_store`]), [`connections`] (the accept loop, its limit and
+//! timeouts), [`file_limit`], and here the router and DELETE.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use tokio::sync::watch;
 
 mod admission;
+mod body;
+pub(crate) mod connections;
 pub(crate) mod event_store;
+pub(crate) mod file_limit;
+mod media;
 mod options;
 mod post;
 pub(crate) mod session_store;
 mod sessions;
 mod sse;
+mod stateless_headers;
 mod streams;
 
 pub use options::{
-    Allowed, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS, HttpOptions,
-    Reject, ResponseMode,
+    Allowed, DEFAULT_BODY_TIMEOUT, DEFAULT_HEAD_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT,
+    DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS, HttpOptions, RESERVED_FILES, Reject,
+    ResponseMode,
 };
 
-pub use event_store::{EventStore, MemoryEventStore, StoredEvents};
+pub use event_store::{DEFAULT_MAX_EVENT_BYTES, EventStore, MemoryEventStore, StoredEvents};
 pub use session_store::{MemorySessionStore, SessionRecord, SessionStore, StoreError};
 
 use crate::protocol::{ErrorObject, RequestId, error_line};
@@ -58,6 +66,16 @@ const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
 /// The tool, prompt or resource a 2026-07-28 request names.
 const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
 
+/// What the connections [`Server::serve_http`](crate::Server::serve_http) owns may take, as
+/// `options` say.
+pub(crate) fn connection_rules(options: &HttpOptions) -> connections::ConnectionRules {
+    connections::ConnectionRules {
+        head_timeout: options.head_timeout,
+        keep_alive_timeout: options.keep_alive_timeout,
+        max_connections: options.max_connections.unwrap_or_else(|| file_limit::default_max_connections(RESERVED_FILES)),
+    }
+}
+
 /// An error answered before any loop saw the message.
 fn reject(status: StatusCode, id: Option<&RequestId>, error: ErrorObject) -> Response {
     let mut body = error_line(id, &error);
@@ -66,8 +84,8 @@ fn reject(status: StatusCode, id: Option<&RequestId>, error: ErrorObject) -> Res
 }
 
 /// DELETE: ends a session.
-async fn on_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    let identity = match admit(&app, &headers).await {
+async fn on_delete(State(app): State<Arc<App>>, uri: Uri, headers: HeaderMap) -> Response {
+    let identity = match admit(&app, &uri, &headers).await {
         Ok(identity) => identity,
         Err(rejected) => return *rejected,
     };
@@ -78,7 +96,10 @@ async fn on_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Response 
         return *answer;
     }
     // Dropping the handle ends the session's input: it finishes what runs, then stops.
-    app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session);
+    let ended = app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session);
+    if let Some(ended) = ended {
+        app.forget_streams(&ended, true);
+    }
     if let Err(e) = app.store.remove(session).await {
         tracing::warn!(error = %e, "the session store failed to forget an ended session");
     }
@@ -170,6 +191,7 @@ pub(crate) fn router(
         events,
         store: options.sessions.unwrap_or_else(|| Arc::new(MemorySessionStore::default())),
         idle,
+        body_timeout: options.body_timeout,
         requests: Arc::new(tokio::sync::Semaphore::new(options.max_requests)),
         stateless,
         stopping,

@@ -55,6 +55,10 @@ pub struct HttpOptions {
     pub(super) events: Option<Arc<dyn EventStore>>,
     pub(super) sessions: Option<Arc<dyn SessionStore>>,
     pub(super) instance_tag: Option<String>,
+    pub(super) head_timeout: Duration,
+    pub(super) body_timeout: Duration,
+    pub(super) keep_alive_timeout: Duration,
+    pub(super) max_connections: Option<usize>,
 }
 
 impl Default for HttpOptions {
@@ -73,6 +77,10 @@ impl Default for HttpOptions {
             events: None,
             sessions: None,
             instance_tag: None,
+            head_timeout: DEFAULT_HEAD_TIMEOUT,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
+            keep_alive_timeout: DEFAULT_KEEP_ALIVE_TIMEOUT,
+            max_connections: None,
         }
     }
 }
@@ -89,6 +97,21 @@ pub const DEFAULT_MAX_LISTEN_STREAMS: usize = 1_024;
 /// How long a session may stay unused before it ends, unless configured.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
+/// How long a client has to send a request's head (its request line and headers) once it
+/// sent the first byte of it, unless configured ([`Server::serve_http`](crate::Server::serve_http)).
+pub const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a client has to send a POST's body once its head arrived, unless configured.
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a keep-alive connection may stay idle (no request in flight, nothing sent)
+/// before it is closed, unless configured ([`Server::serve_http`](crate::Server::serve_http)).
+pub const DEFAULT_KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// File descriptors kept free below the process's limit when the connection limit is
+/// derived from it: for the session store, logs, and the listener itself.
+pub const RESERVED_FILES: usize = 64;
+
 impl std::fmt::Debug for HttpOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpOptions")
@@ -103,6 +126,10 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_requests", &self.max_requests)
             .field("idle_timeout", &self.idle_timeout)
             .field("max_listen_streams", &self.max_listen_streams)
+            .field("head_timeout", &self.head_timeout)
+            .field("body_timeout", &self.body_timeout)
+            .field("keep_alive_timeout", &self.keep_alive_timeout)
+            .field("max_connections", &self.max_connections)
             .finish()
     }
 }
@@ -260,6 +287,45 @@ impl HttpOptions {
     #[must_use]
     pub fn allowed_origins(mut self, origins: Allowed) -> Self {
         self.origins = Some(origins);
+        self
+    }
+
+    /// How long a client has to send a request's head once it started it (default
+    /// [`DEFAULT_HEAD_TIMEOUT`]); past it the connection is closed. Applies where the server
+    /// owns the connections ([`Server::serve_http`](crate::Server::serve_http)); a router
+    /// mounted in an application of your own is served by that application's server.
+    #[must_use]
+    pub fn head_timeout(mut self, timeout: Duration) -> Self {
+        self.head_timeout = timeout;
+        self
+    }
+
+    /// How long a client has to send a POST's body once its head arrived (default
+    /// [`DEFAULT_BODY_TIMEOUT`]); past it the POST is answered 408 and the connection closed.
+    #[must_use]
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// How long a keep-alive connection may stay idle, no request in flight, before it is
+    /// closed (default [`DEFAULT_KEEP_ALIVE_TIMEOUT`]). A connection carrying an SSE stream is
+    /// never idle. Applies where the server owns the connections, as
+    /// [`head_timeout`](Self::head_timeout) does.
+    #[must_use]
+    pub fn keep_alive_timeout(mut self, timeout: Duration) -> Self {
+        self.keep_alive_timeout = timeout;
+        self
+    }
+
+    /// How many connections may be open at once (default: the process's file limit less
+    /// [`RESERVED_FILES`], read when serving starts). At the limit, the connection idle or
+    /// stalled the longest is closed to make room for a new one; when every connection is
+    /// serving a request, the new one is answered 503 with `Retry-After`. Applies where the
+    /// server owns the connections, as [`head_timeout`](Self::head_timeout) does.
+    #[must_use]
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = Some(connections.max(1));
         self
     }
 }

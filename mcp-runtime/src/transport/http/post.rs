@@ -1,90 +1,72 @@
 //! POST: one message, admitted, routed to its loop, and answered `application/json` or as an
 //! SSE stream.
 
-use std::borrow::Cow;
 use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
 use super::admission::{admit, header_str};
+use super::body::{check_batch, read_body};
+use super::media::{EVENT_STREAM, JSON, accepts_all, is_json_body};
 use super::options::ResponseMode;
 use super::sessions::{App, LiveStream, find_session};
 use super::sse::{body_stream, sse_event, sse_headers};
+use super::stateless_headers::{ParamsHead, check_param_headers, check_stateless_headers};
 use super::streams::pump;
-use super::{METHOD_HEADER, NAME_HEADER, SESSION_HEADER, VERSION_HEADER, busy, reject};
+use super::{SESSION_HEADER, VERSION_HEADER, busy, reject};
 use crate::context::RequestExtras;
 use crate::context::outlet::Outgoing;
 use crate::protocol::{
-    CachePolicy, ErrorObject, Feature, RequestId, Revision, code, member, members, mentions, string_value,
+    CachePolicy, ErrorObject, Feature, Incoming, RequestId, Revision, Shape, classify, code, shape_of,
 };
 use crate::transport::connection::{Frame, RoutedMessage};
 
-/// What the endpoint reads of a message before handing it over (parsing it validates it,
-/// so that its params can be read as text afterwards).
-#[derive(Deserialize)]
-pub(super) struct Head<'a> {
-    #[serde(borrow, default, deserialize_with = "present")]
-    pub(super) id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    pub(super) method: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub(super) params: Option<&'a RawValue>,
-}
-
-pub(super) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
-}
-
-/// The `_meta` revision of a 2026-07-28 request, and its `name` or `uri`: each `None` when
-/// absent or not a string.
-#[derive(Default)]
-pub(super) struct ParamsHead<'a> {
-    pub(super) version: Option<Cow<'a, str>>,
-    pub(super) name: Option<Cow<'a, str>>,
-    pub(super) uri: Option<Cow<'a, str>>,
-    /// The text of `arguments`, read only for a tool whose arguments are mirrored in headers.
-    pub(super) arguments: Option<&'a str>,
-}
-
-impl<'a> ParamsHead<'a> {
-    /// Reads the params of a message whose head parsed (valid JSON); without a protocol
-    /// version in `_meta`, nothing else is read.
-    fn read(params: &'a RawValue) -> Self {
-        let params = params.get();
-        if !mentions!(params, "io.modelcontextprotocol/protocolVersion") {
-            return ParamsHead::default();
-        }
-        let [meta, name, uri, arguments] = members(params, ["_meta", "name", "uri", "arguments"]);
-        let version =
-            meta.and_then(|meta| member(meta, "io.modelcontextprotocol/protocolVersion")).and_then(string_value);
-        ParamsHead { version, name: name.and_then(string_value), uri: uri.and_then(string_value), arguments }
-    }
-}
-
 /// POST: one message.
-pub(super) async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
-    let identity = match admit(&app, &headers).await {
+pub(super) async fn on_post(State(app): State<Arc<App>>, uri: Uri, headers: HeaderMap, body: Body) -> Response {
+    let identity = match admit(&app, &uri, &headers).await {
         Ok(identity) => identity,
+        Err(rejected) => return *rejected,
+    };
+    if !is_json_body(&headers) {
+        let error =
+            ErrorObject::invalid_request("A POST carries one JSON-RPC message: `Content-Type: application/json`");
+        return reject(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, error);
+    }
+    if !accepts_all(&headers, &[JSON, EVENT_STREAM]) {
+        let error = ErrorObject::invalid_request(
+            "A POST is answered with JSON or an SSE stream: `Accept: application/json, text/event-stream`",
+        );
+        return reject(StatusCode::NOT_ACCEPTABLE, None, error);
+    }
+    let body = match read_body(&app, &headers, body).await {
+        Ok(body) => body,
         Err(rejected) => return *rejected,
     };
     let Ok(text) = std::str::from_utf8(&body) else {
         return reject(StatusCode::BAD_REQUEST, None, ErrorObject::parse_error("the body is not UTF-8"));
     };
-    let is_batch = crate::protocol::shape_of(text) == crate::protocol::Shape::Array;
-    let head: Option<Head<'_>> = if is_batch { None } else { serde_json::from_str(text).ok() };
-    let params = head.as_ref().and_then(|h| h.params).map(ParamsHead::read).unwrap_or_default();
+    let is_batch = shape_of(text) == Shape::Array;
+    // The message is checked here, so that one that is not a message is refused on its own
+    // POST (a loop would answer it on the session's GET stream, where its sender never looks).
+    let message = (!is_batch).then(|| classify(text));
+    let (id, method, message_params) = match message {
+        None | Some(Incoming::Response { .. }) => (None, None, None),
+        Some(Incoming::Request(request)) => (Some(request.id), Some(request.method), request.params),
+        Some(Incoming::Notification(notification)) => (None, Some(notification.method), notification.params),
+        Some(Incoming::BadNotification(reason)) => {
+            return reject(StatusCode::BAD_REQUEST, None, ErrorObject::invalid_request(reason));
+        }
+        Some(Incoming::Invalid(id, error)) => return reject(StatusCode::BAD_REQUEST, id.as_ref(), error),
+    };
+    let params = message_params.map(ParamsHead::read).unwrap_or_default();
     let stateless_version = params.version.as_deref();
-    let method = head.as_ref().and_then(|h| h.method.as_deref());
-    let id = head.as_ref().and_then(|h| h.id).and_then(|raw| serde_json::from_str::<RequestId>(raw.get()).ok());
-    let is_request = method.is_some() && head.as_ref().is_some_and(|h| h.id.is_some());
-
+    let method = method.as_deref();
+    let is_request = id.is_some();
     let session_id = header_str(&headers, SESSION_HEADER);
     // A 2026-07-28 request names its revision; a client without a session may also probe
     // with `server/discover` and send notifications (which no era answers).
@@ -105,6 +87,9 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, bod
         }
         (Arc::clone(app.stateless.for_request(method)), None)
     } else {
+        if is_batch && let Err(rejected) = check_batch(text, session_id, header_str(&headers, VERSION_HEADER)) {
+            return *rejected;
+        }
         if let Some(version) = header_str(&headers, VERSION_HEADER)
             && !Revision::parse(version).is_some_and(|r| r.supports(Feature::Handshake))
         {
@@ -200,7 +185,12 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, bod
     let mut response = match (json_answer, close) {
         (Ok((mut body, answer)), _) => {
             answering.done = true;
-            let status = if stateless { status_of(answer.error) } else { StatusCode::OK };
+            let status = match (stateless, is_batch, answer.error) {
+                (true, _, error) => status_of(error),
+                // A batch is answered with an array; an error alone refuses the whole batch.
+                (false, true, Some(_)) => StatusCode::BAD_REQUEST,
+                (false, ..) => StatusCode::OK,
+            };
             body.pop();
             if let (Some(session), Some(_)) = (&minted, answer.error) {
                 // A failed `initialize` leaves no session behind.
@@ -216,6 +206,7 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, bod
         (Err(first), Some(close)) => {
             let live = Arc::new(LiveStream { id: crate::util::random::random_id(), reader: Default::default(), close });
             target.streams.lock().unwrap_or_else(|e| e.into_inner()).insert(live.id.clone(), Arc::clone(&live));
+            target.made_stream(&live.id);
             let (body, reading) = mpsc::channel::<Bytes>(16);
             *live.reader.lock().await = Some(body);
             answering.done = true;
@@ -236,85 +227,6 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, headers: HeaderMap, bod
         response.headers_mut().insert(SESSION_HEADER, value);
     }
     response
-}
-
-/// The 2026-07-28 header rules: a request carries `Mcp-Method` (and, for the methods that name
-/// something, `Mcp-Name`) matching its body; `MCP-Protocol-Version`, when sent, matches its
-/// `_meta` (400 with -32020 otherwise).
-pub(super) fn check_stateless_headers(
-    headers: &HeaderMap,
-    version: Option<&str>,
-    method: Option<&str>,
-    params: &ParamsHead<'_>,
-    id: Option<&RequestId>,
-) -> Result<(), Box<Response>> {
-    let mismatch = |what: &str| {
-        let message = format!("Header mismatch: `{what}` does not match the body");
-        Box::new(reject(StatusCode::BAD_REQUEST, id, ErrorObject::new(code::HEADER_MISMATCH, message)))
-    };
-    if let (Some(sent), Some(version)) = (header_str(headers, VERSION_HEADER), version)
-        && sent != version
-    {
-        return Err(mismatch("MCP-Protocol-Version"));
-    }
-    let Some(method) = method else { return Ok(()) };
-    if header_str(headers, METHOD_HEADER) != Some(method) {
-        return Err(mismatch("Mcp-Method"));
-    }
-    let named = match method {
-        "tools/call" | "prompts/get" => params.name.as_deref(),
-        "resources/read" => params.uri.as_deref(),
-        _ => return Ok(()),
-    };
-    if header_str(headers, NAME_HEADER).map(decode_header_value).as_deref() != named {
-        return Err(mismatch("Mcp-Name"));
-    }
-    Ok(())
-}
-
-/// The `Mcp-Param-*` headers of a tool's mirrored arguments must be sent and match the body.
-pub(super) fn check_param_headers(
-    app: &App,
-    headers: &HeaderMap,
-    params: &ParamsHead<'_>,
-    id: Option<&RequestId>,
-) -> Result<(), Box<Response>> {
-    let Some(name) = &params.name else { return Ok(()) };
-    let registry = app.core.registry();
-    let Some(tool) = registry.tools.get(name.as_ref()).filter(|tool| !tool.header_params.is_empty()) else {
-        return Ok(());
-    };
-    let arguments: Option<serde_json::Map<String, serde_json::Value>> =
-        params.arguments.and_then(|text| serde_json::from_str(text).ok());
-    for (argument, header) in &tool.header_params {
-        let sent = header_str(headers, format!("mcp-param-{header}")).map(decode_header_value);
-        let value = arguments.as_ref().and_then(|arguments| arguments.get(argument));
-        let expected = value.map(|v| match v {
-            serde_json::Value::String(text) => Cow::Borrowed(text.as_str()),
-            other => Cow::Owned(other.to_string()),
-        });
-        if sent != expected {
-            let message = format!("Header mismatch: `Mcp-Param-{header}` does not match the argument `{argument}`");
-            return Err(Box::new(reject(
-                StatusCode::BAD_REQUEST,
-                id,
-                ErrorObject::new(code::HEADER_MISMATCH, message),
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// A header value as 2026-07-28 writes values that are not plain ASCII:
-/// `=?base64?<base64 of UTF-8>?=`.
-pub(super) fn decode_header_value(value: &str) -> Cow<'_, str> {
-    use base64::Engine as _;
-    value
-        .strip_prefix("=?base64?")
-        .and_then(|rest| rest.strip_suffix("?="))
-        .and_then(|encoded| base64::engine::general_purpose::STANDARD.decode(encoded).ok())
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .map_or(Cow::Borrowed(value), Cow::Owned)
 }
 
 /// The status of a 2026-07-28 answer whose error code is `error`: errors the protocol names

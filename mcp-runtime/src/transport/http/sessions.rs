@@ -42,6 +42,8 @@ pub(super) struct App {
     pub(super) store: Arc<dyn SessionStore>,
     /// How long a session may stay unused.
     pub(super) idle: Duration,
+    /// How long a POST's body may take to arrive.
+    pub(super) body_timeout: Duration,
     /// Requests being served, all sessions together.
     pub(super) requests: Arc<tokio::sync::Semaphore>,
     /// The loop serving 2026-07-28 requests.
@@ -111,6 +113,9 @@ pub(super) struct SessionHandle {
     pub(super) standalone: Arc<tokio::sync::Mutex<Standalone>>,
     /// The resumable streams of its requests still running, by stream id.
     pub(super) streams: Mutex<HashMap<String, Arc<LiveStream>>>,
+    /// The ids of the latest [`MADE_STREAMS_KEPT`] resumable streams its requests opened,
+    /// whose events go when the session ends.
+    pub(super) made_streams: Mutex<std::collections::VecDeque<String>>,
     /// The session's state as its loop last told it, and whether the store has it yet.
     pub(super) states: tokio::sync::Mutex<watch::Receiver<Option<SessionState>>>,
 }
@@ -136,6 +141,10 @@ pub(super) struct LiveStream {
     /// `Context::close_sse_stream`: end the current connection; the client reconnects.
     pub(super) close: Arc<tokio::sync::Notify>,
 }
+
+/// How many of a session's request streams it remembers, to forget their events when it ends
+/// (the event store drops older ones on its own long before).
+pub(super) const MADE_STREAMS_KEPT: usize = 4_096;
 
 /// Connection-level messages kept while a session has no GET stream open.
 pub(super) const UNSENT_KEPT: usize = 64;
@@ -204,11 +213,43 @@ pub(super) fn start_loop(
         owner: seed.owner,
         standalone,
         streams: Mutex::default(),
+        made_streams: Mutex::default(),
         states: tokio::sync::Mutex::new(states),
     })
 }
 
+impl SessionHandle {
+    /// Notes a resumable stream one of its requests opened.
+    pub(super) fn made_stream(&self, stream: &str) {
+        let mut made = self.made_streams.lock().unwrap_or_else(|e| e.into_inner());
+        if made.len() >= MADE_STREAMS_KEPT {
+            made.pop_front();
+        }
+        made.push_back(stream.to_owned());
+    }
+}
+
 impl App {
+    /// Forgets the events of an ended session's request streams, and of its standalone
+    /// stream when `standalone` (not when it only expired here: another instance sharing
+    /// the event store may still serve it).
+    pub(super) fn forget_streams(&self, session: &SessionHandle, standalone: bool) {
+        let mut streams: Vec<String> =
+            std::mem::take(&mut *session.made_streams.lock().unwrap_or_else(|e| e.into_inner())).into();
+        if standalone {
+            streams.push(format!("{STANDALONE}{}", session.id));
+        }
+        if streams.is_empty() {
+            return;
+        }
+        let events = Arc::clone(&self.events);
+        tokio::spawn(async move {
+            if let Err(e) = events.forget(&streams).await {
+                tracing::warn!(error = %e, "the event store failed to forget an ended session's events");
+            }
+        });
+    }
+
     /// A new session's loop, counted against the session limit (`None` past it).
     pub(super) fn open_session(
         &self,
@@ -323,7 +364,10 @@ pub(super) fn forget_ended_sessions(app: std::sync::Weak<App>, mut ended: broadc
                 Err(broadcast::error::RecvError::Closed) => return,
             };
             let Some(app) = app.upgrade() else { return };
-            app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(&*session);
+            let ended = app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(&*session);
+            if let Some(ended) = ended {
+                app.forget_streams(&ended, true);
+            }
         }
     });
 }
@@ -335,9 +379,17 @@ pub(super) fn expire_idle_sessions(app: std::sync::Weak<App>, idle: Duration) {
             tokio::time::sleep(every).await;
             let Some(app) = app.upgrade() else { return };
             let now = Instant::now();
+            let mut expired = Vec::new();
             app.sessions.lock().unwrap_or_else(|e| e.into_inner()).retain(|_, session| {
-                now.duration_since(*session.used.lock().unwrap_or_else(|e| e.into_inner())) < idle
+                let live = now.duration_since(*session.used.lock().unwrap_or_else(|e| e.into_inner())) < idle;
+                if !live {
+                    expired.push(Arc::clone(session));
+                }
+                live
             });
+            for session in expired {
+                app.forget_streams(&session, false);
+            }
         }
     });
 }
