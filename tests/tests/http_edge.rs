@@ -19,10 +19,12 @@ fn manual(args: &[&str]) -> HttpServer {
     HttpServer::start(&example_binary("manual"), &all)
 }
 
-/// The two eras a POST can be in: a handshake-era session's headers, or none (2026-07-28).
+/// Where a POST stands: in a handshake-era session, in 2026-07-28 (its version header, no
+/// session), or with no MCP header at all (a client that has not initialized).
 enum Era {
     Handshake(String),
     Stateless,
+    Bare,
 }
 
 impl Era {
@@ -37,6 +39,7 @@ impl Era {
                 headers.push(("mcp-protocol-version".into(), "2025-06-18".into()));
             }
             Era::Stateless => headers.push(("mcp-protocol-version".into(), STATELESS_REVISION.into())),
+            Era::Bare => {}
         }
         headers
     }
@@ -45,6 +48,7 @@ impl Era {
         match self {
             Era::Handshake(_) => "handshake",
             Era::Stateless => "2026-07-28",
+            Era::Bare => "no session, no version header",
         }
     }
 }
@@ -66,7 +70,7 @@ fn error_code(answer: &mcp_tests::http::Answer) -> i64 {
 #[test]
 fn a_body_that_is_not_one_message_is_refused_on_its_own_post() {
     let server = manual(&[]);
-    let eras = [Era::Handshake(open_session(&server.url, "2025-06-18")), Era::Stateless];
+    let eras = [Era::Handshake(open_session(&server.url, "2025-06-18")), Era::Stateless, Era::Bare];
     let bodies: [(&str, i64); 9] = [
         ("{not json", -32700),
         ("", -32700),
@@ -329,13 +333,31 @@ fn a_new_client_is_served_with_the_file_limit_exhausted() {
     assert!(soft == "unlimited" || soft.parse::<usize>().unwrap() >= 2_000, "this test needs 2,000 files: ulimit -n");
     let (child, addr) = serve_under_limit("manual", "-n 1024", "--test-tools");
     assert_eq!(file_limits(child.0.id()), ("1024".to_owned(), "1024".to_owned()));
+    // A client being served (its GET stream open) before the flood.
+    let session = open_session(&format!("http://{addr}/mcp"), "2025-06-18");
+    let mut listening = TcpStream::connect(&addr).expect("connected");
+    let get =
+        format!("GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n");
+    listening.write_all(get.as_bytes()).expect("written");
+    let mut opening = [0u8; 512];
+    let read = listening.read(&mut opening).expect("the stream opens");
+    assert!(String::from_utf8_lossy(&opening[..read]).starts_with("HTTP/1.1 200"), "the GET stream is served");
     let head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n");
     let _stalled = stalled(&addr, 1_100, head.as_bytes());
     let started = Instant::now();
     let answer = raw_post(&addr, &["Content-Type: application/json", "Accept: */*", DISCOVER], &discover());
+    let served_after = started.elapsed();
+    // The stream being served was not closed to make room.
+    listening.set_read_timeout(Some(Duration::from_millis(300))).expect("a timeout");
+    let still_open = match listening.read(&mut opening) {
+        Ok(0) => false,
+        Ok(_) => true,
+        Err(e) => matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut),
+    };
     drop(child);
     assert_eq!(answer.status, 200, "{answer:?}");
-    assert!(started.elapsed() < Duration::from_secs(2), "served after {:?}", started.elapsed());
+    assert!(served_after < Duration::from_secs(2), "served after {served_after:?}");
+    assert!(still_open, "a client being served keeps its connection");
 }
 
 #[test]
