@@ -27,19 +27,27 @@ pub(super) fn is_json_body(headers: &HeaderMap) -> bool {
 }
 
 /// Whether the request's `Accept` headers (all of them, as one list) allow every type of
-/// `wanted` (each `type/subtype`, lowercase).
+/// `wanted` (each `type/subtype`, lowercase). Read on every request: no allocation, and the
+/// list every client library sends is recognised whole.
 pub(super) fn accepts_all(headers: &HeaderMap, wanted: &[&str]) -> bool {
-    let mut values = headers.get_all(header::ACCEPT).iter().peekable();
-    if values.peek().is_none() {
+    let mut values = headers.get_all(header::ACCEPT).iter();
+    let Some(first) = values.next() else { return true };
+    if first.as_bytes() == COMMON_ACCEPT.as_bytes() && values.next().is_none() {
         return true;
     }
-    let ranges: Vec<Range<'_>> = values
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .filter_map(Range::parse)
-        .collect();
-    wanted.iter().all(|wanted| allows(&ranges, wanted))
+    let ranges = || {
+        headers
+            .get_all(header::ACCEPT)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|value| value.split(','))
+            .filter_map(Range::parse)
+    };
+    wanted.iter().all(|wanted| allows(ranges(), wanted))
 }
+
+/// The `Accept` the MCP SDKs send on a POST.
+const COMMON_ACCEPT: &str = "application/json, text/event-stream";
 
 /// One media range of an `Accept` list: `type/subtype` (either may be `*`) and its weight.
 struct Range<'a> {
@@ -78,10 +86,9 @@ impl<'a> Range<'a> {
 
 /// Whether `ranges` allow `wanted`: the most specific range naming it decides (RFC 9110
 /// §12.5.1), so `*/*, text/event-stream;q=0` refuses SSE.
-fn allows(ranges: &[Range<'_>], wanted: &str) -> bool {
+fn allows<'a>(ranges: impl Iterator<Item = Range<'a>>, wanted: &str) -> bool {
     let Some((kind, subtype)) = wanted.split_once('/') else { return false };
     ranges
-        .iter()
         .filter_map(|range| range.specificity(kind, subtype).map(|specificity| (specificity, range)))
         .max_by_key(|(specificity, _)| *specificity)
         .is_some_and(|(_, range)| !range.refused)
