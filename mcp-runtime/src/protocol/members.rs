@@ -57,8 +57,7 @@ pub(crate) fn members<'a, const N: usize>(object: &'a str, keys: [&str; N]) -> [
 }
 
 /// A JSON string's value: borrowed when it has no escapes, `None` when `value` is not a
-/// string. (The HTTP edge reads header-mirrored params with it.)
-#[cfg(any(feature = "http", test))]
+/// string.
 pub(crate) fn string_value(value: &str) -> Option<std::borrow::Cow<'_, str>> {
     use std::borrow::Cow;
     let inner = value.strip_prefix('"')?.strip_suffix('"')?;

@@ -29,9 +29,7 @@ pub use lifecycle::{
 };
 pub(crate) use logging::LogMessage;
 pub use logging::{LogLevel, UnknownLogLevel};
-pub(crate) use members::member;
-#[cfg(feature = "http")]
-pub(crate) use members::{members, string_value};
+pub(crate) use members::{member, members, string_value};
 pub use prompts::{Completion, GetPromptResult, MAX_COMPLETION_VALUES, Prompt, PromptArgument, PromptMessage};
 pub use resources::{ReadResourceResult, Resource, ResourceTemplate};
 pub use revision::{Feature, Revision};

@@ -1,14 +1,14 @@
 //! `tools/list` and `tools/call`.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::context::outlet::Outgoing;
 use crate::declare::tool::ToolCall;
-use crate::protocol::{CallToolResult, ErrorObject, Feature, Shape, code, excerpt, shape_of};
+use crate::protocol::{CallToolResult, ErrorObject, Feature, Shape, code, excerpt, members, shape_of, string_value};
 use crate::serve::executor::{Failure, Start};
 use crate::serve::methods::{list_cursor, page_result};
 use crate::serve::reply::Page;
@@ -32,21 +32,33 @@ pub(crate) fn list(request: &Request<'_>) -> Outgoing {
     listed.unwrap_or_else(|e| request.error(&e))
 }
 
-#[derive(Deserialize)]
+/// What `tools/call` reads of its params: the tool's name and the text of its arguments.
 struct CallParams<'a> {
-    name: String,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
+    name: Cow<'a, str>,
+    arguments: Option<&'a str>,
+}
+
+impl<'a> CallParams<'a> {
+    /// Found in the params' text (validated when the message was read) in one pass, so that
+    /// what else they carry (a 2026-07-28 `_meta`, say) is stepped over, not parsed.
+    fn read(request: &'a Request<'_>) -> Result<Self, ErrorObject> {
+        let params = request.raw_params().ok_or_else(|| ErrorObject::invalid_params("`tools/call` needs params"))?;
+        let [name, arguments] = members(params.get(), ["name", "arguments"]);
+        let name = name
+            .and_then(string_value)
+            .ok_or_else(|| ErrorObject::invalid_params("Invalid `tools/call` params: `name` must be a string"))?;
+        Ok(CallParams { name, arguments })
+    }
 }
 
 pub(crate) fn call(request: &Request<'_>, start: Start<'_>) -> Started {
     let revision = request.revision();
-    let params: CallParams<'_> = match request.params("tools/call") {
+    let params = match CallParams::read(request) {
         Ok(params) => params,
         Err(e) => return start.reply(request.error(&e)),
     };
     let registry = request.core.registry();
-    let Some(entry) = registry.tools.get(&params.name) else {
+    let Some(entry) = registry.tools.get(params.name.as_ref()) else {
         return start
             .reply(request.error(&ErrorObject::invalid_params(format!("Unknown tool `{}`", excerpt(&params.name)))));
     };
@@ -70,12 +82,15 @@ pub(crate) fn call(request: &Request<'_>, start: Start<'_>) -> Started {
         return start.reply(request.respond(None, CallToolResult::error(message).for_revision(revision, false)));
     }
     let arguments = match params.arguments {
-        Some(raw) if raw.get() == "null" => None,
-        Some(raw) if shape_of(raw.get()) != Shape::Object => {
+        Some("null") | None => None,
+        Some(text) if shape_of(text) != Shape::Object => {
             return start.reply(request.error(&ErrorObject::invalid_params("`arguments` must be an object")));
         }
-        Some(raw) => Some(raw.to_owned()),
-        None => None,
+        // Valid JSON already: this copies it, and cannot fail.
+        Some(text) => match RawValue::from_string(text.to_owned()) {
+            Ok(raw) => Some(raw),
+            Err(e) => return start.reply(request.error(&ErrorObject::invalid_params(format!("`arguments`: {e}")))),
+        },
     };
     let context = match request.context(entry.origin) {
         Ok(context) => context,
