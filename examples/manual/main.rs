@@ -12,6 +12,7 @@
 //! `http://ADDR/mcp` instead of stdio (`--bearer-auth`: tokens `user-<name>` only;
 //! `--max-sessions N`, `--max-requests N`, `--max-listen-streams N`, `--session-idle-ms N`,
 //! `--head-timeout-ms N`, `--body-timeout-ms N`, `--keep-alive-ms N`, `--max-connections N`,
+//! `--sse-responses`, `--event-store-stats` (a tool reporting what the event store keeps),
 //! `--cors ORIGIN`). SIGINT and SIGTERM stop it gracefully.
 
 mod asking_items;
@@ -20,9 +21,10 @@ mod edge_items;
 mod test_items;
 mod test_tools;
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_runtime::http::Reject;
+use mcp_runtime::http::{MemoryEventStore, Reject, ResponseMode};
 use mcp_runtime::{Allowed, CachePolicy, CacheScope, Cacheable, HttpOptions, Identity, Server, ToolDescriptor};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -35,6 +37,9 @@ struct EchoArgs {
     /// The text to send back
     text: String,
 }
+
+#[derive(Deserialize, JsonSchema)]
+struct NoArgs {}
 
 #[derive(Deserialize, JsonSchema)]
 struct AddArgs {
@@ -156,6 +161,25 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--max-connections" => {
                 options = options.max_connections(number()?);
                 server
+            }
+            "--sse-responses" => {
+                options = options.response_mode(ResponseMode::Sse);
+                server
+            }
+            "--event-store-stats" => {
+                let events = Arc::new(MemoryEventStore::default());
+                options = options.event_store(Arc::clone(&events));
+                server.tool(
+                    ToolDescriptor::new("event_store_stats")
+                        .description("What the in-memory event store keeps now: events and bytes")
+                        .read_only(true)
+                        .handler(move |_: NoArgs| {
+                            let events = Arc::clone(&events);
+                            async move {
+                                format!(r#"{{"events":{},"bytes":{}}}"#, events.kept_events(), events.kept_bytes())
+                            }
+                        }),
+                )
             }
             "--cors" => {
                 let origin = args.next().ok_or("--cors needs an origin")?;

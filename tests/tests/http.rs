@@ -14,6 +14,13 @@ use mcp_tests::wire::{
 };
 use serde_json::{Value, json};
 
+// The edge against hostile and sloppy requests, and what the event store keeps of them:
+// modules of this binary (each test binary links the whole graph).
+#[path = "http/edge.rs"]
+mod edge;
+#[path = "http/event_store.rs"]
+mod event_store;
+
 fn gift_genius() -> HttpServer {
     HttpServer::start(&example_binary("gift_genius"), &[])
 }
