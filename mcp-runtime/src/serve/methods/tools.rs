@@ -3,7 +3,6 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::context::outlet::Outgoing;
@@ -86,11 +85,7 @@ pub(crate) fn call(request: &Request<'_>, start: Start<'_>) -> Started {
         Some(text) if shape_of(text) != Shape::Object => {
             return start.reply(request.error(&ErrorObject::invalid_params("`arguments` must be an object")));
         }
-        // Valid JSON already: this copies it, and cannot fail.
-        Some(text) => match RawValue::from_string(text.to_owned()) {
-            Ok(raw) => Some(raw),
-            Err(e) => return start.reply(request.error(&ErrorObject::invalid_params(format!("`arguments`: {e}")))),
-        },
+        Some(text) => Some(Box::from(text)),
     };
     let context = match request.context(entry.origin) {
         Ok(context) => context,
