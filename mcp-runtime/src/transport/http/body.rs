@@ -84,7 +84,7 @@ fn is_length_limit(error: &axum::Error) -> bool {
 
 /// The response with `Connection: close`: what is left of the request on the connection is
 /// not read.
-pub(super) fn close_after(mut response: Response) -> Response {
+fn close_after(mut response: Response) -> Response {
     response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
     response
 }

@@ -104,16 +104,15 @@ async fn serve_connection(
     watch: Arc<Watch>,
     mut stopping: watch::Receiver<bool>,
 ) {
-    let io = TokioIo::new(Watched { inner: tcp, watch: Arc::clone(&watch), epoch: table.epoch });
+    let io = TokioIo::new(Watched { inner: tcp, watch: Arc::clone(&watch) });
     let service = {
         let watch = Arc::clone(&watch);
-        let epoch = table.epoch;
         hyper::service::service_fn(move |request: Request<Incoming>| {
             let watch = Arc::clone(&watch);
             let mut router = router.clone();
             async move {
                 use tower_service::Service as _;
-                let serving = Serving::start(watch, epoch);
+                let serving = Serving::start(watch);
                 let response = router.call(request.map(Body::new)).await;
                 response.map(|response: Response<Body>| response.map(|body| Tracked { body, _serving: serving }))
             }
@@ -124,7 +123,7 @@ async fn serve_connection(
     let mut connection = pin!(builder.serve_connection(io, service));
     let mut stopped = false;
     loop {
-        let now = table.now();
+        let now = watch.now();
         let deadline = match watch.deadline(&rules) {
             Some(deadline) if deadline <= now => break,
             Some(deadline) => deadline,
@@ -141,9 +140,8 @@ async fn serve_connection(
             }
             () = sleep => {}
             () = watch.evicted.notified() => break,
-            changed = stopping.wait_for(|stop| *stop), if !stopped => {
+            _ = stopping.wait_for(|stop| *stop), if !stopped => {
                 stopped = true;
-                let _ = changed;
                 connection.as_mut().graceful_shutdown();
             }
         }
@@ -158,7 +156,8 @@ fn millis(duration: Duration) -> u64 {
 
 /// The open connections, for the limit and for eviction.
 struct Table {
-    /// What the connections' millisecond clocks count from.
+    /// What the connections' millisecond clocks count from (one clock, so that their phases
+    /// compare).
     epoch: Instant,
     open: Mutex<HashMap<u64, Arc<Watch>>>,
     next: AtomicU64,
@@ -177,15 +176,12 @@ enum Room {
 }
 
 impl Table {
-    fn now(&self) -> u64 {
-        millis(self.epoch.elapsed())
-    }
-
     fn add(&self) -> Arc<Watch> {
         let key = self.next.fetch_add(1, Ordering::Relaxed);
         let watch = Arc::new(Watch {
             key,
-            since: AtomicU64::new(self.now()),
+            epoch: self.epoch,
+            since: AtomicU64::new(millis(self.epoch.elapsed())),
             in_flight: AtomicUsize::new(0),
             in_head: AtomicBool::new(false),
             closing: AtomicBool::new(false),
@@ -243,7 +239,9 @@ impl Table {
 /// One connection's phase (see the module's documentation).
 struct Watch {
     key: u64,
-    /// When the current idle or head phase began (the table's milliseconds).
+    /// The table's clock.
+    epoch: Instant,
+    /// When the current idle or head phase began (milliseconds of that clock).
     since: AtomicU64,
     /// Requests read whose responses have not ended.
     in_flight: AtomicUsize,
@@ -256,6 +254,19 @@ struct Watch {
 }
 
 impl Watch {
+    /// The table's clock now, in milliseconds.
+    fn now(&self) -> u64 {
+        millis(self.epoch.elapsed())
+    }
+
+    /// Bytes arrived: on an idle connection, a request's head has begun.
+    fn bytes_arrived(&self) {
+        if self.in_flight.load(Ordering::Acquire) == 0 && !self.in_head.load(Ordering::Acquire) {
+            self.since.store(self.now(), Ordering::Release);
+            self.in_head.store(true, Ordering::Release);
+        }
+    }
+
     /// When the connection times out, if it can now: `None` while it serves.
     fn deadline(&self, rules: &ConnectionRules) -> Option<u64> {
         if self.in_flight.load(Ordering::Acquire) > 0 {
@@ -274,20 +285,19 @@ impl Watch {
 /// response body is dropped (sent in full, or the connection gone).
 struct Serving {
     watch: Arc<Watch>,
-    epoch: Instant,
 }
 
 impl Serving {
-    fn start(watch: Arc<Watch>, epoch: Instant) -> Self {
+    fn start(watch: Arc<Watch>) -> Self {
         watch.in_flight.fetch_add(1, Ordering::AcqRel);
         watch.in_head.store(false, Ordering::Release);
-        Serving { watch, epoch }
+        Serving { watch }
     }
 }
 
 impl Drop for Serving {
     fn drop(&mut self) {
-        self.watch.since.store(millis(self.epoch.elapsed()), Ordering::Release);
+        self.watch.since.store(self.watch.now(), Ordering::Release);
         self.watch.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 }
@@ -322,20 +332,14 @@ impl http_body::Body for Tracked {
 struct Watched {
     inner: TcpStream,
     watch: Arc<Watch>,
-    epoch: Instant,
 }
 
 impl AsyncRead for Watched {
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let before = buf.filled().len();
         let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
-        let watch = &self.watch;
-        if buf.filled().len() > before
-            && watch.in_flight.load(Ordering::Acquire) == 0
-            && !watch.in_head.load(Ordering::Acquire)
-        {
-            watch.since.store(millis(self.epoch.elapsed()), Ordering::Release);
-            watch.in_head.store(true, Ordering::Release);
+        if buf.filled().len() > before {
+            self.watch.bytes_arrived();
         }
         polled
     }

@@ -108,12 +108,27 @@ struct Kept {
     next: u64,
 }
 
+/// What one event costs the store.
+fn cost(data: &[u8]) -> usize {
+    data.len() + EVENT_OVERHEAD
+}
+
 impl Streams {
     fn remove(&mut self, stream: &str) {
         if let Some(kept) = self.by_id.remove(stream) {
             self.events -= kept.events.len();
-            self.bytes -= kept.events.iter().map(|(_, data)| data.len() + EVENT_OVERHEAD).sum::<usize>();
+            self.bytes -= kept.events.iter().map(|(_, data)| cost(data)).sum::<usize>();
         }
+    }
+
+    /// Drops `stream`'s oldest event; whether it had one.
+    fn drop_oldest_event(&mut self, stream: &str) -> bool {
+        let Some((_, data)) = self.by_id.get_mut(stream).and_then(|kept| kept.events.pop_front()) else {
+            return false;
+        };
+        self.events -= 1;
+        self.bytes -= cost(&data);
+        true
     }
 
     /// Drops the oldest streams (never `keep`) until the store is within `max_bytes` and
@@ -127,12 +142,7 @@ impl Streams {
             }
             self.remove(&oldest);
         }
-        while self.bytes > max_bytes {
-            let Some(kept) = self.by_id.get_mut(keep) else { break };
-            let Some((_, data)) = kept.events.pop_front() else { break };
-            self.events -= 1;
-            self.bytes -= data.len() + EVENT_OVERHEAD;
-        }
+        while self.bytes > max_bytes && self.drop_oldest_event(keep) {}
         // Ids of forgotten streams linger in `order` until their turn: bounded all the same.
         if self.order.len() > 2 * STREAMS {
             let by_id = &self.by_id;
@@ -180,18 +190,15 @@ impl EventStore for MemoryEventStore {
             if !streams.by_id.contains_key(stream) {
                 streams.order.push_back(stream.to_owned());
             }
+            if streams.by_id.get(stream).is_some_and(|kept| kept.events.len() >= EVENTS_PER_STREAM) {
+                streams.drop_oldest_event(stream);
+            }
             let kept = streams.by_id.entry(stream.to_owned()).or_default();
             let seq = kept.next;
             kept.next += 1;
-            if kept.events.len() >= EVENTS_PER_STREAM
-                && let Some((_, dropped)) = kept.events.pop_front()
-            {
-                streams.events -= 1;
-                streams.bytes -= dropped.len() + EVENT_OVERHEAD;
-            }
             kept.events.push_back((seq, data.to_vec()));
             streams.events += 1;
-            streams.bytes += data.len() + EVENT_OVERHEAD;
+            streams.bytes += cost(data);
             streams.shrink(self.max_bytes, stream);
             Ok(format!("{stream}_{seq}"))
         })

@@ -9,10 +9,11 @@
 //! when anything comes before it (or always, in [`ResponseMode::Sse`]).
 //!
 //! One concern a file: [`options`] (what a server configures), [`admission`] (framing,
-//! `Host`, `Origin`, authentication, CORS), [`media`] (`Content-Type` and `Accept`), [`sessions`] (the session table and its loops), [`post`]
-//! (a message in, its answer out), [`body`] (a POST's body read and checked),
-//! [`stateless_headers`] (2026-07-28's headers against the body), [`sse`] (events as written, and kept), [`streams`] (a
-//! session's resumable streams and the GET stream), the two stores a deployment may share
+//! `Host`, `Origin`, authentication, CORS), [`media`] (`Content-Type` and `Accept`),
+//! [`sessions`] (the session table and its loops), [`session_expiry`], [`post`] (a message
+//! in, its answer out), [`body`] (a POST's body read and checked), [`stateless_headers`]
+//! (2026-07-28's headers against the body), [`sse`] (events as written, and kept), [`streams`]
+//! (a session's resumable streams and the GET stream), the two stores a deployment may share
 //! ([`session_store`], [`event_store`]), [`connections`] (the accept loop, its limit and
 //! timeouts), [`file_limit`], and here the router and DELETE.
 
@@ -33,6 +34,7 @@ pub(crate) mod file_limit;
 mod media;
 mod options;
 mod post;
+mod session_expiry;
 pub(crate) mod session_store;
 mod sessions;
 mod sse;
@@ -53,7 +55,8 @@ use crate::server::changes::ChangeEvent;
 use crate::server::core::ServerCore;
 use admission::{LOOPBACK_HOSTS, METADATA_PATH, admit, header_str, on_preflight, with_cors};
 use post::on_post;
-use sessions::{App, StatelessLoops, expire_idle_sessions, find_session, forget_ended_sessions};
+use session_expiry::{expire_idle_sessions, forget_ended_sessions};
+use sessions::{App, StatelessLoops, find_session};
 use streams::on_get;
 
 // The MCP headers, as names made once: a lookup by a `&str` parses the name on every request.
@@ -95,11 +98,7 @@ async fn on_delete(State(app): State<Arc<App>>, uri: Uri, headers: HeaderMap) ->
     if let Err(answer) = find_session(&app, session, identity.as_ref(), None).await {
         return *answer;
     }
-    // Dropping the handle ends the session's input: it finishes what runs, then stops.
-    let ended = app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session);
-    if let Some(ended) = ended {
-        app.forget_streams(&ended, true);
-    }
+    app.end_session(session);
     if let Err(e) = app.store.remove(session).await {
         tracing::warn!(error = %e, "the session store failed to forget an ended session");
     }

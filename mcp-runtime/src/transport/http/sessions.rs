@@ -1,6 +1,6 @@
 //! The session table: each handshake-era session (and the 2026-07-28 loop) is a connection loop
 //! fed by its POSTs; sessions are found here, revived from the session store, kept there when
-//! they change, and ended when idle or ended elsewhere.
+//! they change, and ended (when idle or ended elsewhere: see [`super::session_expiry`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use axum::body::Bytes;
 use axum::http::StatusCode;
 use axum::response::Response;
-use tokio::sync::{broadcast, mpsc, watch};
+use tokio::sync::{mpsc, watch};
 
 use super::event_store::EventStore;
 use super::options::{Allowed, AuthHook, ResponseMode};
@@ -152,6 +152,11 @@ pub(super) const UNSENT_KEPT: usize = 64;
 /// The prefix of a session's standalone stream id.
 pub(super) const STANDALONE: &str = "get-";
 
+/// The id of a session's standalone stream (`session` is random for the stateless loops).
+fn standalone_stream(session: &str) -> String {
+    format!("{STANDALONE}{session}")
+}
+
 /// What a new loop is: a session (its id, who opened it, and its state when it was started
 /// elsewhere), or the stateless one (an empty id).
 pub(super) struct LoopSeed {
@@ -174,8 +179,8 @@ pub(super) fn start_loop(
         // Named by the session, so that an instance that takes the session over (sharing the
         // event store) resumes its stream; the stateless loop has no such stream.
         id: match seed.id.as_str() {
-            "" => format!("{STANDALONE}{}", crate::util::random::random_id()),
-            session => format!("{STANDALONE}{session}"),
+            "" => standalone_stream(&crate::util::random::random_id()),
+            session => standalone_stream(session),
         },
         reader: None,
         waiting: std::collections::VecDeque::new(),
@@ -230,6 +235,14 @@ impl SessionHandle {
 }
 
 impl App {
+    /// Ends session `id` here (its loop finishes what runs, then stops) and forgets its events.
+    pub(super) fn end_session(&self, id: &str) {
+        let ended = self.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
+        if let Some(ended) = ended {
+            self.forget_streams(&ended, true);
+        }
+    }
+
     /// Forgets the events of an ended session's request streams, and of its standalone
     /// stream when `standalone` (not when it only expired here: another instance sharing
     /// the event store may still serve it).
@@ -237,7 +250,7 @@ impl App {
         let mut streams: Vec<String> =
             std::mem::take(&mut *session.made_streams.lock().unwrap_or_else(|e| e.into_inner())).into();
         if standalone {
-            streams.push(format!("{STANDALONE}{}", session.id));
+            streams.push(standalone_stream(&session.id));
         }
         if streams.is_empty() {
             return;
@@ -350,46 +363,4 @@ pub(super) async fn find_session(
         });
     }
     Ok(found)
-}
-
-/// Ends sessions unused for `idle`, checking every so often while the endpoint exists.
-/// Stops serving the sessions ended on another server of the change bus (or on this one: it
-/// already forgot them).
-pub(super) fn forget_ended_sessions(app: std::sync::Weak<App>, mut ended: broadcast::Receiver<Arc<str>>) {
-    tokio::spawn(async move {
-        loop {
-            let session = match ended.recv().await {
-                Ok(session) => session,
-                Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(broadcast::error::RecvError::Closed) => return,
-            };
-            let Some(app) = app.upgrade() else { return };
-            let ended = app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(&*session);
-            if let Some(ended) = ended {
-                app.forget_streams(&ended, true);
-            }
-        }
-    });
-}
-
-pub(super) fn expire_idle_sessions(app: std::sync::Weak<App>, idle: Duration) {
-    let every = (idle / 2).clamp(Duration::from_millis(50), Duration::from_secs(60));
-    tokio::spawn(async move {
-        loop {
-            tokio::time::sleep(every).await;
-            let Some(app) = app.upgrade() else { return };
-            let now = Instant::now();
-            let mut expired = Vec::new();
-            app.sessions.lock().unwrap_or_else(|e| e.into_inner()).retain(|_, session| {
-                let live = now.duration_since(*session.used.lock().unwrap_or_else(|e| e.into_inner())) < idle;
-                if !live {
-                    expired.push(Arc::clone(session));
-                }
-                live
-            });
-            for session in expired {
-                app.forget_streams(&session, false);
-            }
-        }
-    });
 }
