@@ -3,11 +3,13 @@
 
 // The crate's layers, each importing only from those before it:
 //
-//   error, protocol < util < context < declare < server < serve < transport < the facade
+//   error, protocol < util < context < declare < middleware < server < serve < transport
+//   < the facade
 //
 // - `protocol`: the wire types; `util`: small shared pieces;
 // - `context`: what a handler sees of its request (and its questions to the client, states);
 // - `declare`: descriptors, handlers, argument glue, the link-time declarations;
+// - `middleware`: the seam tower layers wrap, and the built-in layers;
 // - `server`: the builder, the built core, the registry, the handle and the change bus;
 // - `serve`: one connection: session intake, the route table, the executor, the methods;
 // - `transport`: the connection loop, newline-delimited JSON, stdio, Streamable HTTP;
@@ -21,6 +23,7 @@ mod command_line;
 mod context;
 mod declare;
 mod error;
+pub mod middleware;
 pub mod protocol;
 #[cfg(feature = "redis")]
 pub mod redis;

@@ -1,12 +1,16 @@
 //! A server driven in-process over `tokio::io::duplex`, as a user's own tests would: the
 //! caching keys of `#[mcp_resource]` reach 2026-07-28 read results; a plain `fn` handler never
-//! runs where requests are read; the shutdown signal drains.
+//! runs where requests are read; the shutdown signal drains; the middleware seam (in
+//! `in_memory/middleware.rs`).
 
 use std::time::Duration;
 
 use mcp_runtime::{Server, mcp_prompt, mcp_resource, mcp_tool};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+#[path = "in_memory/middleware.rs"]
+mod middleware;
 
 /// Cacheable privately for five seconds.
 #[mcp_resource("memo://note", ttl_ms = 5000, cache_scope = "private")]

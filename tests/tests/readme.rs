@@ -97,8 +97,17 @@ fn crate_names(table: &str) -> Vec<String> {
 
 /// The layers of `mcp-runtime/src`, in the order they may import each other (a folder or file
 /// name; anything else is the facade, last).
-const LAYERS: [&[&str]; 8] =
-    [&["error", "protocol"], &["util"], &["context"], &["declare"], &["server"], &["serve"], &["transport"], &[]];
+const LAYERS: [&[&str]; 9] = [
+    &["error", "protocol"],
+    &["util"],
+    &["context"],
+    &["declare"],
+    &["middleware"],
+    &["server"],
+    &["serve"],
+    &["transport"],
+    &[],
+];
 
 /// One source file of the runtime: its module path and what it refers to in the crate.
 struct Source {

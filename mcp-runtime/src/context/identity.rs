@@ -51,6 +51,8 @@ pub(crate) struct RequestExtras {
     #[cfg(feature = "http")]
     pub(crate) headers: axum::http::HeaderMap,
     pub(crate) identity: Option<Identity>,
+    /// The client's address, when the server's own listener accepted its connection.
+    pub(crate) peer: Option<std::net::SocketAddr>,
     /// Closes the request's resumable SSE stream (HTTP, handshake revisions).
     pub(crate) stream_close: Option<Arc<Notify>>,
 }

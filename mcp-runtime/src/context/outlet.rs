@@ -16,13 +16,25 @@ pub(crate) struct Outgoing {
     pub(crate) answer: Option<Answer>,
 }
 
-/// What a response says, for the transport (an HTTP status, `Cache-Control`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// What a response says, for the transport (an HTTP status, `Cache-Control`) and the layers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Answer {
     /// The JSON-RPC error code, when it is an error response.
     pub(crate) error: Option<i32>,
     /// How long it may be cached, when its result says so (2026-07-28 lists, reads, discovery).
     pub(crate) cache: Option<CachePolicy>,
+    /// A tool's result that reports a failure (`isError: true`).
+    pub(crate) tool_error: bool,
+    /// What a layer asked the HTTP transport to answer with.
+    pub(crate) http: Option<Box<HttpReply>>,
+}
+
+/// What the HTTP transport answers a request with, besides its JSON-RPC message, when a
+/// layer says so: a status such as 429 and headers such as `Retry-After`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HttpReply {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
 }
 
 impl Outgoing {
@@ -33,12 +45,12 @@ impl Outgoing {
 
     /// A success response, `cache` being what its result says of caching.
     pub(crate) fn success(line: Vec<u8>, cache: Option<CachePolicy>) -> Self {
-        Outgoing { line, answer: Some(Answer { error: None, cache }) }
+        Outgoing { line, answer: Some(Answer { cache, ..Answer::default() }) }
     }
 
     /// The error response `error` to the request `id` (`None`: none could be read).
     pub(crate) fn error(id: Option<&RequestId>, error: &ErrorObject) -> Self {
-        Outgoing { line: error_line(id, error), answer: Some(Answer { error: Some(error.code), cache: None }) }
+        Outgoing { line: error_line(id, error), answer: Some(Answer { error: Some(error.code), ..Answer::default() }) }
     }
 
     /// Whether it answers its request.

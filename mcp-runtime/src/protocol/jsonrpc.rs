@@ -66,6 +66,10 @@ pub mod code {
     pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
     /// 2025-11-25: the request needs the user to complete a URL elicitation first.
     pub const URL_ELICITATION_REQUIRED: i32 = -32042;
+    /// The caller sent more requests than the server's rate limit allows (the server's own
+    /// code, outside the ranges JSON-RPC and MCP reserve); `data.retryAfterMs` says when to
+    /// retry.
+    pub const RATE_LIMITED: i32 = -31000;
 }
 
 /// A JSON-RPC error object: what a failed request is answered with.

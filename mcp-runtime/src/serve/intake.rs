@@ -19,6 +19,7 @@ use crate::protocol::{
     shape_of,
 };
 use crate::serve::executor::collect_batch;
+use crate::serve::layered::Back;
 use crate::serve::reply::{Reply, ReplyTo, Started, answer};
 use crate::serve::request::{Logging, Request, RequestMeta, is_stateless, meta_of};
 use crate::serve::routes::{Handler, Served, route};
@@ -111,8 +112,45 @@ impl Session {
             reply_to,
             link: None,
         };
-        let span = || tracing::debug_span!("request", method = route.method, id = %request.id, revision = %request.negotiated.revision);
-        match route.handler {
+        match self.layered.is_some() {
+            true => self.through_layers(request, route.handler),
+            false => self.run(request, route.handler),
+        }
+    }
+
+    /// Sends a request into the layers; it comes back through [`on_back`](Self::on_back).
+    fn through_layers(&mut self, request: Request<'_>, handler: Handler) -> Started {
+        let out = self.executor.output().clone();
+        let Some(layered) = self.layered.as_mut() else { return self.run(request, handler) };
+        let id = request.id.clone();
+        let task = layered.enter(request, matches!(handler, Handler::Lifecycle(_)), self.transport, out);
+        self.executor.track(id, task);
+        Started::Later
+    }
+
+    /// What a request in the layers told the loop.
+    pub(crate) fn on_back(&mut self, back: Back) -> Started {
+        let Some(layered) = self.layered.as_mut() else { return Started::Later };
+        match back {
+            Back::Left { blocking } => layered.left(blocking),
+            Back::Cancel(id) => drop(self.executor.cancel(&id)),
+            Back::Admit(request, lifecycle) => {
+                if lifecycle {
+                    layered.came_back();
+                }
+                // Its row, as it was found when the request came in.
+                if let Some(route) = route(request.method, &self.core.capabilities) {
+                    return self.run(*request, route.handler);
+                }
+            }
+        }
+        Started::Later
+    }
+
+    /// Runs a request's method: on the reading loop, or through the executor.
+    pub(crate) fn run(&mut self, request: Request<'_>, handler: Handler) -> Started {
+        let span = || tracing::debug_span!("request", method = request.method, id = %request.id, revision = %request.negotiated.revision);
+        match handler {
             Handler::Lifecycle(handle) => {
                 let line = span().in_scope(|| handle(self, &request));
                 answer(request.reply_to, line)

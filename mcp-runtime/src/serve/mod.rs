@@ -4,6 +4,7 @@
 
 pub(crate) mod executor;
 pub(crate) mod intake;
+pub(crate) mod layered;
 pub(crate) mod methods;
 pub(crate) mod reply;
 pub(crate) mod request;

@@ -99,6 +99,11 @@ pub(crate) trait WireResult: Serialize {
     fn result_type(&self) -> &'static str {
         "complete"
     }
+
+    /// Whether it is a tool's result reporting a failure (`isError: true`).
+    fn is_tool_error(&self) -> bool {
+        false
+    }
 }
 
 /// An input-required result (2026-07-28).
@@ -120,6 +125,10 @@ impl WireResult for CallToolResult {
     fn take_meta(&mut self) -> Option<Map<String, Value>> {
         self.meta.take()
     }
+
+    fn is_tool_error(&self) -> bool {
+        self.is_error
+    }
 }
 
 impl WireResult for Map<String, Value> {
@@ -128,6 +137,10 @@ impl WireResult for Map<String, Value> {
             Some(Value::Object(meta)) => Some(meta),
             _ => None,
         }
+    }
+
+    fn is_tool_error(&self) -> bool {
+        self.get("isError") == Some(&Value::Bool(true))
     }
 }
 
@@ -160,13 +173,20 @@ pub(crate) fn respond<T: WireResult>(
     let stateless = revision.supports(Feature::Stateless);
     let meta = if stateless { result.take_meta() } else { None };
     let result_type = result.result_type();
+    let tool_error = result.is_tool_error();
     let written = response_line(id, 128, &mut |out| {
         serde_json::to_writer(&mut *out, &result)?;
         if stateless { add_stateless_members(out, core, revision, cache, result_type, meta.as_ref()) } else { Ok(()) }
     });
     match written {
         // Caching hints are written (and so said) in 2026-07-28 only.
-        Ok(line) => Outgoing::success(line, cache.filter(|_| stateless)),
+        Ok(line) => {
+            let mut line = Outgoing::success(line, cache.filter(|_| stateless));
+            if let Some(answer) = line.answer.as_mut() {
+                answer.tool_error = tool_error;
+            }
+            line
+        }
         Err(error) => Outgoing::error(Some(id), &error),
     }
 }

@@ -8,8 +8,10 @@ use std::sync::atomic::AtomicU8;
 use tokio::sync::mpsc;
 
 use crate::context::{Negotiated, RequestExtras};
+use crate::middleware::Transport;
 use crate::protocol::{LogLevel, Revision};
 use crate::serve::executor::Executor;
+use crate::serve::layered::{Back, Layered};
 use crate::serve::request::StatelessViews;
 use crate::serve::subscriptions::{Routed, Subscriptions};
 use crate::server::changes::Announcement;
@@ -46,6 +48,10 @@ pub(crate) struct Session {
     /// Counts changes to what [`state`](Self::state) returns, so that a transport keeping
     /// sessions elsewhere saves only when something changed.
     pub(crate) changes: u64,
+    /// What carries this connection's messages (for the layers).
+    pub(crate) transport: Transport,
+    /// The server's layers, when it has any: this connection's copy.
+    pub(crate) layered: Option<Layered>,
 }
 
 /// What a handshake-era session is, apart from its loop and what runs in it: enough to serve
@@ -60,7 +66,13 @@ pub(crate) struct SessionState {
 
 impl Session {
     /// A new connection whose responses go to `out`.
-    pub(crate) fn new(core: Arc<ServerCore>, out: mpsc::Sender<Vec<u8>>, listen_limit: usize) -> Self {
+    /// Its layers' requests come back on the receiver.
+    pub(crate) fn new(
+        core: Arc<ServerCore>,
+        out: mpsc::Sender<Vec<u8>>,
+        listen_limit: usize,
+        transport: Transport,
+    ) -> (Self, Option<mpsc::UnboundedReceiver<Back>>) {
         let fresh = Arc::new(Negotiated {
             revision: Revision::LATEST_HANDSHAKE,
             client_capabilities: Default::default(),
@@ -68,7 +80,9 @@ impl Session {
         });
         let executor = Executor::new(Arc::clone(&core), out);
         let log_level = Arc::new(AtomicU8::new(LogLevel::Info.index()));
-        Session {
+        let layers = core.layers.as_ref().map(|layers| layers.lock().unwrap_or_else(|e| e.into_inner()).clone());
+        let (layered, returns) = layers.map(Layered::new).unzip();
+        let session = Session {
             core,
             era: Era::Fresh,
             subscriptions: Subscriptions::with_limit(listen_limit),
@@ -78,7 +92,21 @@ impl Session {
             log_level,
             extras: None,
             changes: 0,
-        }
+            transport,
+            layered,
+        };
+        (session, returns)
+    }
+
+    /// Whether the transport may read another message: neither the executor's look-ahead nor
+    /// the layers' is full, and no lifecycle request is still in the layers.
+    pub(crate) fn can_read(&self) -> bool {
+        self.executor.can_read() && self.layered.as_ref().is_none_or(Layered::can_read)
+    }
+
+    /// Whether requests are still in the layers.
+    pub(crate) fn in_layers(&self) -> bool {
+        self.layered.as_ref().is_some_and(Layered::busy)
     }
 
     /// What this session is, once `initialize` was answered.

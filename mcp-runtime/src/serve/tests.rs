@@ -24,7 +24,7 @@ fn session(max_in_flight: usize) -> (Session, mpsc::Receiver<Vec<u8>>) {
         .tool(ToolDescriptor::new("wait").handler(|_: Value| std::future::pending::<String>()));
     let core = server.build().expect("the server builds");
     let (out, output) = mpsc::channel(16);
-    (Session::new(core, out, 4), output)
+    (Session::new(core, out, 4, crate::middleware::Transport::Channel).0, output)
 }
 
 fn json_of(reply: &Reply) -> Value {
@@ -46,7 +46,7 @@ async fn a_request_before_initialize_is_refused_with_what_to_send() {
     let reply = session
         .on_message(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, ReplyTo::Connection)
         .expect("answered at once");
-    let answer = reply.message.answer.expect("marked as the response");
+    let answer = reply.message.answer.clone().expect("marked as the response");
     assert_eq!(answer.error, Some(code::INVALID_PARAMS));
     assert!(json_of(&reply)["error"]["message"].as_str().unwrap().contains("send `initialize` first"));
     // `ping` is served before `initialize`.
@@ -70,20 +70,20 @@ async fn the_route_table_says_what_a_result_may_be_cached_for() {
     let (mut session, _output) = session(4);
     let list = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{{{STATELESS_META}}}}}"#);
     let reply = session.on_message(&list, ReplyTo::Connection).unwrap();
-    let cache = reply.message.answer.unwrap().cache.expect("a 2026-07-28 list says how long it may be cached");
+    let cache = reply.message.answer.clone().unwrap().cache.expect("a 2026-07-28 list says how long it may be cached");
     assert_eq!((cache.ttl_ms(), cache.scope()), (5000, CacheScope::Private));
     assert_eq!(json_of(&reply)["result"]["ttlMs"], 5000);
     // A handshake-era list carries no caching fields, and says none.
     initialize(&mut session);
     let reply = session.on_message(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#, ReplyTo::Connection).unwrap();
-    assert_eq!(reply.message.answer.unwrap().cache, None);
+    assert_eq!(reply.message.answer.clone().unwrap().cache, None);
     assert!(json_of(&reply)["result"].get("ttlMs").is_none());
     // Nor does a call.
     let call = format!(
         r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"x"}},{STATELESS_META}}}}}"#
     );
     let reply = session.on_message(&call, ReplyTo::Connection).unwrap();
-    assert_eq!(reply.message.answer.unwrap().cache, None);
+    assert_eq!(reply.message.answer.clone().unwrap().cache, None);
 }
 
 #[tokio::test]

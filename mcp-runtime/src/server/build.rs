@@ -99,6 +99,7 @@ impl Server {
             origin: crate::util::random::random_id(),
             bus: self.bus,
             config: self.config,
+            layers: self.layers.build().map(std::sync::Mutex::new),
         });
         let hearing = Arc::downgrade(&core);
         core.bus.0.subscribe(Arc::new(move |notice: &ChangeNotice| match hearing.upgrade() {

@@ -17,6 +17,7 @@ use crate::declare::prompt::PromptDescriptor;
 use crate::declare::resource::ResourceDescriptor;
 use crate::declare::selection::Selection;
 use crate::declare::tool::ToolDescriptor;
+use crate::middleware::{BoxError, Layers, McpRequest, McpResponse, McpService};
 use crate::protocol::Implementation;
 use crate::server::handle::ServerHandle;
 use crate::util::BoxFuture;
@@ -58,6 +59,7 @@ pub struct Server {
     pub(super) request_state_ttl: Duration,
     pub(super) event_backlog: usize,
     pub(super) bus: Bus,
+    pub(super) layers: Layers,
 }
 
 /// The future that tells a serving server to stop.
@@ -96,6 +98,7 @@ impl Server {
             request_state_ttl: crate::context::request_state::DEFAULT_TTL,
             event_backlog: EVENT_BACKLOG,
             bus: Bus::default(),
+            layers: Layers::default(),
         }
     }
 
@@ -366,6 +369,34 @@ impl Server {
     #[must_use]
     pub fn drain_timeout(mut self, timeout: Duration) -> Self {
         self.config.drain_timeout = timeout;
+        self
+    }
+
+    /// Wraps every request the server answers in `layer`, a tower [`Layer`] over
+    /// [`McpService`] (see [`middleware`](crate::middleware)): in both eras, on every
+    /// transport. Requests pass the layers in the order they were added, the first outermost.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_runtime::Server;
+    /// use mcp_runtime::middleware::{Audit, RateLimit};
+    ///
+    /// let server = Server::builder("gifts", "1.0.0")
+    ///     .layer(Audit::new()) // sees refusals of the rate limit too
+    ///     .layer(RateLimit::per_caller(10, Duration::from_secs(1)));
+    /// # let _ = server;
+    /// ```
+    ///
+    /// [`Layer`]: crate::middleware::Layer
+    #[must_use]
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: crate::middleware::Layer<McpService> + Send + 'static,
+        L::Service: crate::middleware::Service<McpRequest, Response = McpResponse> + Clone + Send + 'static,
+        <L::Service as crate::middleware::Service<McpRequest>>::Error: Into<BoxError>,
+        <L::Service as crate::middleware::Service<McpRequest>>::Future: Send + 'static,
+    {
+        self.layers.push(layer);
         self
     }
 

@@ -9,6 +9,7 @@ use tokio::sync::broadcast;
 use crate::context::request_state::Sealer;
 use crate::context::state::States;
 use crate::error::Error;
+use crate::middleware::McpService;
 use crate::protocol::{CachePolicies, Implementation, ServerCapabilities};
 use crate::server::changes::{Announcement, Bus, ChangeEvent, ChangeNotice};
 use crate::server::local::LocalThread;
@@ -79,6 +80,9 @@ pub(crate) struct ServerCore {
     /// Carries change events to every server sharing it, this one included.
     pub(super) bus: Bus,
     pub(crate) config: Config,
+    /// The service requests enter when layers were added (each connection takes a copy);
+    /// `None`: requests go straight to their methods.
+    pub(crate) layers: Option<std::sync::Mutex<McpService>>,
 }
 
 impl ServerCore {

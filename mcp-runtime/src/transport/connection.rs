@@ -23,7 +23,9 @@ use tokio::time::Instant;
 use crate::context::RequestExtras;
 use crate::context::outlet::{Outgoing, RequestStream};
 use crate::error::{Error, Result};
+use crate::middleware::Transport;
 use crate::protocol::{ErrorObject, is_json_whitespace};
+use crate::serve::layered::Back;
 use crate::serve::reply::{Reply, ReplyTo, answer};
 use crate::serve::session::{Session, SessionState};
 use crate::serve::subscriptions::Routed;
@@ -104,11 +106,19 @@ pub(crate) struct LoopOptions {
     /// Told the session's state whenever it changes, before the reply of the message that
     /// changed it goes out (so that a transport can keep it before its client sees the reply).
     pub(crate) states: Option<watch::Sender<Option<SessionState>>>,
+    /// What carries the messages.
+    pub(crate) transport: Transport,
 }
 
-impl Default for LoopOptions {
-    fn default() -> Self {
-        LoopOptions { listen_limit: crate::serve::subscriptions::MAX_LISTEN_STREAMS, restore: None, states: None }
+impl LoopOptions {
+    /// The options of a connection over `transport`.
+    pub(crate) fn over(transport: Transport) -> Self {
+        LoopOptions {
+            listen_limit: crate::serve::subscriptions::MAX_LISTEN_STREAMS,
+            restore: None,
+            states: None,
+            transport,
+        }
     }
 }
 
@@ -146,7 +156,7 @@ pub(crate) async fn serve_messages(
     incoming: mpsc::Receiver<Vec<u8>>,
     outgoing: mpsc::Sender<Vec<u8>>,
 ) -> Result<()> {
-    let ending = run(core, Messages(incoming), outgoing, shutdown, LoopOptions::default()).await;
+    let ending = run(core, Messages(incoming), outgoing, shutdown, LoopOptions::over(Transport::Channel)).await;
     ending.into_result(Ok(()))
 }
 
@@ -181,7 +191,7 @@ pub(crate) async fn run<I: MessageSource>(
     let mut announcements = WhenWoken::new(next_announcement(core.announcements.subscribe()));
     let closed = std::pin::pin!(out.closed());
     let mut closed = WhenWoken::new(closed);
-    let mut session = Session::new(core, out.clone(), options.listen_limit);
+    let (mut session, mut returns) = Session::new(core, out.clone(), options.listen_limit, options.transport);
     if let Some(state) = options.restore {
         session.restore(state);
     }
@@ -195,7 +205,7 @@ pub(crate) async fn run<I: MessageSource>(
     let mut gathered: Vec<u8> = Vec::new();
     let mut gathered_slots: Vec<Option<OwnedSemaphorePermit>> = Vec::new();
 
-    while reading || session.executor.has_parked() {
+    while reading || session.executor.has_parked() || session.in_layers() {
         let reply = tokio::select! {
             biased;
             () = &mut closed => {
@@ -212,6 +222,7 @@ pub(crate) async fn run<I: MessageSource>(
             slot = session.executor.next_slot(), if session.executor.has_parked() => {
                 slot.and_then(|slot| session.executor.resume(slot).into_reply())
             }
+            Some(back) = next_back(&mut returns), if returns.is_some() => session.on_back(back).into_reply(),
             (announcement, receiver) = &mut announcements, if reading => {
                 announcements = WhenWoken::new(next_announcement(receiver));
                 match announcement {
@@ -227,7 +238,7 @@ pub(crate) async fn run<I: MessageSource>(
                 }
                 None
             }
-            frame = input.next(), if reading && session.executor.can_read() => match frame {
+            frame = input.next(), if reading && session.can_read() => match frame {
                 Ok(Frame::Message(bytes)) => on_bytes(&mut session, &bytes, ReplyTo::Connection, None),
                 Ok(Frame::Routed(routed)) => {
                     let RoutedMessage { bytes, stream, extras } = *routed;
@@ -274,7 +285,7 @@ pub(crate) async fn run<I: MessageSource>(
         // be waiting for the very slots these replies hold.
         let keep_gathering = reading
             && input.has_ready()
-            && session.executor.can_read()
+            && session.can_read()
             && !session.executor.has_parked()
             && gathered.len() < COALESCE_BYTES;
         if !gathered.is_empty() && !keep_gathering {
@@ -335,6 +346,14 @@ async fn send_routed(out: &mpsc::Sender<Vec<u8>>, messages: Vec<Routed>) {
             Some(stream) => stream.send(message).await.is_ok(),
             None => out.send(message.line).await.is_ok(),
         };
+    }
+}
+
+/// What a request in the layers tells the loop next (never, without layers).
+async fn next_back(returns: &mut Option<mpsc::UnboundedReceiver<Back>>) -> Option<Back> {
+    match returns {
+        Some(returns) => returns.recv().await,
+        None => std::future::pending().await,
     }
 }
 

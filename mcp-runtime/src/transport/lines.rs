@@ -113,7 +113,9 @@ where
     let (tx, rx) = mpsc::channel::<Vec<u8>>(OUTGOING_CAPACITY);
     let writer_task = tokio::spawn(write_lines(writer, rx, hung_up));
     let input = LineReader::new(BufReader::with_capacity(64 * 1024, reader), core.config.max_message_size);
-    let ending = connection::run(core, input, tx, shutdown, connection::LoopOptions::default()).await;
+    let ending =
+        connection::run(core, input, tx, shutdown, connection::LoopOptions::over(crate::middleware::Transport::Stdio))
+            .await;
     // Every sender is gone once the loop returned: the writer flushes what is queued and ends.
     let written = writer_task.await.unwrap_or_else(|e| Err(io::Error::other(e)));
     ending.into_result(written)

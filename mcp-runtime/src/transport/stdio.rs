@@ -127,7 +127,14 @@ async fn serve_on_threads(core: Arc<ServerCore>, shutdown: impl Future<Output = 
         let _ = done_tx.send(write_stdout(out_rx));
     })?;
     let input = ThreadSource { batches: in_rx, current: Vec::new().into_iter() };
-    let ending = connection::run(core, input, out_tx, shutdown, connection::LoopOptions::default()).await;
+    let ending = connection::run(
+        core,
+        input,
+        out_tx,
+        shutdown,
+        connection::LoopOptions::over(crate::middleware::Transport::Stdio),
+    )
+    .await;
     let written = done_rx.await.unwrap_or_else(|_| Err(io::Error::other("the standard output thread failed")));
     ending.into_result(written)
 }

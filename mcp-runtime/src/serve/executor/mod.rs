@@ -16,7 +16,7 @@
 
 mod start;
 
-pub(crate) use start::{Failure, Start, guarded, panic_message};
+pub(crate) use start::{Failure, Start, deliver, guarded, panic_message};
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -233,6 +233,12 @@ impl Executor {
         while self.drain.live.load(Ordering::Acquire) > 0 {
             self.drain.none_left.notified().await;
         }
+    }
+
+    /// Keeps how to stop a request that runs as a task outside this executor (inside the
+    /// layers), so that its cancellation or the connection's end stops it.
+    pub(crate) fn track(&mut self, id: RequestId, task: AbortHandle) {
+        self.remember(id, Running { abort: task, cancel: CancelToken::default() });
     }
 
     /// Forgets finished tasks once the map holds twice the bound (lazily, so that finishing

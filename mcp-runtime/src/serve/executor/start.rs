@@ -238,7 +238,7 @@ fn deliver_now(reply_to: ReplyTo, message: Outgoing, lease: &SlotLease) -> Start
 }
 
 /// Queues a response from a task; waits while the queue is full (the client is not reading).
-async fn deliver(out: &mpsc::Sender<Vec<u8>>, reply_to: ReplyTo, message: Outgoing) {
+pub(crate) async fn deliver(out: &mpsc::Sender<Vec<u8>>, reply_to: ReplyTo, message: Outgoing) {
     match reply_to {
         // The queue is closed only when the output is gone: nothing is left to tell.
         ReplyTo::Connection => {

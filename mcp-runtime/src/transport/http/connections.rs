@@ -62,7 +62,7 @@ pub(crate) async fn serve(
     let (stopping, stop_seen) = watch::channel(false);
     let mut shutdown = pin!(shutdown);
     loop {
-        let (tcp, _peer) = tokio::select! {
+        let (tcp, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(e) => {
@@ -80,7 +80,8 @@ pub(crate) async fn serve(
             continue;
         }
         let watch = table.add();
-        tokio::spawn(serve_connection(tcp, router.clone(), rules, Arc::clone(&table), watch, stop_seen.clone()));
+        let serving = serve_connection(tcp, peer, router.clone(), rules, Arc::clone(&table), watch, stop_seen.clone());
+        tokio::spawn(serving);
     }
     drop(listener);
     drop(stop_seen);
@@ -98,6 +99,7 @@ async fn refuse(mut tcp: TcpStream) {
 /// Serves one connection until it closes, times out, is evicted or the server stops.
 async fn serve_connection(
     tcp: TcpStream,
+    peer: std::net::SocketAddr,
     router: axum::Router,
     rules: ConnectionRules,
     table: Arc<Table>,
@@ -107,9 +109,11 @@ async fn serve_connection(
     let io = TokioIo::new(Watched { inner: tcp, watch: Arc::clone(&watch) });
     let service = {
         let watch = Arc::clone(&watch);
-        hyper::service::service_fn(move |request: Request<Incoming>| {
+        hyper::service::service_fn(move |mut request: Request<Incoming>| {
             let watch = Arc::clone(&watch);
             let mut router = router.clone();
+            // Where `Peer` (and axum's own `ConnectInfo` extractor) finds the client's address.
+            request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
             async move {
                 use tower_service::Service as _;
                 let serving = Serving::start(watch);

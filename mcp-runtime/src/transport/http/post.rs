@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::mpsc;
 
-use super::admission::{admit, header_str};
+use super::admission::{Peer, admit, header_str};
 use super::body::{check_batch, read_body};
 use super::media::{EVENT_STREAM, JSON, accepts_all, is_json_body};
 use super::options::ResponseMode;
@@ -27,7 +27,13 @@ use crate::protocol::{
 use crate::transport::connection::{Frame, RoutedMessage};
 
 /// POST: one message.
-pub(super) async fn on_post(State(app): State<Arc<App>>, uri: Uri, headers: HeaderMap, body: Body) -> Response {
+pub(super) async fn on_post(
+    State(app): State<Arc<App>>,
+    Peer(peer): Peer,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
     let identity = match admit(&app, &uri, &headers).await {
         Ok(identity) => identity,
         Err(rejected) => return *rejected,
@@ -141,7 +147,7 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, uri: Uri, headers: Head
     let (stream, answers) = mpsc::channel::<Outgoing>(16);
     // A handshake-era request's SSE stream is resumable, and its handler may close it.
     let close = (!stateless).then(|| Arc::new(tokio::sync::Notify::new()));
-    let extras = RequestExtras { headers, identity, stream_close: close.clone() };
+    let extras = RequestExtras { headers, identity, peer, stream_close: close.clone() };
     let routed = RoutedMessage { bytes: body.to_vec(), stream, extras: Some(Arc::new(extras)) };
     if target.inbound.send(Frame::Routed(Box::new(routed))).await.is_err() {
         let error = ErrorObject::internal("The session ended");
@@ -177,15 +183,19 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, uri: Uri, headers: Head
         }
         return busy(id.as_ref(), "The session store is unavailable: retry later");
     }
-    // The loop says what its answer is: nothing here reads it back.
+    // The loop says what its answer is: nothing here reads it back. An answer a layer gave
+    // an HTTP status of its own (a refusal) is plain JSON whatever the mode.
     let json_answer = match first {
-        Some(Outgoing { line, answer: Some(answer) }) if app.mode == ResponseMode::Json => Ok((line, answer)),
+        Some(Outgoing { line, answer: Some(answer) }) if app.mode == ResponseMode::Json || answer.http.is_some() => {
+            Ok((line, answer))
+        }
         other => Err(other),
     };
     let mut response = match (json_answer, close) {
         (Ok((mut body, answer)), _) => {
             answering.done = true;
             let status = match (stateless, is_batch, answer.error) {
+                _ if let Some(http) = &answer.http => StatusCode::from_u16(http.status).unwrap_or(StatusCode::OK),
                 (true, _, error) => status_of(error),
                 // A batch is answered with an array; an error alone refuses the whole batch.
                 (false, true, Some(_)) => StatusCode::BAD_REQUEST,
@@ -200,6 +210,12 @@ pub(super) async fn on_post(State(app): State<Arc<App>>, uri: Uri, headers: Head
             let mut response = (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
             if let Some(caching) = caching {
                 response.headers_mut().insert(header::CACHE_CONTROL, caching);
+            }
+            for (name, value) in answer.http.iter().flat_map(|http| &http.headers) {
+                match (HeaderName::try_from(name.as_str()), HeaderValue::try_from(value.as_str())) {
+                    (Ok(name), Ok(value)) => drop(response.headers_mut().append(name, value)),
+                    _ => tracing::debug!(name, "a layer's header HTTP cannot carry was left out"),
+                }
             }
             response
         }

@@ -207,8 +207,12 @@ pub(super) fn start_loop(
         let _ = stopping.wait_for(|stop| *stop).await;
     };
     let (states_tx, states) = watch::channel(None);
-    let options =
-        connection::LoopOptions { listen_limit: seed.listen_limit, restore: seed.restore, states: Some(states_tx) };
+    let options = connection::LoopOptions {
+        listen_limit: seed.listen_limit,
+        restore: seed.restore,
+        states: Some(states_tx),
+        transport: crate::middleware::Transport::Http,
+    };
     tokio::spawn(connection::run(Arc::clone(core), Inbox(inbox), out, shutdown, options));
     Arc::new(SessionHandle {
         id: seed.id,

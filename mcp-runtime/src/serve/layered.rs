@@ -1,0 +1,219 @@
+//! A request through the server's layers: it leaves the reading loop as an [`McpRequest`],
+//! runs through the layers as a task, and comes back to its connection's loop to run its
+//! method once the innermost layer calls inward; its answer goes back out through the layers
+//! and then where it was going.
+//!
+//! The loop keeps two counts: requests inside the layers (reading stops at the look-ahead,
+//! as for requests waiting for a slot; the loop ends only once none is left), and lifecycle
+//! requests not back yet: reading waits for those, so that `notifications/initialized` or a
+//! subscription is never handled before the `initialize` ahead of it.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+use crate::context::outlet::Outgoing;
+use crate::context::{CancelToken, Context, RequestParts};
+use crate::middleware::{BoxError, McpRequest, McpResponse, McpService, Proceed, Service, Transport};
+use crate::protocol::{ErrorObject, RequestId};
+use crate::serve::executor::{LOOK_AHEAD, deliver, guarded};
+use crate::serve::reply::{ReplyTo, respond};
+use crate::serve::request::Request;
+
+/// What a request in the layers tells its loop.
+pub(crate) enum Back {
+    /// The layers let it through: run its method (`true`: a lifecycle method).
+    Admit(Box<Request<'static>>, bool),
+    /// A layer gave up on it after letting it through (a timeout): stop its method.
+    Cancel(RequestId),
+    /// It left the layers (answered, refused or cancelled); `blocking`: it was a lifecycle
+    /// request that never came back to run.
+    Left { blocking: bool },
+}
+
+/// A connection's copy of the layers, and the counts its loop reads by.
+pub(crate) struct Layered {
+    service: McpService,
+    back: mpsc::UnboundedSender<Back>,
+    /// Requests inside the layers.
+    inside: usize,
+    /// Lifecycle requests inside the layers that have not come back to run.
+    blocking: usize,
+}
+
+impl std::fmt::Debug for Layered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Layered").field("inside", &self.inside).field("blocking", &self.blocking).finish()
+    }
+}
+
+impl Layered {
+    /// The layers' entry for one connection, and where its requests come back.
+    pub(crate) fn new(service: McpService) -> (Self, mpsc::UnboundedReceiver<Back>) {
+        let (back, returns) = mpsc::unbounded_channel();
+        (Layered { service, back, inside: 0, blocking: 0 }, returns)
+    }
+
+    /// Whether reading may go on: nothing blocks it, and the look-ahead has room.
+    pub(crate) fn can_read(&self) -> bool {
+        self.blocking == 0 && self.inside < LOOK_AHEAD
+    }
+
+    /// Whether requests are inside the layers (the loop waits for them before it ends).
+    pub(crate) fn busy(&self) -> bool {
+        self.inside > 0
+    }
+
+    /// A request left the layers.
+    pub(crate) fn left(&mut self, blocking: bool) {
+        self.inside -= 1;
+        self.blocking -= usize::from(blocking);
+    }
+
+    /// A lifecycle request came back to run: reading may go on once it ran.
+    pub(crate) fn came_back(&mut self) {
+        self.blocking -= 1;
+    }
+
+    /// Sends `request` into the layers as a task of its own; `out` is its connection's
+    /// output. The task's handle is for the loop to stop it with.
+    pub(crate) fn enter(
+        &mut self,
+        mut request: Request<'_>,
+        lifecycle: bool,
+        transport: Transport,
+        out: mpsc::Sender<Vec<u8>>,
+    ) -> AbortHandle {
+        let params = request.params.take().map(Cow::into_owned);
+        let mut request = request.into_owned();
+        let context = Context::for_request(RequestParts {
+            negotiated: Arc::clone(&request.negotiated),
+            request_id: request.id.clone(),
+            states: Arc::clone(&request.core.states),
+            cancel: CancelToken::default(),
+            link: None,
+            extras: request.extras.clone(),
+        });
+        let (id, core, revision, method) =
+            (request.id.clone(), Arc::clone(&request.core), request.revision(), request.method);
+        let extras = request.extras.clone();
+        // Where it was going: its answer goes there once out of the layers, and what it sends
+        // before its answer (progress, questions) on the way.
+        let destination = std::mem::replace(&mut request.reply_to, ReplyTo::Connection);
+        let interim = destination.outlet(&out);
+        let admitted = Arc::new(AtomicBool::new(false));
+        let back = self.back.clone();
+        let proceed: Proceed = {
+            let admitted = Arc::clone(&admitted);
+            Box::new(move |params| {
+                let (stream, mut answers) = mpsc::channel::<Outgoing>(16);
+                request.params = params.map(Cow::Owned);
+                request.reply_to = ReplyTo::Stream(stream);
+                admitted.store(true, Ordering::Release);
+                let abandoned = Abandoned { back: back.clone(), id: Some(request.id.clone()) };
+                let _ = back.send(Back::Admit(Box::new(request), lifecycle));
+                Box::pin(async move {
+                    // The whole guard moves in (not only its field): it drops with the future.
+                    let mut abandoned = abandoned;
+                    while let Some(message) = answers.recv().await {
+                        if message.is_answer() {
+                            abandoned.id = None;
+                            return Ok(McpResponse::written(message));
+                        }
+                        interim.send(message.line).await;
+                    }
+                    abandoned.id = None;
+                    Err::<_, BoxError>(Box::new(Unanswered))
+                })
+            })
+        };
+        let mut service = self.service.clone();
+        let leaving = Leaving { back: self.back.clone(), lifecycle, admitted };
+        let entering = McpRequest::new(method, params, transport, context, extras, proceed);
+        let task = tokio::spawn(async move {
+            let _leaving = leaving;
+            let through = Box::pin(async move {
+                std::future::poll_fn(|cx| service.poll_ready(cx)).await?;
+                service.call(entering).await
+            });
+            let line = match guarded(through).await {
+                Ok(Ok(response)) => written(&core, &id, revision, response),
+                Ok(Err(e)) if e.is::<Unanswered>() => return,
+                Ok(Err(e)) => Outgoing::error(Some(&id), &ErrorObject::internal(format!("Internal error: {e}"))),
+                Err(failure) => Outgoing::error(Some(&id), &ErrorObject::internal(format!("A layer {failure}"))),
+            };
+            deliver(&out, destination, line).await;
+        });
+        self.inside += 1;
+        self.blocking += usize::from(lifecycle);
+        task.abort_handle()
+    }
+}
+
+/// Tells the loop a request left the layers, however its task ends (aborted included).
+struct Leaving {
+    back: mpsc::UnboundedSender<Back>,
+    lifecycle: bool,
+    admitted: Arc<AtomicBool>,
+}
+
+impl Drop for Leaving {
+    fn drop(&mut self) {
+        let blocking = self.lifecycle && !self.admitted.load(Ordering::Acquire);
+        let _ = self.back.send(Back::Left { blocking });
+    }
+}
+
+/// Stops a request's method when the layers drop it before its answer (a timeout layer gave
+/// up): nobody is left to hear it.
+struct Abandoned {
+    back: mpsc::UnboundedSender<Back>,
+    /// `None` once the method answered (or ended).
+    id: Option<RequestId>,
+}
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take() {
+            let _ = self.back.send(Back::Cancel(id));
+        }
+    }
+}
+
+/// The request's method ended without answering it (it was cancelled, or its connection
+/// ended): nothing is sent for it.
+#[derive(Debug)]
+struct Unanswered;
+
+impl std::fmt::Display for Unanswered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the request ended without an answer")
+    }
+}
+
+impl std::error::Error for Unanswered {}
+
+/// The answer a request's layers produced, as written for its revision.
+fn written(
+    core: &crate::server::core::ServerCore,
+    id: &crate::protocol::RequestId,
+    revision: crate::protocol::Revision,
+    response: McpResponse,
+) -> Outgoing {
+    let McpResponse { written, replaced, http } = response;
+    let mut line = match replaced {
+        Some(Ok(result)) => {
+            let cache = written.as_ref().and_then(|line| line.answer.as_ref()).and_then(|answer| answer.cache);
+            respond(core, id, revision, cache, result)
+        }
+        Some(Err(error)) => Outgoing::error(Some(id), &error),
+        None => written.unwrap_or_else(|| Outgoing::error(Some(id), &ErrorObject::internal("No answer"))),
+    };
+    if let (Some(http), Some(answer)) = (http, line.answer.as_mut()) {
+        answer.http = Some(Box::new(http));
+    }
+    line
+}

@@ -1,0 +1,357 @@
+//! The middleware seam in process, over an in-memory stream: layers see every request of both
+//! eras in the order they were added, refuse, change params and results, keep lifecycle order,
+//! can be cancelled, cannot take the server down; tower's own layers and the built-in rate
+//! limit, concurrency limit and audit layer compose with them.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_runtime::BoxFuture;
+use mcp_runtime::middleware::{
+    Audit, BoxError, ConcurrencyLimit, FromFnLayer, McpRequest, McpResponse, Next, RateLimit, Target, from_fn,
+};
+use mcp_runtime::protocol::ErrorObject;
+use mcp_runtime::{Server, ToolDescriptor};
+use serde_json::{Value, json};
+use tokio::io::DuplexStream;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines, ReadHalf, WriteHalf};
+
+/// One in-memory connection to a server.
+struct Client {
+    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
+    out: WriteHalf<DuplexStream>,
+    serving: tokio::task::JoinHandle<mcp_runtime::Result<()>>,
+}
+
+impl Client {
+    fn start(server: Server) -> Self {
+        let (client, server_side) = tokio::io::duplex(256 * 1024);
+        let (server_in, server_out) = tokio::io::split(server_side);
+        let serving = tokio::spawn(server.serve(server_in, server_out));
+        let (client_in, out) = tokio::io::split(client);
+        Client { lines: BufReader::new(client_in).lines(), out, serving }
+    }
+
+    async fn send(&mut self, message: &Value) {
+        self.out.write_all(format!("{message}\n").as_bytes()).await.expect("write");
+    }
+
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
+            .await
+            .expect("an answer within 10 s")
+            .expect("read")
+            .expect("a line");
+        serde_json::from_str(&line).expect("JSON")
+    }
+
+    async fn call(&mut self, message: &Value) -> Value {
+        self.send(message).await;
+        self.next().await
+    }
+
+    async fn initialize(&mut self) {
+        let answer = self.call(&initialize(0)).await;
+        assert_eq!(answer["result"]["protocolVersion"], "2025-11-25", "{answer}");
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    }
+
+    async fn end(mut self) {
+        self.out.shutdown().await.expect("shutdown");
+        self.serving.await.expect("the server task").expect("serving ends cleanly");
+    }
+}
+
+fn initialize(id: u32) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}
+    }})
+}
+
+fn call(id: u32, tool: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
+}
+
+fn stateless_call(id: u32, tool: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments,
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    }}})
+}
+
+fn echo() -> ToolDescriptor {
+    ToolDescriptor::new("echo").handler(|args: Value| async move { args["text"].as_str().unwrap_or("").to_owned() })
+}
+
+fn text_of(answer: &Value) -> &str {
+    answer["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("a text result: {answer}"))
+}
+
+type Seen = Arc<Mutex<Vec<String>>>;
+
+/// A layer writing `name method target revision transport` for each request it sees.
+fn recording(
+    name: &'static str,
+    seen: &Seen,
+) -> FromFnLayer<impl Fn(McpRequest, Next) -> BoxFuture<'static, Result<McpResponse, BoxError>> + Clone + Send + 'static>
+{
+    let seen = Arc::clone(seen);
+    from_fn(move |request: McpRequest, next: Next| -> BoxFuture<'static, Result<McpResponse, BoxError>> {
+        let target = request.target().map(Target::name).unwrap_or("-").to_owned();
+        let line =
+            format!("{name} {} {target} {} {}", request.method(), request.revision(), request.transport().as_str());
+        seen.lock().unwrap().push(line);
+        Box::pin(next.run(request))
+    })
+}
+
+#[tokio::test]
+async fn layers_see_every_request_of_both_eras_in_the_order_added() {
+    let seen = Seen::default();
+    let server = Server::builder("layers", "1").tool(echo()).layer(recording("a", &seen)).layer(recording("b", &seen));
+    let mut client = Client::start(server);
+    client.initialize().await;
+    let list = client.call(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})).await;
+    assert_eq!(list["result"]["tools"][0]["name"], "echo", "{list}");
+    let answer = client.call(&call(2, "echo", json!({"text": "hi"}))).await;
+    assert_eq!(text_of(&answer), "hi");
+    let answer = client.call(&stateless_call(3, "echo", json!({"text": "there"}))).await;
+    assert_eq!(text_of(&answer), "there");
+    assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+    // Refused before the layers: an unknown method is not a request the server serves.
+    let unknown = client.call(&json!({"jsonrpc": "2.0", "id": 4, "method": "nope/nothing"})).await;
+    assert_eq!(unknown["error"]["code"], -32601);
+    client.end().await;
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        [
+            "a initialize - 2025-11-25 stdio",
+            "b initialize - 2025-11-25 stdio",
+            "a tools/list - 2025-11-25 stdio",
+            "b tools/list - 2025-11-25 stdio",
+            "a tools/call echo 2025-11-25 stdio",
+            "b tools/call echo 2025-11-25 stdio",
+            "a tools/call echo 2026-07-28 stdio",
+            "b tools/call echo 2026-07-28 stdio",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_layer_refuses_changes_params_and_changes_results() {
+    let ran = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&ran);
+    let tool = ToolDescriptor::new("echo").handler(move |args: Value| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        async move { args["text"].as_str().unwrap_or("").to_owned() }
+    });
+    let server = Server::builder("layers", "1").tool(tool).layer(from_fn(|mut request, next| async move {
+        let Some(Target::Tool(_)) = request.target() else { return next.run(request).await };
+        let mut params: Value = serde_json::from_str(request.params().unwrap().get())?;
+        match params["arguments"]["text"].as_str() {
+            Some("secret") => {
+                return Ok(McpResponse::error(ErrorObject::new(-31403, "Not this one")).with_http_status(403));
+            }
+            Some(text) => params["arguments"]["text"] = json!(text.to_uppercase()),
+            None => {}
+        }
+        request.set_params(params);
+        let mut response = next.run(request).await?;
+        let mut result = response.result()?;
+        result["content"].as_array_mut().unwrap().push(json!({"type": "text", "text": "checked"}));
+        response.set_result(Ok(result));
+        Ok(response)
+    }));
+    let mut client = Client::start(server);
+    client.initialize().await;
+    let refused = client.call(&call(1, "echo", json!({"text": "secret"}))).await;
+    assert_eq!(refused["error"]["code"], -31403, "{refused}");
+    assert_eq!(ran.load(Ordering::SeqCst), 0, "a refused call never reaches its tool");
+    let changed = client.call(&call(2, "echo", json!({"text": "quiet"}))).await;
+    assert_eq!(changed["result"]["content"][0]["text"], "QUIET", "{changed}");
+    assert_eq!(changed["result"]["content"][1]["text"], "checked", "{changed}");
+    // In 2026-07-28 the result is written for its revision again.
+    let changed = client.call(&stateless_call(3, "echo", json!({"text": "new"}))).await;
+    assert_eq!(changed["result"]["content"][0]["text"], "NEW", "{changed}");
+    assert_eq!(changed["result"]["content"][1]["text"], "checked", "{changed}");
+    assert_eq!(changed["result"]["resultType"], "complete", "{changed}");
+    assert_eq!(changed["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "layers", "{changed}");
+    assert_eq!(ran.load(Ordering::SeqCst), 2);
+    client.end().await;
+}
+
+#[tokio::test]
+async fn a_slow_layer_on_initialize_keeps_lifecycle_order() {
+    let server = Server::builder("layers", "1").tool(echo()).layer(from_fn(|request, next| async move {
+        if request.method() == "initialize" {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        next.run(request).await
+    }));
+    let mut client = Client::start(server);
+    // Sent together, without waiting for the answer to `initialize`.
+    client.send(&initialize(0)).await;
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    client.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})).await;
+    let first = client.next().await;
+    assert_eq!(first["id"], 0);
+    assert_eq!(first["result"]["protocolVersion"], "2025-11-25", "{first}");
+    let list = client.next().await;
+    assert_eq!(list["result"]["tools"][0]["name"], "echo", "served in the session `initialize` opened: {list}");
+    client.end().await;
+}
+
+#[tokio::test]
+async fn a_request_waiting_in_a_layer_can_be_cancelled_and_a_panicking_layer_answers() {
+    let server = Server::builder("layers", "1").tool(echo()).layer(from_fn(|request, next| async move {
+        match request.target() {
+            Some(Target::Tool("echo")) if request.id().to_string() == "1" => {
+                std::future::pending::<()>().await;
+                next.run(request).await
+            }
+            _ if request.id().to_string() == "2" => panic!("a layer's bug"),
+            _ => next.run(request).await,
+        }
+    }));
+    let mut client = Client::start(server);
+    client.initialize().await;
+    client.send(&call(1, "echo", json!({"text": "never"}))).await;
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})).await;
+    let panicked = client.call(&call(2, "echo", json!({"text": "x"}))).await;
+    assert_eq!(panicked["id"], 2);
+    assert_eq!(panicked["error"]["code"], -32603, "{panicked}");
+    assert!(panicked["error"]["message"].as_str().unwrap().contains("a layer's bug"), "{panicked}");
+    let fine = client.call(&call(3, "echo", json!({"text": "still here"}))).await;
+    assert_eq!(fine["id"], 3, "nothing was sent for the cancelled request: {fine}");
+    assert_eq!(text_of(&fine), "still here");
+    // The input ends with nothing left in the layers: serving returns.
+    client.end().await;
+}
+
+/// A tool that counts how many of its calls run at once, and the most it saw.
+fn overlapping(running: &Arc<AtomicUsize>, most: &Arc<AtomicUsize>) -> ToolDescriptor {
+    let (running, most) = (Arc::clone(running), Arc::clone(most));
+    ToolDescriptor::new("overlap").handler(move |_: Value| {
+        let (running, most) = (Arc::clone(&running), Arc::clone(&most));
+        async move {
+            let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(now, Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            running.fetch_sub(1, Ordering::SeqCst);
+            "done".to_owned()
+        }
+    })
+}
+
+#[tokio::test]
+async fn tower_layers_compose_with_the_seam() {
+    let (running, most) = (Arc::default(), Arc::default());
+    let slow = ToolDescriptor::new("slow").handler(|_: Value| async {
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        "late".to_owned()
+    });
+    let server = Server::builder("layers", "1")
+        .tool(overlapping(&running, &most))
+        .tool(slow)
+        .layer(tower::timeout::TimeoutLayer::new(Duration::from_millis(300)))
+        .layer(tower::limit::ConcurrencyLimitLayer::new(1));
+    let mut client = Client::start(server);
+    client.initialize().await;
+    for id in 1..=4 {
+        client.send(&call(id, "overlap", json!({}))).await;
+    }
+    for _ in 1..=4 {
+        let answer = client.next().await;
+        assert_eq!(text_of(&answer), "done");
+    }
+    assert_eq!(most.load(Ordering::SeqCst), 1, "tower's concurrency limit held the calls to one at a time");
+    let timed_out = client.call(&call(5, "slow", json!({}))).await;
+    assert_eq!(timed_out["error"]["code"], -32603, "{timed_out}");
+    assert!(timed_out["error"]["message"].as_str().unwrap().contains("timed out"), "{timed_out}");
+    // The call the timeout gave up on was stopped: nothing holds the end of the input up.
+    let ending = std::time::Instant::now();
+    client.end().await;
+    assert!(ending.elapsed() < Duration::from_secs(5), "the timed-out tool was still running");
+}
+
+#[tokio::test]
+async fn the_rate_limit_refuses_past_the_bucket_and_says_when_to_retry() {
+    let server = Server::builder("layers", "1").tool(echo()).layer(RateLimit::per_caller(3, Duration::from_secs(60)));
+    let mut client = Client::start(server);
+    client.initialize().await; // initialize takes a token too
+    for id in 1..=2 {
+        let answer = client.call(&call(id, "echo", json!({"text": "ok"}))).await;
+        assert_eq!(text_of(&answer), "ok");
+    }
+    let refused = client.call(&stateless_call(3, "echo", json!({"text": "too many"}))).await;
+    assert_eq!(refused["error"]["code"], -31000, "{refused}");
+    let retry = refused["error"]["data"]["retryAfterMs"].as_u64().expect("retryAfterMs");
+    assert!((19_000..=20_000).contains(&retry), "a token is back in 20 s: {refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("the stdio client"), "{refused}");
+    client.end().await;
+}
+
+#[tokio::test]
+async fn the_concurrency_limit_holds_each_caller_to_its_share() {
+    let (running, most) = (Arc::default(), Arc::default());
+    let server =
+        Server::builder("layers", "1").tool(overlapping(&running, &most)).layer(ConcurrencyLimit::per_caller(2));
+    let mut client = Client::start(server);
+    client.initialize().await;
+    for id in 1..=6 {
+        client.send(&call(id, "overlap", json!({}))).await;
+    }
+    for _ in 1..=6 {
+        assert_eq!(text_of(&client.next().await), "done");
+    }
+    assert_eq!(most.load(Ordering::SeqCst), 2, "the caller's calls ran two at a time, never more");
+    client.end().await;
+}
+
+/// Where the audit events are written.
+#[derive(Clone, Default)]
+struct Written(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Written {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn the_audit_layer_writes_one_event_per_request_without_arguments() {
+    let written = Written::default();
+    let sink = written.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || sink.clone())
+        .with_ansi(false)
+        .with_env_filter("mcp_runtime::audit=info")
+        .finish();
+    // The test's runtime has one thread: every task logs through this subscriber.
+    let _default = tracing::subscriber::set_default(subscriber);
+    let failing = ToolDescriptor::new("fails").handler(|_: Value| async { Err::<String, _>("no gifts left") });
+    let server = Server::builder("layers", "1").tool(echo()).tool(failing).layer(Audit::new());
+    let mut client = Client::start(server);
+    client.initialize().await;
+    client.call(&call(1, "echo", json!({"text": "password123"}))).await;
+    client.call(&call(2, "fails", json!({}))).await;
+    client.call(&call(3, "missing", json!({}))).await;
+    client.end().await;
+    let text = String::from_utf8(written.0.lock().unwrap().clone()).unwrap();
+    let events: Vec<&str> = text.lines().filter(|line| line.contains("request answered")).collect();
+    assert_eq!(events.len(), 4, "initialize and three calls:\n{text}");
+    assert!(events[1].contains("method=\"tools/call\"") && events[1].contains("item=\"echo\""), "{}", events[1]);
+    assert!(events[1].contains("outcome=\"ok\"") && events[1].contains("caller=\"the stdio client\""), "{}", events[1]);
+    assert!(events[1].contains("duration_ms="), "{}", events[1]);
+    assert!(events[2].contains("outcome=\"tool_error\""), "{}", events[2]);
+    assert!(events[3].contains("outcome=\"error\"") && events[3].contains("error_code=-32602"), "{}", events[3]);
+    assert!(!text.contains("password123"), "arguments are left out unless asked for:\n{text}");
+}
