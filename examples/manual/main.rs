@@ -88,12 +88,12 @@ fn http_options(options: HttpOptions, bearer_auth: bool) -> HttpOptions {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // Warnings and errors to standard error; events inside this crate's handlers also to the
-    // client (handlers built without the macros name their crate here).
-    let stderr = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_filter(tracing_subscriber::EnvFilter::new("warn"));
+    // What `RUST_LOG` asks for (warnings and errors when unset) to standard error; events
+    // inside this crate's handlers also to the client (handlers built without the macros name
+    // their crate here).
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false).with_filter(filter);
     tracing_subscriber::registry()
         .with(stderr)
         .with(mcp_runtime::ClientLogLayer::new().forward_target("manual"))

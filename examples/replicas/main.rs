@@ -76,6 +76,10 @@ fn parse_key(hex: &str) -> Result<[u8; 32], BoxError> {
 
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
+    // What `RUST_LOG` asks for (warnings and errors when unset), to standard error.
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).init();
     let env = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
     let tag = env("MCP_INSTANCE").unwrap_or_else(|| "solo".to_owned());
     let listen = env("MCP_LISTEN").unwrap_or_else(|| "127.0.0.1:8080".to_owned());

@@ -61,6 +61,10 @@ async fn serve(stream: TcpStream) -> Result<(), Box<dyn Error + Send + Sync>> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn Error + Send + Sync>> {
+    // What `RUST_LOG` asks for (warnings and errors when unset), to standard error.
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).init();
     let addr = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:3001".into());
     let listener = TcpListener::bind(&addr).await?;
     eprintln!("serving MCP over WebSocket at ws://{}", listener.local_addr()?);

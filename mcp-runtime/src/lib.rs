@@ -226,11 +226,15 @@ impl Server {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let local = listener.local_addr()?;
         let rules = transport::http::connection_rules(&options);
+        let drain = core.config.drain_timeout;
         let (router, stop) = transport::http::router(core, options, Some(local))?;
         tracing::info!("serving MCP at http://{local}/mcp");
         let shutdown = async move {
             shutdown.await;
             let _ = stop.send(true);
+            // Still accepting while the sessions drain: `/readyz` says 503, new requests
+            // are refused with 503, so a load balancer moves on before the port closes.
+            transport::http::health::drained(&stop, drain).await;
         };
         transport::http::connections::serve(listener, router, rules, shutdown).await?;
         Ok(())

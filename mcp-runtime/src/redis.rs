@@ -102,6 +102,13 @@ impl Redis {
         Ok(RedisChangeBus { outgoing, sinks })
     }
 
+    /// Pings the server: for the stores' readiness checks.
+    async fn ping(&self) -> Result<(), StoreError> {
+        let mut connection = self.connection.clone();
+        let _pong: String = ::redis::cmd("PING").query_async(&mut connection).await?;
+        Ok(())
+    }
+
     fn key(&self, kind: &str, name: &str) -> String {
         format!("{}:{kind}:{name}", self.prefix)
     }
@@ -155,6 +162,10 @@ impl SessionStore for RedisSessionStore {
             let _removed: usize = connection.del(self.redis.key("session", id)).await?;
             Ok(())
         })
+    }
+
+    fn check(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(self.redis.ping())
     }
 }
 
@@ -226,6 +237,10 @@ impl EventStore for RedisEventStore {
             let _removed: usize = connection.del(keys).await?;
             Ok(())
         })
+    }
+
+    fn check(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(self.redis.ping())
     }
 }
 

@@ -93,3 +93,56 @@ fn stdio_flag_serves_like_no_argument() {
         assert_eq!(reply["result"]["serverInfo"]["name"], "gift-genius", "{args:?}");
     }
 }
+
+/// GiftGen on stdio with `RUST_LOG=log`, fed `lines` and its input then closed: its standard
+/// error.
+fn logs_of(log: &str, lines: &[&str]) -> String {
+    let mut child = Command::new(example_binary("gift_genius"))
+        .env("RUST_LOG", log)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    for line in lines {
+        writeln!(stdin, "{line}").expect("write");
+    }
+    drop(stdin);
+    let out = child.wait_with_output().expect("exits");
+    assert!(out.status.success(), "{:?}", out.status);
+    text(&out.stderr)
+}
+
+#[test]
+fn at_info_the_logs_say_what_is_declared_and_who_connected() {
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"inspector","version":"0.9.1"}}}"#;
+    let again = r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"inspector","version":"0.9.1"}}}"#;
+    let stateless = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"modern","version":"2.0"}}}}"#;
+    let logs = logs_of("info", &[initialize, again, stateless, stateless]);
+    let line = |needle: &str| {
+        logs.lines().find(|line| line.contains(needle)).unwrap_or_else(|| panic!("no `{needle}` line in:\n{logs}"))
+    };
+    let declared = line("declares");
+    assert!(declared.contains("gift-genius") && declared.contains("1 tool,"), "{declared}");
+    assert!(declared.contains(" INFO "), "{declared}");
+    let started = line("a client started a session (2025-06-18)");
+    for field in ["client=\"inspector\"", "client_version=\"0.9.1\"", "requested=2025-06-18", "transport=\"stdio\""] {
+        assert!(started.contains(field), "`{field}` missing: {started}");
+    }
+    let refused = line("an `initialize` was refused");
+    assert!(refused.contains(" WARN ") && refused.contains("already received"), "{refused}");
+    let reached = line("a client reached the server without a session (2026-07-28)");
+    assert!(reached.contains("client=\"modern\"") && reached.contains("client_version=\"2.0\""), "{reached}");
+    assert_eq!(logs.matches("without a session").count(), 1, "the same client is logged once:\n{logs}");
+
+    // At warn: a revision the server does not support, what was asked and what was offered.
+    let old = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2023-01-01","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}"#;
+    let future = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let logs = logs_of("warn", &[old, future]);
+    assert!(!logs.contains("declares") && !logs.contains("started a session"), "info lines at warn:\n{logs}");
+    let offered = logs.lines().find(|l| l.contains("requested=2023-01-01")).expect(&logs);
+    assert!(offered.contains(" WARN ") && offered.contains("offered=2025-11-25"), "{offered}");
+    let unserved = logs.lines().find(|l| l.contains("requested=2099-01-01")).expect(&logs);
+    assert!(unserved.contains("offered=2026-07-28"), "{unserved}");
+}

@@ -20,6 +20,10 @@ use serde_json::{Value, json};
 mod edge;
 #[path = "http/event_store.rs"]
 mod event_store;
+#[path = "http/middleware.rs"]
+mod middleware;
+#[path = "http/probes.rs"]
+mod probes;
 
 fn gift_genius() -> HttpServer {
     HttpServer::start(&example_binary("gift_genius"), &[])

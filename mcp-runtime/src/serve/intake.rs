@@ -75,7 +75,12 @@ impl Session {
         let stateless = is_stateless(meta);
         let negotiated = match (meta, &self.era) {
             (Some(meta), _) if stateless => match self.stateless_views.view(meta) {
-                Ok(negotiated) => negotiated,
+                Ok((negotiated, read_now)) => {
+                    if read_now {
+                        self.core.met(&negotiated, self.transport);
+                    }
+                    negotiated
+                }
                 Err(e) => return answer(reply_to, Outgoing::error(Some(&id), &e)),
             },
             (_, Era::Fresh) => Arc::clone(&self.fresh),

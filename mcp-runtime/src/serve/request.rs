@@ -367,10 +367,11 @@ pub(crate) struct StatelessViews {
 }
 
 impl StatelessViews {
-    /// The view `meta` asks for; `Err` is the error to answer with.
-    pub(crate) fn view(&mut self, meta: &str) -> Result<Arc<Negotiated>, ErrorObject> {
+    /// The view `meta` asks for, and whether it was read now (not kept); `Err` is the error
+    /// to answer with.
+    pub(crate) fn view(&mut self, meta: &str) -> Result<(Arc<Negotiated>, bool), ErrorObject> {
         if let Some((_, view)) = self.kept.iter().find(|(kept, _)| **kept == *meta) {
-            return Ok(Arc::clone(view));
+            return Ok((Arc::clone(view), false));
         }
         let view = stateless_view(meta)?;
         if meta.len() <= MAX_KEPT_META {
@@ -382,7 +383,7 @@ impl StatelessViews {
                 self.next = (self.next + 1) % KEPT_VIEWS;
             }
         }
-        Ok(view)
+        Ok((view, true))
     }
 }
 
@@ -404,6 +405,11 @@ fn stateless_view(meta: &str) -> Result<Arc<Negotiated>, ErrorObject> {
             let supported: Vec<&str> =
                 Revision::ALL.iter().filter(|r| r.supports(Feature::Stateless)).map(|r| r.as_str()).collect();
             let requested = crate::protocol::excerpt(requested);
+            tracing::warn!(
+                requested = %requested,
+                offered = %supported.join(","),
+                "a request asked for a protocol revision this server does not serve without a session"
+            );
             return Err(ErrorObject::new(
                 code::UNSUPPORTED_PROTOCOL_VERSION,
                 format!("Unsupported protocol version `{requested}`: use one of {}", supported.join(", ")),

@@ -48,8 +48,10 @@ pub(crate) struct Session {
     /// Counts changes to what [`state`](Self::state) returns, so that a transport keeping
     /// sessions elsewhere saves only when something changed.
     pub(crate) changes: u64,
-    /// What carries this connection's messages (for the layers).
+    /// What carries this connection's messages (for the layers and the logs).
     pub(crate) transport: Transport,
+    /// Its HTTP session's id (for the logs).
+    pub(crate) session_id: Option<Arc<str>>,
     /// The server's layers, when it has any: this connection's copy.
     pub(crate) layered: Option<Layered>,
 }
@@ -93,6 +95,7 @@ impl Session {
             extras: None,
             changes: 0,
             transport,
+            session_id: None,
             layered,
         };
         (session, returns)

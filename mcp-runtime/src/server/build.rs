@@ -40,6 +40,7 @@ impl Server {
     pub(crate) fn start(mut self) -> Result<(Arc<ServerCore>, impl Future<Output = ()> + Send)> {
         let signal = self.shutdown.take();
         let core = self.build()?;
+        core.announce();
         Ok((core, async move {
             match signal {
                 Some(ShutdownSignal(signal)) => signal.await,
@@ -100,6 +101,7 @@ impl Server {
             bus: self.bus,
             config: self.config,
             layers: self.layers.build().map(std::sync::Mutex::new),
+            met_clients: Default::default(),
         });
         let hearing = Arc::downgrade(&core);
         core.bus.0.subscribe(Arc::new(move |notice: &ChangeNotice| match hearing.upgrade() {

@@ -83,9 +83,65 @@ pub(crate) struct ServerCore {
     /// The service requests enter when layers were added (each connection takes a copy);
     /// `None`: requests go straight to their methods.
     pub(crate) layers: Option<std::sync::Mutex<McpService>>,
+    /// The 2026-07-28 clients (name, version, revision) already logged as met.
+    pub(crate) met_clients: std::sync::Mutex<std::collections::HashSet<(String, String, crate::protocol::Revision)>>,
 }
 
+/// How many 2026-07-28 clients the server remembers having logged.
+const MET_CLIENTS: usize = 4096;
+
 impl ServerCore {
+    /// Says at `info` what the server declares, once it starts serving.
+    pub(crate) fn announce(&self) {
+        let registry = self.registry();
+        let count = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let capabilities = serde_json::to_value(&self.capabilities).unwrap_or_default();
+        let declared: Vec<&str> = capabilities.as_object().into_iter().flatten().map(|(k, _)| k.as_str()).collect();
+        tracing::info!(
+            server = %self.info.name,
+            version = %self.info.version,
+            tools = registry.tools.len(),
+            resources = registry.resources.len(),
+            resource_templates = registry.templates.len(),
+            prompts = registry.prompts.len(),
+            capabilities = %declared.join(","),
+            layers = self.layers.is_some(),
+            "{} {} declares {}, {}, {} and {}",
+            self.info.name,
+            self.info.version,
+            count(registry.tools.len(), "tool", "tools"),
+            count(registry.resources.len(), "resource", "resources"),
+            count(registry.templates.len(), "resource template", "resource templates"),
+            count(registry.prompts.len(), "prompt", "prompts"),
+        );
+    }
+
+    /// Says at `info` that a 2026-07-28 client reached the server for the first time (as
+    /// far as the last few thousand clients go: past them, it starts again).
+    pub(crate) fn met(&self, negotiated: &crate::context::Negotiated, transport: crate::middleware::Transport) {
+        let client = negotiated.client_info.as_ref();
+        let key = (
+            client.map(|c| c.name.clone()).unwrap_or_default(),
+            client.map(|c| c.version.clone()).unwrap_or_default(),
+            negotiated.revision,
+        );
+        let mut met = self.met_clients.lock().unwrap_or_else(|e| e.into_inner());
+        if met.len() >= MET_CLIENTS {
+            met.clear();
+        }
+        if met.insert(key) {
+            tracing::info!(
+                client = client.map(|c| c.name.as_str()),
+                client_version = client.map(|c| c.version.as_str()),
+                requested = %negotiated.revision,
+                served = %negotiated.revision,
+                transport = transport.as_str(),
+                "a client reached the server without a session ({})",
+                negotiated.revision
+            );
+        }
+    }
+
     /// The registry as it is now.
     pub(crate) fn registry(&self) -> Arc<Registry> {
         Arc::clone(&self.registry.read().unwrap_or_else(|e| e.into_inner()))

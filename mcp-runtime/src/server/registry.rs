@@ -122,6 +122,10 @@ impl<T> Sorted<T> {
         self.items.is_empty()
     }
 
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
+    }
+
     /// Inserts `item` in key order; `Err` gives it back when its key is taken.
     fn insert(&mut self, item: T) -> Result<(), T> {
         let key_of = self.key;

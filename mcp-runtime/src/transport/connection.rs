@@ -108,6 +108,8 @@ pub(crate) struct LoopOptions {
     pub(crate) states: Option<watch::Sender<Option<SessionState>>>,
     /// What carries the messages.
     pub(crate) transport: Transport,
+    /// The HTTP session the loop serves.
+    pub(crate) session_id: Option<Arc<str>>,
 }
 
 impl LoopOptions {
@@ -118,6 +120,7 @@ impl LoopOptions {
             restore: None,
             states: None,
             transport,
+            session_id: None,
         }
     }
 }
@@ -192,6 +195,7 @@ pub(crate) async fn run<I: MessageSource>(
     let closed = std::pin::pin!(out.closed());
     let mut closed = WhenWoken::new(closed);
     let (mut session, mut returns) = Session::new(core, out.clone(), options.listen_limit, options.transport);
+    session.session_id = options.session_id;
     if let Some(state) = options.restore {
         session.restore(state);
     }

@@ -16,30 +16,49 @@ use crate::serve::request::Request;
 use crate::serve::session::{Era, Session};
 
 pub(crate) fn initialize(session: &mut Session, request: &Request<'_>) -> Outgoing {
+    let refuse = |error: ErrorObject| {
+        tracing::warn!(
+            transport = session.transport.as_str(),
+            reason = %error.message,
+            "an `initialize` was refused"
+        );
+        request.error(&error)
+    };
     if matches!(session.era, Era::Handshake { .. }) {
-        return request.error(&ErrorObject::invalid_request(
+        return refuse(ErrorObject::invalid_request(
             "Invalid request: `initialize` was already received on this connection",
         ));
     }
     let params: InitializeParams = match request.raw_params() {
         Some(raw) => match serde_json::from_str(raw.get()) {
             Ok(params) => params,
-            Err(e) => return request.error(&ErrorObject::invalid_params(format!("Invalid `initialize` params: {e}"))),
+            Err(e) => return refuse(ErrorObject::invalid_params(format!("Invalid `initialize` params: {e}"))),
         },
         None => {
-            return request.error(&ErrorObject::invalid_params(
+            return refuse(ErrorObject::invalid_params(
                 "`initialize` needs params with `protocolVersion`, `capabilities` and `clientInfo`",
             ));
         }
     };
-    let revision = Revision::parse(&params.protocol_version)
-        .filter(|r| r.supports(Feature::Handshake))
-        .unwrap_or(Revision::LATEST_HANDSHAKE);
-    tracing::debug!(
-        requested = %crate::protocol::excerpt(&params.protocol_version),
-        negotiated = %revision,
-        client = ?params.client_info.as_ref().map(|c| &c.name),
-        "initialize"
+    let requested = crate::protocol::excerpt(&params.protocol_version);
+    let asked = Revision::parse(&params.protocol_version).filter(|r| r.supports(Feature::Handshake));
+    let revision = asked.unwrap_or(Revision::LATEST_HANDSHAKE);
+    if asked.is_none() {
+        tracing::warn!(
+            requested = %requested,
+            offered = %revision,
+            "a client asked for a protocol revision this server does not support: offering {revision}"
+        );
+    }
+    let client = params.client_info.as_ref();
+    tracing::info!(
+        client = client.map(|c| c.name.as_str()),
+        client_version = client.map(|c| c.version.as_str()),
+        requested = %requested,
+        served = %revision,
+        transport = session.transport.as_str(),
+        session = session.session_id.as_deref(),
+        "a client started a session ({revision})"
     );
     let core = &request.core;
     let result = InitializeResult {

@@ -39,6 +39,12 @@ pub trait EventStore: Send + Sync + 'static {
         let _ = streams;
         Box::pin(async { Ok(()) })
     }
+
+    /// Whether the store can be reached now, for `/readyz` (see
+    /// [`SessionStore::check`](super::SessionStore::check)).
+    fn check(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 impl<E: EventStore + ?Sized> EventStore for std::sync::Arc<E> {
@@ -56,6 +62,10 @@ impl<E: EventStore + ?Sized> EventStore for std::sync::Arc<E> {
 
     fn forget<'a>(&'a self, streams: &'a [String]) -> BoxFuture<'a, Result<(), StoreError>> {
         (**self).forget(streams)
+    }
+
+    fn check(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        (**self).check()
     }
 }
 

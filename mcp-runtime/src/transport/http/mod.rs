@@ -31,6 +31,7 @@ mod body;
 pub(crate) mod connections;
 pub(crate) mod event_store;
 pub(crate) mod file_limit;
+pub(crate) mod health;
 mod media;
 mod options;
 mod post;
@@ -202,10 +203,18 @@ pub(crate) fn router(
     let mut router = axum::Router::new()
         .route("/mcp", post(on_post).get(on_get).delete(on_delete).options(on_preflight))
         .layer(DefaultBodyLimit::max(max))
-        .with_state(app);
+        .with_state(Arc::clone(&app));
     if let Some(cors) = cors {
         router =
             router.layer(axum::middleware::from_fn(move |request, next| with_cors(Arc::clone(&cors), request, next)));
+    }
+    if let Some((live, ready)) = &options.health {
+        router = router.merge(
+            axum::Router::new()
+                .route(live, axum::routing::get(health::on_live))
+                .route(ready, axum::routing::get(health::on_ready))
+                .with_state(Arc::clone(&app)),
+        );
     }
     if let Some(metadata) = options.resource_metadata {
         let body = metadata.to_string();

@@ -59,6 +59,8 @@ pub struct HttpOptions {
     pub(super) body_timeout: Duration,
     pub(super) keep_alive_timeout: Duration,
     pub(super) max_connections: Option<usize>,
+    /// Where `/healthz` and `/readyz` are served; `None`: not at all.
+    pub(super) health: Option<(String, String)>,
 }
 
 impl Default for HttpOptions {
@@ -81,6 +83,7 @@ impl Default for HttpOptions {
             body_timeout: DEFAULT_BODY_TIMEOUT,
             keep_alive_timeout: DEFAULT_KEEP_ALIVE_TIMEOUT,
             max_connections: None,
+            health: Some(("/healthz".to_owned(), "/readyz".to_owned())),
         }
     }
 }
@@ -326,6 +329,23 @@ impl HttpOptions {
     #[must_use]
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = Some(connections.max(1));
+        self
+    }
+
+    /// Serves the liveness and readiness probes at `live` and `ready` instead of `/healthz`
+    /// and `/readyz`. They answer whatever the `Host` and need no credentials: `/healthz` 200
+    /// while the server serves, `/readyz` 200 when it can take requests, 503 while it drains
+    /// on shutdown or while its session or event store cannot be reached.
+    #[must_use]
+    pub fn health_paths(mut self, live: impl Into<String>, ready: impl Into<String>) -> Self {
+        self.health = Some((live.into(), ready.into()));
+        self
+    }
+
+    /// Serves no probes (see [`health_paths`](Self::health_paths)).
+    #[must_use]
+    pub fn without_health_checks(mut self) -> Self {
+        self.health = None;
         self
     }
 }

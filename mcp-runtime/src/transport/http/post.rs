@@ -34,6 +34,9 @@ pub(super) async fn on_post(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
+    if *app.stopping.borrow() {
+        return busy(None, "The server is shutting down: retry on another instance");
+    }
     let identity = match admit(&app, &uri, &headers).await {
         Ok(identity) => identity,
         Err(rejected) => return *rejected,

@@ -99,6 +99,12 @@ pub trait SessionStore: Send + Sync + 'static {
 
     /// Forgets session `id`.
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// Whether the store can be reached now, for `/readyz`: a store kept elsewhere (Redis)
+    /// answers a ping. The default is always reachable.
+    fn check(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 impl<S: SessionStore + ?Sized> SessionStore for Arc<S> {
@@ -121,6 +127,10 @@ impl<S: SessionStore + ?Sized> SessionStore for Arc<S> {
 
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         (**self).remove(id)
+    }
+
+    fn check(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        (**self).check()
     }
 }
 

@@ -202,6 +202,7 @@ pub(super) fn start_loop(
             }
         }
     });
+    let alive = stopping.clone();
     let mut stopping = stopping.clone();
     let shutdown = async move {
         let _ = stopping.wait_for(|stop| *stop).await;
@@ -212,8 +213,16 @@ pub(super) fn start_loop(
         restore: seed.restore,
         states: Some(states_tx),
         transport: crate::middleware::Transport::Http,
+        // The 2026-07-28 loops have no session.
+        session_id: (!seed.id.is_empty()).then(|| Arc::from(seed.id.as_str())),
     };
-    tokio::spawn(connection::run(Arc::clone(core), Inbox(inbox), out, shutdown, options));
+    // The loop holds a receiver of the stop signal until it ends: the endpoint counts them to
+    // know when every loop has drained.
+    let serving = connection::run(Arc::clone(core), Inbox(inbox), out, shutdown, options);
+    tokio::spawn(async move {
+        let _alive = alive;
+        serving.await
+    });
     Arc::new(SessionHandle {
         id: seed.id,
         inbound,

@@ -1,0 +1,63 @@
+//! `/healthz` and `/readyz`, for load balancers and orchestrators: answered whatever the
+//! `Host` (probes use the pod's address) and without credentials, saying nothing of sessions.
+//!
+//! `/healthz` is 200 while the process serves. `/readyz` is 200 when it can take requests,
+//! and 503 while it drains on shutdown (the listener stays open meanwhile, so probes see it)
+//! or while its session or event store cannot be reached.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+use tokio::sync::watch;
+
+use super::sessions::App;
+
+/// How long `/readyz` waits for a store to answer before it says the store is unreachable.
+const CHECK_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// How often the end of the drain is looked for.
+const DRAIN_POLL: Duration = Duration::from_millis(20);
+
+/// `GET /healthz`.
+pub(super) async fn on_live() -> Response {
+    probe_answer(StatusCode::OK, json!({"status": "ok"}))
+}
+
+/// `GET /readyz`.
+pub(super) async fn on_ready(State(app): State<Arc<App>>) -> Response {
+    if *app.stopping.borrow() {
+        return probe_answer(StatusCode::SERVICE_UNAVAILABLE, json!({"status": "draining"}));
+    }
+    let checks = async {
+        app.store.check().await.map_err(|e| format!("the session store: {e}"))?;
+        app.events.check().await.map_err(|e| format!("the event store: {e}"))
+    };
+    let why = match tokio::time::timeout(CHECK_TIMEOUT, checks).await {
+        Ok(Ok(())) => return probe_answer(StatusCode::OK, json!({"status": "ready"})),
+        Ok(Err(why)) => why,
+        Err(_) => format!("a store did not answer within {} s", CHECK_TIMEOUT.as_secs()),
+    };
+    tracing::warn!(reason = %why, "not ready: a store cannot be reached");
+    probe_answer(StatusCode::SERVICE_UNAVAILABLE, json!({"status": "unavailable", "reason": why}))
+}
+
+fn probe_answer(status: StatusCode, body: serde_json::Value) -> Response {
+    let mut response = (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// Waits, once `stop` was sent, until every session's loop has ended (each holds one of its
+/// receivers; the endpoint holds one more), or `limit` passed.
+pub(crate) async fn drained(stop: &watch::Sender<bool>, limit: Duration) {
+    let waiting = async {
+        while stop.receiver_count() > 1 {
+            tokio::time::sleep(DRAIN_POLL).await;
+        }
+    };
+    let _ = tokio::time::timeout(limit, waiting).await;
+}

@@ -1,0 +1,134 @@
+//! Layers over Streamable HTTP, in process: a refusal carries its HTTP status and headers
+//! (429 and `Retry-After` from the rate limit, 403 and `WWW-Authenticate` from a layer of the
+//! user's) in both eras, and a 2026-07-28 caller without identity or session is its address.
+
+use std::time::Duration;
+
+use mcp_runtime::middleware::{McpResponse, RateLimit, Target, from_fn};
+use mcp_runtime::protocol::ErrorObject;
+use mcp_runtime::{Server, ToolDescriptor};
+use mcp_tests::http::{initialize, stateless_headers};
+use mcp_tests::services::free_port;
+use mcp_tests::wire::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, STATELESS_REVISION};
+use serde_json::{Value, json};
+
+/// Serves `server` on a free loopback port; the URL of its endpoint.
+async fn serving(server: Server) -> String {
+    let port = free_port();
+    tokio::spawn(server.serve_http(format!("127.0.0.1:{port}")));
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return url;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the server did not listen on {url}");
+}
+
+/// The status, the headers asked for, and the JSON body of one POST.
+struct Posted {
+    status: u16,
+    headers: Vec<Option<String>>,
+    body: Value,
+    session: Option<String>,
+}
+
+async fn post(url: &str, body: Value, extra: Vec<(String, String)>, read: &'static [&'static str]) -> Posted {
+    let url = url.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let client = reqwest::blocking::Client::new();
+        let mut request = client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        for (name, value) in stateless_headers(&body).into_iter().chain(extra) {
+            request = request.header(name, value);
+        }
+        let response = request.body(body.to_string()).send().expect("the POST");
+        let status = response.status().as_u16();
+        let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let headers = read.iter().map(|name| header(name)).collect();
+        let session = header("mcp-session-id");
+        let text = response.text().expect("a body");
+        let json = text.lines().find_map(|line| line.strip_prefix("data: ")).unwrap_or(&text).to_owned();
+        Posted { status, headers, session, body: serde_json::from_str(&json).unwrap_or(Value::Null) }
+    })
+    .await
+    .expect("the client thread")
+}
+
+fn stateless_call(id: u32, tool: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": {},
+        "_meta": {PROTOCOL_VERSION_KEY: STATELESS_REVISION, CLIENT_CAPABILITIES_KEY: {}}}})
+}
+
+fn version_header() -> Vec<(String, String)> {
+    vec![("mcp-protocol-version".to_owned(), STATELESS_REVISION.to_owned())]
+}
+
+fn gifts() -> ToolDescriptor {
+    ToolDescriptor::new("gifts").handler(|_: Value| async { "a scarf".to_owned() })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rate_limit_answers_429_with_retry_after_in_both_eras() {
+    let server = Server::builder("limited", "1").tool(gifts()).layer(RateLimit::per_caller(2, Duration::from_secs(30)));
+    let url = serving(server).await;
+    // `initialize` has no session yet: it counts against the client's address.
+    let opened = post(&url, initialize("2025-06-18", json!({})), vec![], &[]).await;
+    assert_eq!(opened.status, 200, "{}", opened.body);
+    let session = opened.session.expect("a session");
+    let in_session = vec![
+        ("mcp-session-id".to_owned(), session.clone()),
+        ("mcp-protocol-version".to_owned(), "2025-06-18".to_owned()),
+    ];
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(&url, note, in_session.clone(), &[]).await.status, 202);
+    // The session is a caller of its own, with its own bucket.
+    let call = |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "gifts"}});
+    for id in 1..=2 {
+        let ok = post(&url, call(id), in_session.clone(), &[]).await;
+        assert_eq!(ok.status, 200, "{}", ok.body);
+    }
+    let refused = post(&url, call(3), in_session, &["retry-after"]).await;
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert!(refused.body["error"]["message"].as_str().unwrap().contains(&session), "{}", refused.body);
+    let retry: u64 = refused.headers[0].as_deref().expect("Retry-After").parse().expect("seconds");
+    assert!((14..=15).contains(&retry), "one token is back in 15 s: {retry}");
+
+    // 2026-07-28, no identity, no session: the address, whose bucket `initialize` drew on.
+    let ok = post(&url, stateless_call(4, "gifts"), version_header(), &[]).await;
+    assert_eq!(ok.status, 200, "{}", ok.body);
+    assert_eq!(ok.body["result"]["content"][0]["text"], "a scarf");
+    let refused = post(&url, stateless_call(5, "gifts"), version_header(), &["retry-after"]).await;
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert_eq!(refused.body["error"]["code"], -31000, "{}", refused.body);
+    assert!(refused.body["error"]["message"].as_str().unwrap().contains("address 127.0.0.1"), "{}", refused.body);
+    assert!(refused.headers[0].is_some(), "Retry-After in 2026-07-28 too");
+    assert!(refused.body["error"]["data"]["retryAfterMs"].as_u64().unwrap() > 14_000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_layer_refusal_carries_its_status_and_challenge() {
+    let server = Server::builder("guarded", "1").tool(gifts()).layer(from_fn(|request, next| async move {
+        if request.target() == Some(Target::Tool("gifts")) && request.header("x-badge").is_none() {
+            let error = ErrorObject::new(-31403, "This tool needs a badge");
+            return Ok(McpResponse::error(error)
+                .with_http_status(403)
+                .with_http_header("WWW-Authenticate", r#"Bearer error="insufficient_scope", scope="gifts""#)
+                .with_http_header("bad header\n", "left out"));
+        }
+        next.run(request).await
+    }));
+    let url = serving(server).await;
+    let refused = post(&url, stateless_call(1, "gifts"), version_header(), &["www-authenticate"]).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert_eq!(refused.body["error"]["code"], -31403);
+    assert_eq!(refused.headers[0].as_deref(), Some(r#"Bearer error="insufficient_scope", scope="gifts""#));
+    let mut badged = version_header();
+    badged.push(("x-badge".to_owned(), "1".to_owned()));
+    let ok = post(&url, stateless_call(2, "gifts"), badged, &[]).await;
+    assert_eq!(ok.status, 200, "{}", ok.body);
+    assert_eq!(ok.body["result"]["content"][0]["text"], "a scarf");
+}
