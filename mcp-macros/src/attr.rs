@@ -96,6 +96,8 @@ pub(crate) struct CommonArgs {
     pub(crate) description: Slot<LitStr>,
     pub(crate) icons: Vec<LitStr>,
     pub(crate) meta: Vec<MetaEntry>,
+    /// `tags("admin", "billing")`: the server's own words for selecting items.
+    pub(crate) tags: Vec<LitStr>,
     pub(crate) krate: Slot<syn::Path>,
     /// The function's future need not be `Send`: it runs on the server's local thread.
     pub(crate) local: Slot<LitBool>,
@@ -118,6 +120,7 @@ impl CommonArgs {
             description: Slot::new("description"),
             icons: Vec::new(),
             meta: Vec::new(),
+            tags: Vec::new(),
             krate: Slot::new("crate"),
             local: Slot::new("local"),
             timeout: Slot::new("timeout"),
@@ -143,6 +146,8 @@ impl CommonArgs {
                     syn::parenthesized!(content in meta.input);
                     self.meta.extend(Punctuated::<MetaEntry, Token![,]>::parse_terminated(&content)?);
                 }
+                // tags("admin", "billing") (repeatable)
+                "tags" => self.tags.extend(parse_tags(meta)?),
                 // local | local = true
                 "local" => self.local.set(cx, attr, path, flag_value(meta, "local")?),
                 // timeout = "30s" | "500ms" | "2m" | "1h"
@@ -165,6 +170,48 @@ impl CommonArgs {
             Err(e) => Some(Err(e)),
         }
     }
+}
+
+/// `tags("admin", ...)`: string literals, each a short word.
+fn parse_tags(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
+    const SHAPE: &str = "`tags` takes string literals in parentheses: `tags(\"admin\", \"billing\")`";
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(meta.error(SHAPE));
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let mut tags = Vec::new();
+    let mut errors: Option<syn::Error> = None;
+    // Every bad tag is reported, each on its own token.
+    for tag in Punctuated::<Lit, Token![,]>::parse_terminated(&content)? {
+        let error = match tag {
+            Lit::Str(tag) if is_tag(&tag.value()) => {
+                tags.push(tag);
+                continue;
+            }
+            Lit::Str(tag) if tag.value().is_empty() => syn::Error::new_spanned(&tag, "a tag cannot be empty"),
+            Lit::Str(tag) => syn::Error::new_spanned(
+                &tag,
+                format!(
+                    "`{}` is not a tag: one word of letters, digits, `-`, `_`, `.` or `:` (at most 64)",
+                    tag.value()
+                ),
+            ),
+            other => syn::Error::new_spanned(other, SHAPE),
+        };
+        match &mut errors {
+            Some(errors) => errors.combine(error),
+            None => errors = Some(error),
+        }
+    }
+    match errors {
+        Some(errors) => Err(errors),
+        None => Ok(tags),
+    }
+}
+
+fn is_tag(tag: &str) -> bool {
+    (1..=64).contains(&tag.len()) && tag.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
 }
 
 /// Runs `each` on every `key = value` / `key` / `key(...)` argument, recording errors and
@@ -232,6 +279,7 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "open_world",
     "icon",
     "meta",
+    "tags",
     "input_schema",
     "output_schema",
     "timeout",
@@ -302,6 +350,7 @@ pub(crate) const RESOURCE_KEYS: &[&str] = &[
     "priority",
     "icon",
     "meta",
+    "tags",
     "list",
     "complete",
     "ttl_ms",
@@ -398,7 +447,7 @@ pub(crate) struct PromptArgs {
 
 /// Every key `#[mcp_prompt]` accepts.
 pub(crate) const PROMPT_KEYS: &[&str] =
-    &["name", "title", "description", "icon", "meta", "complete", "timeout", "local", "crate"];
+    &["name", "title", "description", "icon", "meta", "tags", "complete", "timeout", "local", "crate"];
 
 impl PromptArgs {
     /// Parses the attribute's arguments, recording every problem in `cx`.

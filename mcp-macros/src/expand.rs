@@ -24,6 +24,9 @@ pub(crate) fn common_builder(common: &CommonArgs, docs: &[Expr], ident: &Ident) 
     for icon in &common.icons {
         calls.push(quote!(.icon(__mcp::protocol::Icon::new(#icon))));
     }
+    for tag in &common.tags {
+        calls.push(quote!(.tag(#tag)));
+    }
     for entry in &common.meta {
         let key = &entry.key;
         let value = meta_value(&entry.value);

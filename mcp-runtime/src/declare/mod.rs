@@ -10,4 +10,5 @@ pub(crate) mod output;
 pub(crate) mod prompt;
 pub(crate) mod resource;
 pub(crate) mod selection;
+pub(crate) mod tags;
 pub(crate) mod tool;

@@ -13,6 +13,7 @@ use crate::context::state::RequiredState;
 use crate::declare::completion::{CompletionHandler, IntoCompleter};
 use crate::declare::handler::HandlerFn;
 use crate::declare::handler::HandlerSpec;
+use crate::declare::tags::Tags;
 use crate::protocol::{ErrorObject, GetPromptResult, Icon, Prompt, PromptArgument, PromptMessage};
 
 /// One `prompts/get`: the arguments given and the context.
@@ -148,6 +149,7 @@ pub struct PromptDescriptor {
     pub(crate) origin: Option<&'static str>,
     /// The states the handler takes: checked when the server starts.
     pub(crate) required_states: Vec<RequiredState>,
+    pub(crate) tags: Tags,
 }
 
 impl fmt::Debug for PromptDescriptor {
@@ -177,6 +179,7 @@ impl PromptDescriptor {
             spec: HandlerSpec::default(),
             origin: None,
             required_states: Vec::new(),
+            tags: Tags::default(),
         }
     }
 
@@ -228,6 +231,18 @@ impl PromptDescriptor {
     pub fn meta(mut self, key: impl Into<String>, value: Value) -> Self {
         self.prompt.meta.get_or_insert_with(Map::new).insert(key.into(), value);
         self
+    }
+
+    /// Tags the prompt (see [`ToolDescriptor::tag`](crate::ToolDescriptor::tag)).
+    #[must_use]
+    pub fn tag(mut self, tag: impl Into<String>) -> Self {
+        self.tags.add(tag.into());
+        self
+    }
+
+    /// The prompt's tags.
+    pub fn tags(&self) -> &[String] {
+        self.tags.as_slice()
     }
 
     /// Records where the prompt is defined, for start-up errors (`file:line`).

@@ -14,6 +14,7 @@ use crate::context::state::RequiredState;
 use crate::declare::completion::{CompletionHandler, IntoCompleter};
 use crate::declare::handler::HandlerFn;
 use crate::declare::handler::HandlerSpec;
+use crate::declare::tags::Tags;
 use crate::declare::tool::Json;
 use crate::protocol::CachePolicy;
 use crate::protocol::{Annotations, ErrorObject, Icon, Resource, ResourceContents, ResourceTemplate};
@@ -235,6 +236,7 @@ pub struct ResourceDescriptor {
     pub(crate) origin: Option<&'static str>,
     /// The states the handler takes: checked when the server starts.
     pub(crate) required_states: Vec<RequiredState>,
+    pub(crate) tags: Tags,
 }
 
 impl fmt::Debug for ResourceDescriptor {
@@ -260,6 +262,7 @@ impl ResourceDescriptor {
             spec: HandlerSpec::default(),
             origin: None,
             required_states: Vec::new(),
+            tags: Tags::default(),
         }
     }
 
@@ -358,6 +361,19 @@ impl ResourceDescriptor {
             |r| r.icons.get_or_insert_with(Vec::new).push(icon),
             |t| t.icons.get_or_insert_with(Vec::new).push(copy),
         )
+    }
+
+    /// Tags the resource or template (see [`ToolDescriptor::tag`](crate::ToolDescriptor::tag));
+    /// the resources a template's lister enumerates carry the template's tags.
+    #[must_use]
+    pub fn tag(mut self, tag: impl Into<String>) -> Self {
+        self.tags.add(tag.into());
+        self
+    }
+
+    /// The resource's tags.
+    pub fn tags(&self) -> &[String] {
+        self.tags.as_slice()
     }
 
     /// Adds a `_meta` entry.

@@ -13,6 +13,7 @@ use crate::context::Context;
 use crate::context::state::RequiredState;
 use crate::declare::handler::{HandlerFn, HandlerSpec};
 use crate::declare::output::{OutputSchema, OutputValue};
+use crate::declare::tags::Tags;
 use crate::protocol::{CallToolResult, Content, Icon, Tool, ToolAnnotations};
 use crate::util::BoxFuture;
 use crate::util::schema;
@@ -100,6 +101,7 @@ pub struct ToolDescriptor {
     pub(crate) required_states: Vec<RequiredState>,
     /// Arguments mirrored in HTTP headers: (argument, header name after `Mcp-Param-`).
     pub(crate) header_params: Vec<(String, String)>,
+    pub(crate) tags: Tags,
 }
 
 impl fmt::Debug for ToolDescriptor {
@@ -134,6 +136,7 @@ impl ToolDescriptor {
             origin: None,
             required_states: Vec::new(),
             header_params: Vec::new(),
+            tags: Tags::default(),
         }
     }
 
@@ -224,6 +227,25 @@ impl ToolDescriptor {
     pub fn meta(mut self, key: impl Into<String>, value: Value) -> Self {
         self.tool.meta.get_or_insert_with(Map::new).insert(key.into(), value);
         self
+    }
+
+    /// Tags the tool (`"admin"`): a layer or [`Server::only_tags`](crate::Server::only_tags)
+    /// can select tools by their tags, which clients never see.
+    ///
+    /// ```
+    /// use mcp_runtime::ToolDescriptor;
+    /// let tool = ToolDescriptor::new("wipe").tag("admin");
+    /// assert_eq!(tool.tags(), ["admin"]);
+    /// ```
+    #[must_use]
+    pub fn tag(mut self, tag: impl Into<String>) -> Self {
+        self.tags.add(tag.into());
+        self
+    }
+
+    /// The tool's tags.
+    pub fn tags(&self) -> &[String] {
+        self.tags.as_slice()
     }
 
     /// Declares that a call needs the client capability `name` (e.g. `"elicitation"`). A

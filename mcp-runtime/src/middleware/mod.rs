@@ -34,6 +34,7 @@ mod from_fn;
 mod request;
 mod response;
 mod service;
+mod visibility;
 
 pub use audit::{Audit, Audited};
 pub use caller_limits::{ConcurrencyLimit, ConcurrencyLimited, RateLimit, RateLimited};
@@ -45,3 +46,5 @@ pub(crate) use service::Layers;
 pub use service::{BoxError, McpService};
 pub use tower_layer::{Layer, layer_fn};
 pub use tower_service::Service;
+pub use visibility::Item;
+pub(crate) use visibility::Visibility;

@@ -12,6 +12,7 @@ use crate::context::{Context, Identity, RequestExtras};
 use crate::protocol::{RequestId, Revision, member, string_value};
 use crate::util::BoxFuture;
 
+use super::visibility::{Item, Visibility};
 use super::{BoxError, McpResponse};
 
 /// What carried a request to the server.
@@ -67,9 +68,11 @@ impl<'a> Target<'a> {
     }
 }
 
-/// Runs the request inside every layer, with the params the layers left it.
-pub(crate) type Proceed =
-    Box<dyn FnOnce(Option<Box<RawValue>>) -> BoxFuture<'static, Result<McpResponse, BoxError>> + Send>;
+/// Runs the request inside every layer, with the params the layers left it and the filter of
+/// items they set.
+pub(crate) type Proceed = Box<
+    dyn FnOnce(Option<Box<RawValue>>, Option<Visibility>) -> BoxFuture<'static, Result<McpResponse, BoxError>> + Send,
+>;
 
 /// One request on its way through the server's layers to its method.
 ///
@@ -88,6 +91,8 @@ pub struct McpRequest {
     /// The target's name, read from the params once.
     target: Option<Box<str>>,
     pub(crate) proceed: Option<Proceed>,
+    /// Which items the caller sees, when a layer said.
+    pub(crate) visible: Option<Visibility>,
 }
 
 impl fmt::Debug for McpRequest {
@@ -112,7 +117,7 @@ impl McpRequest {
         proceed: Proceed,
     ) -> Self {
         let target = target_of(method, params.as_deref());
-        McpRequest { method, params, transport, context, extras, target, proceed: Some(proceed) }
+        McpRequest { method, params, transport, context, extras, target, proceed: Some(proceed), visible: None }
     }
 
     /// The method, such as `tools/call`.
@@ -147,6 +152,28 @@ impl McpRequest {
             params => RawValue::from_string(params.to_string()).ok(),
         };
         self.target = target_of(self.method, self.params.as_deref());
+    }
+
+    /// Shows the caller only the items `visible` accepts (see [`Item`]): lists leave the
+    /// others out, and a call, read or get of one is answered as for an item that does not
+    /// exist. Filters set by several layers all apply.
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    /// use mcp_runtime::middleware::from_fn;
+    ///
+    /// // Only callers signed in as admins see the tools tagged `admin`.
+    /// let server = Server::builder("gifts", "1.0.0").layer(from_fn(|mut request, next| async move {
+    ///     let admin = request.identity().is_some_and(|who| who.claims().get("role").is_some_and(|r| r == "admin"));
+    ///     if !admin {
+    ///         request.filter_items(|item| !item.has_tag("admin"));
+    ///     }
+    ///     next.run(request).await
+    /// }));
+    /// # let _ = server;
+    /// ```
+    pub fn filter_items(&mut self, visible: impl Fn(&Item<'_>) -> bool + Send + Sync + 'static) {
+        self.visible = Some(Visibility::both(self.visible.take(), visible));
     }
 
     /// The protocol revision the request is served under.

@@ -108,7 +108,7 @@ impl Service<McpRequest> for Methods {
 
     fn call(&mut self, mut request: McpRequest) -> Self::Future {
         match request.proceed.take() {
-            Some(proceed) => proceed(request.params.take()),
+            Some(proceed) => proceed(request.params.take(), request.visible.take()),
             // A request is made with its way in and called inward once.
             None => Box::pin(async { Err("the request was already answered".into()) }),
         }

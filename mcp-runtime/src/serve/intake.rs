@@ -116,6 +116,7 @@ impl Session {
             extras: self.extras.clone(),
             reply_to,
             link: None,
+            visible: None,
         };
         match self.layered.is_some() {
             true => self.through_layers(request, route.handler),

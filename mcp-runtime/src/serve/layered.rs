@@ -108,9 +108,10 @@ impl Layered {
         let back = self.back.clone();
         let proceed: Proceed = {
             let admitted = Arc::clone(&admitted);
-            Box::new(move |params| {
+            Box::new(move |params, visible| {
                 let (stream, mut answers) = mpsc::channel::<Outgoing>(16);
                 request.params = params.map(Cow::Owned);
+                request.visible = visible;
                 request.reply_to = ReplyTo::Stream(stream);
                 admitted.store(true, Ordering::Release);
                 let abandoned = Abandoned { back: back.clone(), id: Some(request.id.clone()) };

@@ -20,7 +20,10 @@ use crate::context::{
     Asker, CancelToken, ClientLink, Context, Identity, LogLimiter, LogThreshold, Negotiated, RequestExtras,
     RequestParts,
 };
-use crate::protocol::{CachePolicy, Cacheable};
+use crate::declare::tags::Tags;
+use crate::error::ItemKind;
+use crate::middleware::{Item, Visibility};
+use crate::protocol::{CachePolicy, CacheScope, Cacheable};
 use crate::protocol::{ErrorObject, Feature, Implementation, LogLevel, RequestId, Revision, code, member, mentions};
 use crate::serve::reply::{InputRequired, ReplyTo, WireResult, respond};
 use crate::server::core::ServerCore;
@@ -56,6 +59,8 @@ pub(crate) struct Request<'a> {
     /// What a handler reaches its client through, set by the executor when the request
     /// starts (`None` for methods that run no user code).
     pub(crate) link: Option<CallLink>,
+    /// Which items the caller sees, when a layer said (`None`: all of them).
+    pub(crate) visible: Option<Visibility>,
 }
 
 /// What a request running user code may use of its connection.
@@ -82,9 +87,24 @@ const MAY_ASK: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 impl Request<'_> {
     /// The same request, owning its params: to wait for a slot after the message is gone.
     pub(crate) fn into_owned(self) -> Request<'static> {
-        let Request { core, negotiated, id, method, caching, params, meta, extras, reply_to, link } = self;
+        let Request { core, negotiated, id, method, caching, params, meta, extras, reply_to, link, visible } = self;
         let params = params.map(|params| Cow::Owned(params.into_owned()));
-        Request { core, negotiated, id, method, caching, params, meta, extras, reply_to, link }
+        Request { core, negotiated, id, method, caching, params, meta, extras, reply_to, link, visible }
+    }
+
+    /// Whether the caller sees the item `name` of `kind`, tagged `tags`.
+    pub(crate) fn shows(&self, kind: ItemKind, name: &str, tags: &Tags) -> bool {
+        self.visible.as_ref().is_none_or(|visible| visible.shows(&Item { kind, name, tags: tags.as_slice() }))
+    }
+
+    /// The caching policy of a list this request gets: the configured one, but private when
+    /// a layer filtered the list (it may differ by caller).
+    pub(crate) fn list_cache(&self) -> Option<CachePolicy> {
+        let configured = self.configured_cache()?;
+        Some(match self.visible {
+            None => configured,
+            Some(_) => CachePolicy::new(std::time::Duration::from_millis(configured.ttl_ms()), CacheScope::Private),
+        })
     }
 
     /// The params as they came.

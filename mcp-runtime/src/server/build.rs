@@ -65,6 +65,11 @@ impl Server {
             self.resources.extend(every_declared::<ResourceDescriptor>());
             self.prompts.extend(every_declared::<PromptDescriptor>());
         }
+        if let Some(only) = &self.only_tags {
+            self.tools.retain(|item| item.tags.any_of(only));
+            self.resources.retain(|item| item.tags.any_of(only));
+            self.prompts.retain(|item| item.tags.any_of(only));
+        }
         check_states(&self.states, &self.tools, &self.resources, &self.prompts)?;
         let registry = Registry::build(self.tools, self.resources, self.prompts)?;
         let dynamic = self.dynamic_lists;

@@ -60,6 +60,8 @@ pub struct Server {
     pub(super) event_backlog: usize,
     pub(super) bus: Bus,
     pub(super) layers: Layers,
+    /// Only the items with one of these tags are offered (`Server::only_tags`).
+    pub(super) only_tags: Option<Vec<String>>,
 }
 
 /// The future that tells a serving server to stop.
@@ -99,6 +101,7 @@ impl Server {
             event_backlog: EVENT_BACKLOG,
             bus: Bus::default(),
             layers: Layers::default(),
+            only_tags: None,
         }
     }
 
@@ -397,6 +400,29 @@ impl Server {
         <L::Service as crate::middleware::Service<McpRequest>>::Future: Send + 'static,
     {
         self.layers.push(layer);
+        self
+    }
+
+    /// Offers only the tools, resources and prompts carrying at least one of `tags`
+    /// (declared with `tags("…")` in the macros or `.tag("…")` on a descriptor); the others
+    /// are left out as if never declared. Called again, the tags add up.
+    ///
+    /// ```
+    /// use mcp_runtime::{Server, ToolDescriptor};
+    ///
+    /// let public = Server::builder("gifts", "1.0.0")
+    ///     .tool(ToolDescriptor::new("suggest").tag("public").handler(|_: serde_json::Value| async { "a scarf" }))
+    ///     .tool(ToolDescriptor::new("wipe").tag("admin").handler(|_: serde_json::Value| async { "wiped" }))
+    ///     .only_tags(["public"]);
+    /// assert!(public.describe().unwrap().contains("suggest"));
+    /// ```
+    #[must_use]
+    pub fn only_tags<I, T>(mut self, tags: I) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<String>,
+    {
+        self.only_tags.get_or_insert_with(Vec::new).extend(tags.into_iter().map(Into::into));
         self
     }
 

@@ -22,6 +22,8 @@ use crate::protocol::{
 };
 use mcp_uri_template::UriTemplate;
 
+use crate::declare::tags::Tags;
+
 /// A registered tool, ready to list and call.
 #[derive(Clone)]
 pub(crate) struct ToolEntry {
@@ -38,6 +40,7 @@ pub(crate) struct ToolEntry {
     /// Arguments mirrored in HTTP headers: (argument, header name after `Mcp-Param-`).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) header_params: Vec<(String, String)>,
+    pub(crate) tags: Tags,
 }
 
 impl ToolEntry {
@@ -68,6 +71,7 @@ pub(crate) struct ResourceEntry {
     pub(crate) cache: Option<CachePolicy>,
     pub(crate) spec: HandlerSpec,
     pub(crate) origin: Option<&'static str>,
+    pub(crate) tags: Tags,
 }
 
 /// A registered resource template.
@@ -82,6 +86,7 @@ pub(crate) struct TemplateEntry {
     pub(crate) completions: BTreeMap<String, CompletionHandler>,
     pub(crate) spec: HandlerSpec,
     pub(crate) origin: Option<&'static str>,
+    pub(crate) tags: Tags,
 }
 
 /// A registered prompt.
@@ -93,6 +98,7 @@ pub(crate) struct PromptEntry {
     pub(crate) completions: BTreeMap<String, CompletionHandler>,
     pub(crate) spec: HandlerSpec,
     pub(crate) origin: Option<&'static str>,
+    pub(crate) tags: Tags,
 }
 
 /// Items of one kind, sorted by key.
@@ -244,6 +250,7 @@ impl Registry {
                     spec: d.spec,
                     origin: d.origin,
                     header_params: d.header_params,
+                    tags: d.tags,
                 };
                 Ok((entry, d.defined_at.into_owned()))
             })
@@ -259,11 +266,11 @@ impl Registry {
             };
             let reader = d.reader.ok_or(Error::MissingHandler { kind, name })?;
             let defined_at = d.defined_at.into_owned();
-            let (spec, origin) = (d.spec, d.origin);
+            let (spec, origin, tags) = (d.spec, d.origin, d.tags);
             match d.address {
                 Address::Fixed(resource) => {
                     fixed.push((
-                        ResourceEntry { resource, reader, subscribe: d.subscribe, cache: d.cache, spec, origin },
+                        ResourceEntry { resource, reader, subscribe: d.subscribe, cache: d.cache, spec, origin, tags },
                         defined_at,
                     ));
                 }
@@ -278,6 +285,7 @@ impl Registry {
                         completions: d.completions.into_iter().collect(),
                         spec,
                         origin,
+                        tags,
                     },
                     defined_at,
                 )),
@@ -297,6 +305,7 @@ impl Registry {
                     completions: d.completions.into_iter().collect(),
                     spec: d.spec,
                     origin: d.origin,
+                    tags: d.tags,
                 };
                 Ok((entry, d.defined_at.into_owned()))
             })

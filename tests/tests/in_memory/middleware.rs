@@ -355,3 +355,97 @@ async fn the_audit_layer_writes_one_event_per_request_without_arguments() {
     assert!(events[3].contains("outcome=\"error\"") && events[3].contains("error_code=-32602"), "{}", events[3]);
     assert!(!text.contains("password123"), "arguments are left out unless asked for:\n{text}");
 }
+
+/// Wipes every gift list (for administrators).
+#[mcp_runtime::mcp_tool(tags("admin"))]
+fn wipe() -> &'static str {
+    "wiped"
+}
+
+/// The gift lists of administrators.
+#[mcp_runtime::mcp_resource("admin://lists", tags("admin"))]
+fn admin_lists() -> &'static str {
+    "all of them"
+}
+
+/// A prompt for administrators.
+#[mcp_runtime::mcp_prompt(tags("admin", "ops"))]
+fn audit_prompt() -> String {
+    "Audit the lists".to_owned()
+}
+
+fn tagged_server() -> Server {
+    let suggest = ToolDescriptor::new("suggest").tag("public").handler(|_: Value| async { "a scarf".to_owned() });
+    Server::builder("tags", "1").tool(suggest).tool(wipe).resource(admin_lists).prompt(audit_prompt)
+}
+
+fn request(id: u32, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+fn stateless(id: u32, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    request(id, method, params)
+}
+
+fn names(list: &Value, field: &str, key: &str) -> Vec<String> {
+    let items = list["result"][field].as_array().unwrap_or_else(|| panic!("a list: {list}"));
+    items.iter().map(|item| item[key].as_str().unwrap().to_owned()).collect()
+}
+
+#[tokio::test]
+async fn a_layer_hides_tagged_items_from_lists_and_refuses_them() {
+    let server = tagged_server().layer(from_fn(|mut request, next| async move {
+        request.filter_items(|item| !item.has_tag("admin"));
+        next.run(request).await
+    }));
+    let mut client = Client::start(server);
+    client.initialize().await;
+    let tools = client.call(&request(1, "tools/list", json!({}))).await;
+    assert_eq!(names(&tools, "tools", "name"), ["suggest"]);
+    let hidden = client.call(&call(2, "wipe", json!({}))).await;
+    assert_eq!(hidden["error"]["code"], -32602, "{hidden}");
+    assert_eq!(hidden["error"]["message"], "Unknown tool `wipe`", "as for a tool that does not exist");
+    let resources = client.call(&request(3, "resources/list", json!({}))).await;
+    assert_eq!(resources["result"]["resources"], json!([]), "{resources}");
+    let read = client.call(&request(4, "resources/read", json!({"uri": "admin://lists"}))).await;
+    assert_eq!(read["error"]["code"], -32002, "{read}");
+    let prompts = client.call(&request(5, "prompts/list", json!({}))).await;
+    assert_eq!(prompts["result"]["prompts"], json!([]), "{prompts}");
+    let get = client.call(&request(6, "prompts/get", json!({"name": "audit_prompt"}))).await;
+    assert_eq!(get["error"]["message"], "Unknown prompt `audit_prompt`", "{get}");
+    // 2026-07-28: a list filtered per caller is private to it.
+    let modern = client.call(&stateless(7, "tools/list", json!({}))).await;
+    assert_eq!(names(&modern, "tools", "name"), ["suggest"]);
+    assert_eq!(modern["result"]["cacheScope"], "private", "{modern}");
+    let read = client.call(&stateless(8, "resources/read", json!({"uri": "admin://lists"}))).await;
+    assert_eq!(read["error"]["code"], -32602, "2026-07-28 spells not found so: {read}");
+    client.end().await;
+
+    // Without a filter, everything is listed, and the lists keep their configured scope.
+    let mut client = Client::start(tagged_server());
+    client.initialize().await;
+    let tools = client.call(&request(1, "tools/list", json!({}))).await;
+    assert_eq!(names(&tools, "tools", "name"), ["suggest", "wipe"]);
+    let modern = client.call(&stateless(2, "tools/list", json!({}))).await;
+    assert_eq!(modern["result"]["cacheScope"], "public", "{modern}");
+    let read = client.call(&request(3, "resources/read", json!({"uri": "admin://lists"}))).await;
+    assert_eq!(read["result"]["contents"][0]["text"], "all of them", "{read}");
+    client.end().await;
+}
+
+#[tokio::test]
+async fn only_tags_offers_the_items_carrying_one_of_them() {
+    let mut client = Client::start(tagged_server().only_tags(["public", "ops"]));
+    client.initialize().await;
+    let tools = client.call(&request(1, "tools/list", json!({}))).await;
+    assert_eq!(names(&tools, "tools", "name"), ["suggest"]);
+    let prompts = client.call(&request(2, "prompts/list", json!({}))).await;
+    assert_eq!(names(&prompts, "prompts", "name"), ["audit_prompt"]);
+    let resources = client.call(&request(3, "resources/list", json!({}))).await;
+    assert_eq!(resources["error"]["code"], -32601, "no resource is left, so no resources capability: {resources}");
+    client.end().await;
+}

@@ -107,9 +107,18 @@ struct UriParams {
 
 /// `resources/subscribe` (handshake revisions).
 pub(crate) fn subscribe(session: &mut Session, request: &Request<'_>) -> Outgoing {
-    let result = request
-        .params::<UriParams>("resources/subscribe")
-        .and_then(|params| session.subscriptions.subscribe(&request.core, &params.uri));
+    let result = request.params::<UriParams>("resources/subscribe").and_then(|params| {
+        if !crate::serve::methods::resources::shows_resource(request, &request.core.registry(), &params.uri) {
+            // As for a resource that does not exist.
+            let uri = crate::protocol::excerpt(&params.uri);
+            return Err(ErrorObject::new(
+                crate::protocol::code::RESOURCE_NOT_FOUND,
+                format!("Resource not found: `{uri}`"),
+            )
+            .with_data(serde_json::json!({ "uri": uri })));
+        }
+        session.subscriptions.subscribe(&request.core, &params.uri)
+    });
     match result {
         Ok(()) => {
             session.changes += 1;

@@ -8,6 +8,8 @@ pub(crate) mod tools;
 use serde::Deserialize;
 
 use crate::context::outlet::Outgoing;
+use crate::declare::tags::Tags;
+use crate::error::ItemKind;
 use crate::protocol::ErrorObject;
 use crate::serve::reply::WireResult;
 use crate::serve::request::Request;
@@ -23,7 +25,22 @@ pub(crate) fn list_cursor(request: &Request<'_>) -> Result<Option<String>, Error
     request.params_or_default::<ListParams>().map(|p| p.cursor)
 }
 
-/// One page of a list result; 2026-07-28 results carry the list's caching fields.
+/// One page of a list result; 2026-07-28 results carry the list's caching fields (private
+/// when a layer filtered the list).
 pub(crate) fn page_result<T: WireResult>(request: &Request<'_>, page: T) -> Outgoing {
-    request.respond(request.configured_cache(), page)
+    request.respond(request.list_cache(), page)
+}
+
+/// The items of `all` the caller sees, in order: all of them unless a layer filtered.
+pub(crate) fn shown<'a, T>(
+    request: &Request<'_>,
+    all: impl Iterator<Item = &'a T>,
+    kind: ItemKind,
+    name_and_tags: impl Fn(&T) -> (&str, &Tags),
+) -> Vec<&'a T> {
+    all.filter(|item| {
+        let (name, tags) = name_and_tags(item);
+        request.shows(kind, name, tags)
+    })
+    .collect()
 }

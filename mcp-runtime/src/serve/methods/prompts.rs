@@ -9,17 +9,20 @@ use serde_json::{Map, Value};
 use crate::context::outlet::Outgoing;
 use crate::declare::completion::CompletionContext;
 use crate::declare::prompt::PromptGet;
+use crate::error::ItemKind;
 use crate::protocol::{Completion, ErrorObject, excerpt};
 use crate::serve::executor::{Failure, Start};
-use crate::serve::methods::{list_cursor, page_result};
+use crate::serve::methods::{list_cursor, page_result, shown};
 use crate::serve::reply::Page;
 use crate::serve::reply::Started;
 use crate::serve::request::Request;
+use crate::server::registry::page;
 
 pub(crate) fn list(request: &Request<'_>) -> Outgoing {
     let listed = list_cursor(request).and_then(|cursor| {
         let registry = request.core.registry();
-        let (items, next) = registry.prompts.page(cursor.as_deref(), request.core.config.page_size)?;
+        let prompts = shown(request, registry.prompts.iter(), ItemKind::Prompt, |p| (&p.name, &p.tags));
+        let (items, next) = page(&prompts, |p| &p.name, cursor.as_deref(), request.core.config.page_size)?;
         let prompts: Vec<_> = items.iter().map(|p| p.prompt.for_revision(request.revision())).collect();
         Ok(page_result(request, Page { field: "prompts", items: &prompts, next }))
     });
@@ -40,7 +43,8 @@ pub(crate) fn get(request: &Request<'_>, start: Start<'_>) -> Started {
         Err(e) => return start.reply(request.error(&e)),
     };
     let registry = request.core.registry();
-    let Some(entry) = registry.prompts.get(&params.name) else {
+    let entry = registry.prompts.get(&params.name);
+    let Some(entry) = entry.filter(|entry| request.shows(ItemKind::Prompt, &entry.name, &entry.tags)) else {
         let error = ErrorObject::invalid_params(format!("Unknown prompt `{}`", excerpt(&params.name)));
         return start.reply(request.error(&error));
     };
@@ -138,6 +142,7 @@ fn completion(request: &Request<'_>) -> Result<Vec<String>, ErrorObject> {
             let prompt = registry
                 .prompts
                 .get(name)
+                .filter(|p| request.shows(ItemKind::Prompt, &p.name, &p.tags))
                 .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt `{}`", excerpt(name))))?;
             (&prompt.completions, prompt.prompt.arguments.iter().any(|a| a.name == argument))
         }
@@ -145,6 +150,7 @@ fn completion(request: &Request<'_>) -> Result<Vec<String>, ErrorObject> {
             let template = registry
                 .templates
                 .get(uri)
+                .filter(|t| request.shows(ItemKind::ResourceTemplate, &t.template.uri_template, &t.tags))
                 .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown resource template `{}`", excerpt(uri))))?;
             (&template.completions, template.parsed.variables().any(|v| v == argument))
         }

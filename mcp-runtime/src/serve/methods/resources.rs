@@ -8,13 +8,15 @@ use serde_json::json;
 use crate::context::outlet::Outgoing;
 use crate::declare::handler::{HandlerSpec, RunKind};
 use crate::declare::resource::{ReadError, ResourceRead};
+use crate::declare::tags::Tags;
+use crate::error::ItemKind;
 use crate::protocol::{ErrorObject, Feature, ReadResourceResult, Resource, Revision, code, excerpt};
 use crate::serve::executor::{Failure, Start};
-use crate::serve::methods::{list_cursor, page_result};
+use crate::serve::methods::{list_cursor, page_result, shown};
 use crate::serve::reply::Page;
 use crate::serve::reply::Started;
 use crate::serve::request::Request;
-use crate::server::registry::page;
+use crate::server::registry::{Registry, TemplateEntry, page};
 
 /// The fixed resources, and the concrete ones the templates' listers enumerate (user code,
 /// so this runs through the executor).
@@ -24,14 +26,17 @@ pub(crate) fn list(request: &Request<'_>, start: Start<'_>) -> Started {
         Err(e) => return start.reply(request.error(&e)),
     };
     let registry = request.core.registry();
-    let fixed: Vec<Resource> = registry.resources.iter().map(|r| r.resource.clone()).collect();
-    let listers: Vec<_> = registry.templates.iter().filter_map(|t| t.lister.clone()).collect();
+    let fixed = shown(request, registry.resources.iter(), ItemKind::Resource, |r| (&r.resource.uri, &r.tags));
+    let fixed: Vec<Resource> = fixed.into_iter().map(|r| r.resource.clone()).collect();
+    // A template hidden from the caller hides what its lister enumerates.
+    let templates = shown(request, registry.templates.iter(), ItemKind::ResourceTemplate, template_tags);
+    let listers: Vec<_> = templates.into_iter().filter_map(|t| t.lister.clone()).collect();
     let context = match request.context(None) {
         Ok(context) => context,
         Err(e) => return start.reply(request.error(&e)),
     };
     let responder = request.responder(&context);
-    let cache = request.configured_cache();
+    let cache = request.list_cache();
     let finish = move |mut all: Vec<Resource>| -> Outgoing {
         all.sort_by(|a, b| a.uri.cmp(&b.uri));
         all.dedup_by(|a, b| a.uri == b.uri);
@@ -72,7 +77,9 @@ pub(crate) fn list(request: &Request<'_>, start: Start<'_>) -> Started {
 pub(crate) fn list_templates(request: &Request<'_>) -> Outgoing {
     let listed = list_cursor(request).and_then(|cursor| {
         let registry = request.core.registry();
-        let (items, next) = registry.templates.page(cursor.as_deref(), request.core.config.page_size)?;
+        let templates = shown(request, registry.templates.iter(), ItemKind::ResourceTemplate, template_tags);
+        let (items, next) =
+            page(&templates, |t| &t.template.uri_template, cursor.as_deref(), request.core.config.page_size)?;
         let templates: Vec<_> = items.iter().map(|t| t.template.for_revision(request.revision())).collect();
         let page = Page { field: "resourceTemplates", items: &templates, next };
         Ok(page_result(request, page))
@@ -83,6 +90,25 @@ pub(crate) fn list_templates(request: &Request<'_>) -> Outgoing {
 #[derive(Deserialize)]
 struct ReadParams {
     uri: String,
+}
+
+fn template_tags(template: &TemplateEntry) -> (&str, &Tags) {
+    (&template.template.uri_template, &template.tags)
+}
+
+/// Whether the caller sees the resource at `uri`: the fixed resource, else the template it
+/// matches (a URI neither knows is for the caller to be told it is not found).
+pub(crate) fn shows_resource(request: &Request<'_>, registry: &Registry, uri: &str) -> bool {
+    if request.visible.is_none() {
+        return true;
+    }
+    match registry.resources.get(uri) {
+        Some(fixed) => request.shows(ItemKind::Resource, uri, &fixed.tags),
+        None => registry.match_template(uri).is_none_or(|(template, _)| {
+            let (name, tags) = template_tags(template);
+            request.shows(ItemKind::ResourceTemplate, name, tags)
+        }),
+    }
 }
 
 /// "Not found", as the revision spells it.
@@ -99,6 +125,9 @@ pub(crate) fn read(request: &Request<'_>, start: Start<'_>) -> Started {
         Err(e) => return start.reply(request.error(&e)),
     };
     let registry = request.core.registry();
+    if !shows_resource(request, &registry, &params.uri) {
+        return start.reply(request.error(&not_found(revision, &params.uri)));
+    }
     let (reader, variables, mime, cache, spec, origin) = if let Some(entry) = registry.resources.get(&params.uri) {
         (entry.reader.clone(), Vec::new(), entry.resource.mime_type.clone(), entry.cache, entry.spec, entry.origin)
     } else if let Some((entry, variables)) = registry.match_template(&params.uri) {

@@ -7,12 +7,14 @@ use serde_json::{Map, Value, json};
 
 use crate::context::outlet::Outgoing;
 use crate::declare::tool::ToolCall;
+use crate::error::ItemKind;
 use crate::protocol::{CallToolResult, ErrorObject, Feature, Shape, code, excerpt, members, shape_of, string_value};
 use crate::serve::executor::{Failure, Start};
-use crate::serve::methods::{list_cursor, page_result};
+use crate::serve::methods::{list_cursor, page_result, shown};
 use crate::serve::reply::Page;
 use crate::serve::reply::Started;
 use crate::serve::request::Request;
+use crate::server::registry::page;
 
 /// A page of tools, serialized once per registry, revision and cursor (see `PageCache`): what a
 /// server with many tools sends most is copied, not built again.
@@ -20,6 +22,13 @@ pub(crate) fn list(request: &Request<'_>) -> Outgoing {
     let listed = list_cursor(request).and_then(|cursor| {
         let registry = request.core.registry();
         let revision = request.revision();
+        if request.visible.is_some() {
+            // Filtered for this caller: built for it, not kept.
+            let tools = shown(request, registry.tools.iter(), ItemKind::Tool, |t| (&t.name, &t.tags));
+            let (page, next) = page(&tools, |t| &t.name, cursor.as_deref(), request.core.config.page_size)?;
+            let tools: Vec<_> = page.iter().map(|t| t.listing(revision)).collect();
+            return Ok(page_result(request, Page { field: "tools", items: &tools, next }));
+        }
         let page = registry.tool_pages.get_or_build(revision, cursor.as_deref(), || {
             let (page, next) = registry.tools.page(cursor.as_deref(), request.core.config.page_size)?;
             let tools: Vec<_> = page.iter().map(|t| t.listing(revision)).collect();
@@ -57,7 +66,9 @@ pub(crate) fn call(request: &Request<'_>, start: Start<'_>) -> Started {
         Err(e) => return start.reply(request.error(&e)),
     };
     let registry = request.core.registry();
-    let Some(entry) = registry.tools.get(params.name.as_ref()) else {
+    let entry = registry.tools.get(params.name.as_ref());
+    // A tool hidden from the caller is answered as one that does not exist.
+    let Some(entry) = entry.filter(|entry| request.shows(ItemKind::Tool, &entry.name, &entry.tags)) else {
         return start
             .reply(request.error(&ErrorObject::invalid_params(format!("Unknown tool `{}`", excerpt(&params.name)))));
     };
