@@ -24,6 +24,12 @@ mod context;
 mod declare;
 mod error;
 pub mod middleware;
+/// Telemetry (feature `telemetry`): OpenTelemetry spans and metrics as the conventions for
+/// MCP name them, exported over OTLP, and Prometheus text for `/metrics`.
+#[cfg(feature = "telemetry")]
+pub mod telemetry {
+    pub use crate::middleware::telemetry::{OPERATION_BUCKETS, SESSION_BUCKETS, Telemetry, TelemetryError};
+}
 pub mod protocol;
 #[cfg(feature = "redis")]
 pub mod redis;
@@ -343,8 +349,18 @@ impl Server {
             command_line::Command::Print(what) => return self.print(what),
             command_line::Command::Serve(transport) => transport,
         };
+        #[cfg(feature = "telemetry")]
+        let (server, telemetry) = self.with_run_telemetry(&transport)?;
+        #[cfg(feature = "telemetry")]
+        let spans = telemetry.as_ref().and_then(|t| t.tracing_layer()).map(|l| Box::new(l) as _);
+        #[cfg(not(feature = "telemetry"))]
+        let (server, spans) = (self, None);
+        context::log_layer::install_default_subscriber(spans);
+        #[cfg(feature = "telemetry")]
+        if let Some(telemetry) = &telemetry {
+            tracing::info!(exporting = telemetry.exporting(), "telemetry: exporting {}", telemetry.exporting());
+        }
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-        context::log_layer::install_default_subscriber();
         // This program owns its process: each HTTP connection takes a file, and the soft limit
         // is often 1,024 where the hard one is far higher.
         #[cfg(feature = "http")]
@@ -355,15 +371,49 @@ impl Server {
         // runs as one) then start on the same worker, without waking another thread.
         let serving = runtime.spawn(async {
             let server =
-                if self.has_shutdown_signal() { self } else { self.with_graceful_shutdown(termination_signal()) };
+                if server.has_shutdown_signal() { server } else { server.with_graceful_shutdown(termination_signal()) };
             server.serve_on(transport, transport::stdio::Pipes::Polled).await
         });
-        match runtime.block_on(serving) {
+        let served = runtime.block_on(serving);
+        // What is pending goes out before the process ends.
+        #[cfg(feature = "telemetry")]
+        if let Some(telemetry) = telemetry {
+            telemetry.shutdown();
+        }
+        match served {
             Ok(served) => served,
             // A panic goes on as it would have on this thread.
             Err(failed) if failed.is_panic() => std::panic::resume_unwind(failed.into_panic()),
             Err(failed) => Err(Error::Io(std::io::Error::other(failed.to_string()))),
         }
+    }
+
+    /// The telemetry `run()` serves with (feature `telemetry`): the server's own, else one made
+    /// from `OTEL_*` and added outside every layer when it exports something or the server
+    /// serves HTTP (for `/metrics`); none otherwise. A value of `OTEL_*` it cannot follow stops
+    /// the start, saying which.
+    #[cfg(feature = "telemetry")]
+    fn with_run_telemetry(
+        mut self,
+        transport: &command_line::Transport,
+    ) -> Result<(Self, Option<telemetry::Telemetry>)> {
+        if let Some(telemetry) = self.telemetry.clone() {
+            return Ok((self, Some(telemetry)));
+        }
+        let telemetry =
+            telemetry::Telemetry::from_env(&self.info().name).map_err(|e| Error::Usage(format!("telemetry: {e}")))?;
+        #[cfg(feature = "http")]
+        let http = matches!(transport, command_line::Transport::Http(_));
+        #[cfg(not(feature = "http"))]
+        let http = {
+            let _ = transport;
+            false
+        };
+        if !telemetry.exports() && !http {
+            return Ok((self, None));
+        }
+        self = self.telemetry_outermost(telemetry.clone());
+        Ok((self, Some(telemetry)))
     }
 
     /// Does what the command line asked, on the caller's runtime.
@@ -380,7 +430,16 @@ impl Server {
         match transport {
             command_line::Transport::Stdio => self.serve_stdio_with(pipes).await,
             #[cfg(feature = "http")]
-            command_line::Transport::Http(addr) => self.serve_http(addr.as_str()).await,
+            command_line::Transport::Http(addr) => {
+                let options = HttpOptions::default();
+                // With telemetry, `--http` serves the metrics too.
+                #[cfg(feature = "telemetry")]
+                let options = match self.telemetry.is_some() {
+                    true => options.metrics_path("/metrics"),
+                    false => options,
+                };
+                self.serve_http_with(addr.as_str(), options).await
+            }
         }
     }
 

@@ -24,9 +24,15 @@ impl HttpServer {
     /// Starts `program --http 127.0.0.1:<free port> args...` and waits (up to 10 s) until it
     /// accepts connections.
     pub fn start(program: &Path, args: &[&str]) -> Self {
+        HttpServer::start_with_env(program, args, &[])
+    }
+
+    /// [`start`](Self::start) with environment variables set for the process.
+    pub fn start_with_env(program: &Path, args: &[&str], env: &[(&str, &str)]) -> Self {
         let port = crate::services::free_port();
         let addr = format!("127.0.0.1:{port}");
         let child = Command::new(program)
+            .envs(env.iter().copied())
             .args(args)
             .args(["--http", &addr])
             .stdin(Stdio::null())

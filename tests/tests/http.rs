@@ -24,6 +24,8 @@ mod event_store;
 mod middleware;
 #[path = "http/probes.rs"]
 mod probes;
+#[path = "http/telemetry.rs"]
+mod telemetry;
 
 fn gift_genius() -> HttpServer {
     HttpServer::start(&example_binary("gift_genius"), &[])

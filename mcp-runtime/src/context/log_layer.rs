@@ -159,12 +159,17 @@ impl Visit for Fields {
     }
 }
 
+/// A `tracing` layer over the plain registry, boxed (what `run()` may add to its logger).
+#[cfg(feature = "stdio")]
+pub(crate) type BoxedLayer = Box<dyn tracing_subscriber::Layer<tracing_subscriber::Registry> + Send + Sync>;
+
 /// Installs what [`Server::run`](crate::Server::run) logs with, unless the application
 /// installed a subscriber: a standard error logger filtered by `RUST_LOG` (`target=level`
-/// directives, e.g. `warn,my_server=debug`; `warn` when unset or unreadable) and the
-/// [`ClientLogLayer`].
+/// directives, e.g. `warn,my_server=debug`; `warn` when unset or unreadable), the
+/// [`ClientLogLayer`], and `more` (the telemetry's, which sends the application's spans to
+/// the traces), filtered as the standard error logger is.
 #[cfg(feature = "stdio")]
-pub(crate) fn install_default_subscriber() {
+pub(crate) fn install_default_subscriber(more: Option<BoxedLayer>) {
     use tracing_subscriber::Layer as _;
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
@@ -177,11 +182,13 @@ pub(crate) fn install_default_subscriber() {
         Some(Ok(filter)) => (filter, None),
         other => (tracing_subscriber::filter::Targets::new().with_default(tracing::Level::WARN), other),
     };
+    let more = more.map(|layer| layer.with_filter(filter.clone()).boxed());
     let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false).with_filter(filter);
     // The client layer reads events alone: spans enabled for it would cost every request one
     // (the executor's `request` span) although nothing uses it.
     let client = ClientLogLayer::new().with_filter(tracing_subscriber::filter::filter_fn(|m| m.is_event()));
-    let _ = tracing_subscriber::registry().with(stderr).with(client).try_init();
+    let layers: Vec<BoxedLayer> = [Some(stderr.boxed()), Some(client.boxed()), more].into_iter().flatten().collect();
+    let _ = tracing_subscriber::registry().with(layers).try_init();
     if let Some(Err(e)) = unreadable {
         tracing::warn!(error = %e, "RUST_LOG could not be read; logging warnings and errors");
     }

@@ -34,6 +34,8 @@ mod from_fn;
 mod request;
 mod response;
 mod service;
+#[cfg(feature = "telemetry")]
+pub(crate) mod telemetry;
 mod visibility;
 
 pub use audit::{Audit, Audited};

@@ -139,6 +139,18 @@ impl Layers {
         self.0.push(Box::new(move |inner| McpService::new(layer.layer(inner))));
     }
 
+    /// Adds `layer` outside every layer added so far (the first a request passes).
+    #[cfg(feature = "telemetry")]
+    pub(crate) fn push_outermost<L>(&mut self, layer: L)
+    where
+        L: Layer<McpService> + Send + 'static,
+        L::Service: Service<McpRequest, Response = McpResponse> + Clone + Send + 'static,
+        <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
+        <L::Service as Service<McpRequest>>::Future: Send + 'static,
+    {
+        self.0.insert(0, Box::new(move |inner| McpService::new(layer.layer(inner))));
+    }
+
     /// The service a request enters: the first layer added is the outermost, so requests pass
     /// the layers in the order they were added. `None` without layers: requests go straight to
     /// their methods.

@@ -107,6 +107,8 @@ impl Server {
             config: self.config,
             layers: self.layers.build().map(std::sync::Mutex::new),
             met_clients: Default::default(),
+            #[cfg(feature = "telemetry")]
+            telemetry: self.telemetry,
         });
         let hearing = Arc::downgrade(&core);
         core.bus.0.subscribe(Arc::new(move |notice: &ChangeNotice| match hearing.upgrade() {

@@ -62,6 +62,8 @@ pub struct Server {
     pub(super) layers: Layers,
     /// Only the items with one of these tags are offered (`Server::only_tags`).
     pub(super) only_tags: Option<Vec<String>>,
+    #[cfg(feature = "telemetry")]
+    pub(crate) telemetry: Option<crate::telemetry::Telemetry>,
 }
 
 /// The future that tells a serving server to stop.
@@ -102,6 +104,8 @@ impl Server {
             bus: Bus::default(),
             layers: Layers::default(),
             only_tags: None,
+            #[cfg(feature = "telemetry")]
+            telemetry: None,
         }
     }
 
@@ -400,6 +404,26 @@ impl Server {
         <L::Service as crate::middleware::Service<McpRequest>>::Future: Send + 'static,
     {
         self.layers.push(layer);
+        self
+    }
+
+    /// Adds telemetry (feature `telemetry`) as a layer at this place: a SERVER span per
+    /// request and the `mcp.server.operation.duration` histogram, and
+    /// `mcp.server.session.duration` when a session ends. [`run`](Self::run) adds one made
+    /// from `OTEL_*` by itself, outermost, when none was added.
+    #[cfg(feature = "telemetry")]
+    #[must_use]
+    pub fn telemetry(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
+        self.layers.push(telemetry.clone());
+        self.telemetry = Some(telemetry);
+        self
+    }
+
+    /// [`telemetry`](Self::telemetry), outside every layer added so far.
+    #[cfg(feature = "telemetry")]
+    pub(crate) fn telemetry_outermost(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
+        self.layers.push_outermost(telemetry.clone());
+        self.telemetry = Some(telemetry);
         self
     }
 

@@ -83,6 +83,9 @@ pub(crate) struct ServerCore {
     /// The service requests enter when layers were added (each connection takes a copy);
     /// `None`: requests go straight to their methods.
     pub(crate) layers: Option<std::sync::Mutex<McpService>>,
+    /// Records sessions that end (feature `telemetry`).
+    #[cfg(feature = "telemetry")]
+    pub(crate) telemetry: Option<crate::telemetry::Telemetry>,
     /// The 2026-07-28 clients (name, version, revision) already logged as met.
     pub(crate) met_clients: std::sync::Mutex<std::collections::HashSet<(String, String, crate::protocol::Revision)>>,
 }

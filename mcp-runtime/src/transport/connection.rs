@@ -182,11 +182,32 @@ fn next_announcement(mut events: broadcast::Receiver<Announcement>) -> NextAnnou
 /// Runs one connection until it ends (see the module documentation).
 pub(crate) async fn run<I: MessageSource>(
     core: Arc<ServerCore>,
-    mut input: I,
+    input: I,
     out: mpsc::Sender<Vec<u8>>,
     shutdown: impl Future<Output = ()>,
     options: LoopOptions,
 ) -> Ending {
+    #[cfg(feature = "telemetry")]
+    if let Some(telemetry) = core.telemetry.clone() {
+        let (began, transport) = (Instant::now(), options.transport);
+        let (ending, session) = serve_loop(core, input, out, shutdown, options).await;
+        if let Some(state) = session {
+            let failed = !matches!(ending, Ending::Finished);
+            telemetry.session_ended(began.elapsed(), state.negotiated.revision, transport, failed);
+        }
+        return ending;
+    }
+    serve_loop(core, input, out, shutdown, options).await.0
+}
+
+/// The loop of [`run`]: how it ended, and what the session was (for its duration).
+async fn serve_loop<I: MessageSource>(
+    core: Arc<ServerCore>,
+    mut input: I,
+    out: mpsc::Sender<Vec<u8>>,
+    shutdown: impl Future<Output = ()>,
+    options: LoopOptions,
+) -> (Ending, Option<SessionState>) {
     let max_message_size = core.config.max_message_size;
     let drain_timeout = core.config.drain_timeout;
     // The branches for what rarely happens are polled only when woken (see `woken`); the
@@ -214,7 +235,7 @@ pub(crate) async fn run<I: MessageSource>(
             biased;
             () = &mut closed => {
                 session.executor.abort_all();
-                return Ending::OutputClosed;
+                return (Ending::OutputClosed, session.state());
             }
             () = &mut shutdown, if deadline.is_none() => {
                 tracing::info!(timeout = ?drain_timeout, "shutting down: finishing the requests in flight");
@@ -295,7 +316,7 @@ pub(crate) async fn run<I: MessageSource>(
         if !gathered.is_empty() && !keep_gathering {
             if out.send(std::mem::take(&mut gathered)).await.is_err() {
                 session.executor.abort_all();
-                return Ending::OutputClosed;
+                return (Ending::OutputClosed, session.state());
             }
             gathered_slots.clear();
         }
@@ -303,7 +324,7 @@ pub(crate) async fn run<I: MessageSource>(
 
     if !gathered.is_empty() && out.send(gathered).await.is_err() {
         session.executor.abort_all();
-        return Ending::OutputClosed;
+        return (Ending::OutputClosed, session.state());
     }
     drop(gathered_slots);
 
@@ -313,7 +334,7 @@ pub(crate) async fn run<I: MessageSource>(
         () = sleep_until(deadline), if deadline.is_some() => false,
         () = out.closed() => {
             session.executor.abort_all();
-            return Ending::OutputClosed;
+            return (Ending::OutputClosed, session.state());
         }
     };
     if !drained {
@@ -322,8 +343,8 @@ pub(crate) async fn run<I: MessageSource>(
     }
     send_routed(&out, session.close()).await;
     match read_error {
-        Some(e) => Ending::ReadFailed(e),
-        None => Ending::Finished,
+        Some(e) => (Ending::ReadFailed(e), session.state()),
+        None => (Ending::Finished, session.state()),
     }
 }
 

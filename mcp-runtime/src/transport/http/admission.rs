@@ -32,7 +32,7 @@ fn check_framing(headers: &HeaderMap) -> Result<(), Box<Response>> {
 
 /// The `Host` and `Origin` checks. The host is the target's authority when the request line
 /// has one (absolute form: RFC 9112 §3.2.2 says `Host` is then ignored), else `Host`.
-fn check_headers(app: &App, uri: &Uri, headers: &HeaderMap) -> Result<(), Box<Response>> {
+pub(super) fn check_headers(app: &App, uri: &Uri, headers: &HeaderMap) -> Result<(), Box<Response>> {
     let allowed = |list: &Allowed, value: &str, host: bool| match list {
         Allowed::Any => true,
         Allowed::Only(values) => values.iter().any(|v| {

@@ -3,7 +3,8 @@
 //!
 //! `/healthz` is 200 while the process serves. `/readyz` is 200 when it can take requests,
 //! and 503 while it drains on shutdown (the listener stays open meanwhile, so probes see it)
-//! or while its session or event store cannot be reached.
+//! or while its session or event store cannot be reached. `/metrics` (feature `telemetry`)
+//! is served beside them, behind the endpoint's `Host` and `Origin` checks.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,6 +48,28 @@ pub(super) async fn on_ready(State(app): State<Arc<App>>) -> Response {
 
 fn probe_answer(status: StatusCode, body: serde_json::Value) -> Response {
     let mut response = (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// `GET /metrics` (feature `telemetry`): the server's metrics as Prometheus text, for the
+/// hosts the endpoint serves (unlike the probes, it says something of the traffic).
+#[cfg(feature = "telemetry")]
+pub(super) async fn on_metrics(
+    State(app): State<Arc<App>>,
+    uri: axum::http::Uri,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    if let Err(refused) = super::admission::check_headers(&app, &uri, &headers) {
+        return *refused;
+    }
+    let Some(telemetry) = &app.core.telemetry else { return StatusCode::NOT_FOUND.into_response() };
+    let mut response = (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        telemetry.prometheus_text(),
+    )
+        .into_response();
     response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
 }

@@ -216,6 +216,11 @@ pub(crate) fn router(
                 .with_state(Arc::clone(&app)),
         );
     }
+    #[cfg(feature = "telemetry")]
+    if let Some(path) = &options.metrics {
+        let metrics = axum::Router::new().route(path, axum::routing::get(health::on_metrics));
+        router = router.merge(metrics.with_state(Arc::clone(&app)));
+    }
     if let Some(metadata) = options.resource_metadata {
         let body = metadata.to_string();
         let serve = move || {

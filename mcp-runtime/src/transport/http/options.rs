@@ -61,6 +61,8 @@ pub struct HttpOptions {
     pub(super) max_connections: Option<usize>,
     /// Where `/healthz` and `/readyz` are served; `None`: not at all.
     pub(super) health: Option<(String, String)>,
+    /// Where the metrics are served as Prometheus text (feature `telemetry`).
+    pub(super) metrics: Option<String>,
 }
 
 impl Default for HttpOptions {
@@ -84,6 +86,7 @@ impl Default for HttpOptions {
             keep_alive_timeout: DEFAULT_KEEP_ALIVE_TIMEOUT,
             max_connections: None,
             health: Some(("/healthz".to_owned(), "/readyz".to_owned())),
+            metrics: None,
         }
     }
 }
@@ -346,6 +349,16 @@ impl HttpOptions {
     #[must_use]
     pub fn without_health_checks(mut self) -> Self {
         self.health = None;
+        self
+    }
+
+    /// Serves the server's metrics as Prometheus text at `path` (feature `telemetry`, with
+    /// [`Server::telemetry`](crate::Server::telemetry); `run()` serves them at `/metrics`).
+    /// The `Host` and `Origin` allow-lists apply, as for the endpoint.
+    #[cfg(feature = "telemetry")]
+    #[must_use]
+    pub fn metrics_path(mut self, path: impl Into<String>) -> Self {
+        self.metrics = Some(path.into());
         self
     }
 }
