@@ -97,7 +97,12 @@ fn stdio_flag_serves_like_no_argument() {
 /// GiftGen on stdio with `RUST_LOG=log`, fed `lines` and its input then closed: its standard
 /// error.
 fn logs_of(log: &str, lines: &[&str]) -> String {
-    let mut child = Command::new(example_binary("gift_genius"))
+    logs_of_example("gift_genius", log, lines)
+}
+
+/// The same, of another example.
+fn logs_of_example(example: &str, log: &str, lines: &[&str]) -> String {
+    let mut child = Command::new(example_binary(example))
         .env("RUST_LOG", log)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -145,4 +150,9 @@ fn at_info_the_logs_say_what_is_declared_and_who_connected() {
     assert!(offered.contains(" WARN ") && offered.contains("offered=2025-11-25"), "{offered}");
     let unserved = logs.lines().find(|l| l.contains("requested=2099-01-01")).expect(&logs);
     assert!(unserved.contains("offered=2026-07-28"), "{unserved}");
+
+    // An example with a logger of its own honours RUST_LOG too.
+    let logs = logs_of_example("manual", "info", &[initialize]);
+    assert!(logs.contains("a client started a session (2025-06-18)"), "manual at info:\n{logs}");
+    assert!(logs_of_example("manual", "warn", &[initialize]).is_empty(), "manual at warn says nothing here");
 }

@@ -182,7 +182,9 @@ pub(crate) fn install_default_subscriber(more: Option<BoxedLayer>) {
         Some(Ok(filter)) => (filter, None),
         other => (tracing_subscriber::filter::Targets::new().with_default(tracing::Level::WARN), other),
     };
-    let more = more.map(|layer| layer.with_filter(filter.clone()).boxed());
+    // The telemetry's layer sees the handlers' spans the runtime opens, whatever the level.
+    let spans = filter.clone().with_target("mcp_runtime::handler", tracing::Level::INFO);
+    let more = more.map(|layer| layer.with_filter(spans).boxed());
     let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false).with_filter(filter);
     // The client layer reads events alone: spans enabled for it would cost every request one
     // (the executor's `request` span) although nothing uses it.

@@ -150,7 +150,8 @@ fn too_many(caller: &Caller, wait: Duration) -> McpResponse {
 }
 
 /// A limit on the requests each caller has in flight at once: past it, a caller's requests
-/// wait for one of its own to finish (other callers are not held up).
+/// wait for one of its own to finish (other callers are not held up). An open
+/// `subscriptions/listen` stream is not work in flight, and does not count.
 ///
 /// ```
 /// use mcp_runtime::Server;
@@ -222,12 +223,14 @@ impl Service<McpRequest> for ConcurrencyLimited {
     }
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
+        let inner = self.inner.clone();
+        if request.method() == "subscriptions/listen" {
+            return Box::pin(inner.oneshot(request));
+        }
         let slots = self.limit.slots_of(request.caller());
-        let mut inner = self.inner.clone();
         Box::pin(async move {
             let _slot = slots.acquire_owned().await?;
-            std::future::poll_fn(|cx| inner.poll_ready(cx)).await?;
-            inner.call(request).await
+            inner.oneshot(request).await
         })
     }
 }

@@ -92,8 +92,7 @@ pub struct Next(McpService);
 
 impl Next {
     /// Passes the request on and waits for its answer.
-    pub async fn run(mut self, request: McpRequest) -> Result<McpResponse, BoxError> {
-        std::future::poll_fn(|cx| self.0.poll_ready(cx)).await?;
-        self.0.call(request).await
+    pub async fn run(self, request: McpRequest) -> Result<McpResponse, BoxError> {
+        self.0.oneshot(request).await
     }
 }

@@ -68,11 +68,17 @@ impl<'a> Target<'a> {
     }
 }
 
-/// Runs the request inside every layer, with the params the layers left it and the filter of
-/// items they set.
-pub(crate) type Proceed = Box<
-    dyn FnOnce(Option<Box<RawValue>>, Option<Visibility>) -> BoxFuture<'static, Result<McpResponse, BoxError>> + Send,
->;
+/// Runs the request inside every layer, with what the layers left it.
+pub(crate) type Proceed = Box<dyn FnOnce(Inward) -> BoxFuture<'static, Result<McpResponse, BoxError>> + Send>;
+
+/// What the layers hand the method: the params as they left them, the filter of items they
+/// set, and the trace the method's own spans belong to.
+pub(crate) struct Inward {
+    pub(crate) params: Option<Box<RawValue>>,
+    pub(crate) visible: Option<Visibility>,
+    #[cfg(feature = "telemetry")]
+    pub(crate) trace: Option<opentelemetry::Context>,
+}
 
 /// One request on its way through the server's layers to its method.
 ///
@@ -93,6 +99,9 @@ pub struct McpRequest {
     pub(crate) proceed: Option<Proceed>,
     /// Which items the caller sees, when a layer said.
     pub(crate) visible: Option<Visibility>,
+    /// The server span the method's own spans are children of (feature `telemetry`).
+    #[cfg(feature = "telemetry")]
+    pub(crate) trace: Option<opentelemetry::Context>,
 }
 
 impl fmt::Debug for McpRequest {
@@ -117,7 +126,18 @@ impl McpRequest {
         proceed: Proceed,
     ) -> Self {
         let target = target_of(method, params.as_deref());
-        McpRequest { method, params, transport, context, extras, target, proceed: Some(proceed), visible: None }
+        McpRequest {
+            method,
+            params,
+            transport,
+            context,
+            extras,
+            target,
+            proceed: Some(proceed),
+            visible: None,
+            #[cfg(feature = "telemetry")]
+            trace: None,
+        }
     }
 
     /// The method, such as `tools/call`.

@@ -61,6 +61,12 @@ impl McpService {
         McpService(Box::new(service))
     }
 
+    /// Waits until it is ready, then calls it with `request` (what tower's `oneshot` does).
+    pub async fn oneshot(mut self, request: McpRequest) -> Result<McpResponse, BoxError> {
+        std::future::poll_fn(|cx| self.0.poll_ready(cx)).await?;
+        self.0.call(request).await
+    }
+
     /// The innermost service: the request's method, with the params the layers left it.
     fn methods() -> Self {
         McpService::new(Methods)
@@ -108,7 +114,12 @@ impl Service<McpRequest> for Methods {
 
     fn call(&mut self, mut request: McpRequest) -> Self::Future {
         match request.proceed.take() {
-            Some(proceed) => proceed(request.params.take(), request.visible.take()),
+            Some(proceed) => proceed(super::Inward {
+                params: request.params.take(),
+                visible: request.visible.take(),
+                #[cfg(feature = "telemetry")]
+                trace: request.trace.take(),
+            }),
             // A request is made with its way in and called inward once.
             None => Box::pin(async { Err("the request was already answered".into()) }),
         }

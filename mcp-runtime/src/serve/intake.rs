@@ -117,6 +117,8 @@ impl Session {
             reply_to,
             link: None,
             visible: None,
+            #[cfg(feature = "telemetry")]
+            trace: None,
         };
         match self.layered.is_some() {
             true => self.through_layers(request, route.handler),
@@ -129,7 +131,9 @@ impl Session {
         let out = self.executor.output().clone();
         let Some(layered) = self.layered.as_mut() else { return self.run(request, handler) };
         let id = request.id.clone();
-        let task = layered.enter(request, matches!(handler, Handler::Lifecycle(_)), self.transport, out);
+        // Only a session's lifecycle orders what comes after it (2026-07-28 requests stand alone).
+        let blocking = matches!(handler, Handler::Lifecycle(_)) && !request.revision().supports(Feature::Stateless);
+        let task = layered.enter(request, blocking, self.transport, out);
         self.executor.track(id, task);
         Started::Later
     }
@@ -138,12 +142,10 @@ impl Session {
     pub(crate) fn on_back(&mut self, back: Back) -> Started {
         let Some(layered) = self.layered.as_mut() else { return Started::Later };
         match back {
-            Back::Left { blocking } => layered.left(blocking),
+            Back::Left { blocking } => layered.done_with(blocking),
             Back::Cancel(id) => drop(self.executor.cancel(&id)),
-            Back::Admit(request, lifecycle) => {
-                if lifecycle {
-                    layered.came_back();
-                }
+            Back::Admit(request, blocking) => {
+                layered.done_with(blocking);
                 // Its row, as it was found when the request came in.
                 if let Some(route) = route(request.method, &self.core.capabilities) {
                     return self.run(*request, route.handler);

@@ -3,10 +3,12 @@
 //! method once the innermost layer calls inward; its answer goes back out through the layers
 //! and then where it was going.
 //!
-//! The loop keeps two counts: requests inside the layers (reading stops at the look-ahead,
-//! as for requests waiting for a slot; the loop ends only once none is left), and lifecycle
-//! requests not back yet: reading waits for those, so that `notifications/initialized` or a
-//! subscription is never handled before the `initialize` ahead of it.
+//! The loop keeps two counts of the requests in the layers that have not come back to run:
+//! all of them (reading stops at the look-ahead, as for requests waiting for a slot; the loop
+//! ends only once none is left), and the handshake-era lifecycle ones: reading waits for
+//! those, so that `notifications/initialized` or a subscription is never handled before the
+//! `initialize` ahead of it. A request that came back is the executor's to bound, however long
+//! it then stays (a `subscriptions/listen` stream stays open for as long as its client wants).
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -17,7 +19,7 @@ use tokio::task::AbortHandle;
 
 use crate::context::outlet::Outgoing;
 use crate::context::{CancelToken, Context, RequestParts};
-use crate::middleware::{BoxError, McpRequest, McpResponse, McpService, Proceed, Service, Transport};
+use crate::middleware::{BoxError, Inward, McpRequest, McpResponse, McpService, Proceed, Transport};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::serve::executor::{LOOK_AHEAD, deliver, guarded};
 use crate::serve::reply::{ReplyTo, respond};
@@ -25,12 +27,12 @@ use crate::serve::request::Request;
 
 /// What a request in the layers tells its loop.
 pub(crate) enum Back {
-    /// The layers let it through: run its method (`true`: a lifecycle method).
+    /// The layers let it through: run its method (`true`: reading waits for it).
     Admit(Box<Request<'static>>, bool),
     /// A layer gave up on it after letting it through (a timeout): stop its method.
     Cancel(RequestId),
-    /// It left the layers (answered, refused or cancelled); `blocking`: it was a lifecycle
-    /// request that never came back to run.
+    /// It left the layers without coming back to run (refused, failed or cancelled);
+    /// `blocking`: reading was waiting for it.
     Left { blocking: bool },
 }
 
@@ -38,9 +40,9 @@ pub(crate) enum Back {
 pub(crate) struct Layered {
     service: McpService,
     back: mpsc::UnboundedSender<Back>,
-    /// Requests inside the layers.
+    /// Requests in the layers that have not come back to run.
     inside: usize,
-    /// Lifecycle requests inside the layers that have not come back to run.
+    /// Those of them reading waits for.
     blocking: usize,
 }
 
@@ -62,28 +64,25 @@ impl Layered {
         self.blocking == 0 && self.inside < LOOK_AHEAD
     }
 
-    /// Whether requests are inside the layers (the loop waits for them before it ends).
+    /// Whether requests in the layers have not come back yet (the loop waits for them before
+    /// it ends).
     pub(crate) fn busy(&self) -> bool {
         self.inside > 0
     }
 
-    /// A request left the layers.
-    pub(crate) fn left(&mut self, blocking: bool) {
+    /// A request came back to run, or left the layers without: it no longer counts.
+    pub(crate) fn done_with(&mut self, blocking: bool) {
         self.inside -= 1;
         self.blocking -= usize::from(blocking);
     }
 
-    /// A lifecycle request came back to run: reading may go on once it ran.
-    pub(crate) fn came_back(&mut self) {
-        self.blocking -= 1;
-    }
-
     /// Sends `request` into the layers as a task of its own; `out` is its connection's
-    /// output. The task's handle is for the loop to stop it with.
+    /// output; `blocking`: reading waits until it comes back. The task's handle is for the
+    /// loop to stop it with.
     pub(crate) fn enter(
         &mut self,
         mut request: Request<'_>,
-        lifecycle: bool,
+        blocking: bool,
         transport: Transport,
         out: mpsc::Sender<Vec<u8>>,
     ) -> AbortHandle {
@@ -108,14 +107,18 @@ impl Layered {
         let back = self.back.clone();
         let proceed: Proceed = {
             let admitted = Arc::clone(&admitted);
-            Box::new(move |params, visible| {
+            Box::new(move |inward: Inward| {
                 let (stream, mut answers) = mpsc::channel::<Outgoing>(16);
-                request.params = params.map(Cow::Owned);
-                request.visible = visible;
+                request.params = inward.params.map(Cow::Owned);
+                request.visible = inward.visible;
+                #[cfg(feature = "telemetry")]
+                {
+                    request.trace = inward.trace;
+                }
                 request.reply_to = ReplyTo::Stream(stream);
                 admitted.store(true, Ordering::Release);
                 let abandoned = Abandoned { back: back.clone(), id: Some(request.id.clone()) };
-                let _ = back.send(Back::Admit(Box::new(request), lifecycle));
+                let _ = back.send(Back::Admit(Box::new(request), blocking));
                 Box::pin(async move {
                     // The whole guard moves in (not only its field): it drops with the future.
                     let mut abandoned = abandoned;
@@ -131,15 +134,12 @@ impl Layered {
                 })
             })
         };
-        let mut service = self.service.clone();
-        let leaving = Leaving { back: self.back.clone(), lifecycle, admitted };
+        let service = self.service.clone();
+        let leaving = Leaving { back: self.back.clone(), blocking, admitted };
         let entering = McpRequest::new(method, params, transport, context, extras, proceed);
         let task = tokio::spawn(async move {
             let _leaving = leaving;
-            let through = Box::pin(async move {
-                std::future::poll_fn(|cx| service.poll_ready(cx)).await?;
-                service.call(entering).await
-            });
+            let through = Box::pin(service.oneshot(entering));
             let line = match guarded(through).await {
                 Ok(Ok(response)) => written(&core, &id, revision, response),
                 Ok(Err(e)) if e.is::<Unanswered>() => return,
@@ -149,22 +149,24 @@ impl Layered {
             deliver(&out, destination, line).await;
         });
         self.inside += 1;
-        self.blocking += usize::from(lifecycle);
+        self.blocking += usize::from(blocking);
         task.abort_handle()
     }
 }
 
-/// Tells the loop a request left the layers, however its task ends (aborted included).
+/// Tells the loop a request left the layers without coming back to run, however its task
+/// ends (aborted included).
 struct Leaving {
     back: mpsc::UnboundedSender<Back>,
-    lifecycle: bool,
+    blocking: bool,
     admitted: Arc<AtomicBool>,
 }
 
 impl Drop for Leaving {
     fn drop(&mut self) {
-        let blocking = self.lifecycle && !self.admitted.load(Ordering::Acquire);
-        let _ = self.back.send(Back::Left { blocking });
+        if !self.admitted.load(Ordering::Acquire) {
+            let _ = self.back.send(Back::Left { blocking: self.blocking });
+        }
     }
 }
 

@@ -61,6 +61,9 @@ pub(crate) struct Request<'a> {
     pub(crate) link: Option<CallLink>,
     /// Which items the caller sees, when a layer said (`None`: all of them).
     pub(crate) visible: Option<Visibility>,
+    /// The server span its handler's spans are children of (feature `telemetry`).
+    #[cfg(feature = "telemetry")]
+    pub(crate) trace: Option<opentelemetry::Context>,
 }
 
 /// What a request running user code may use of its connection.
@@ -87,9 +90,8 @@ const MAY_ASK: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 impl Request<'_> {
     /// The same request, owning its params: to wait for a slot after the message is gone.
     pub(crate) fn into_owned(self) -> Request<'static> {
-        let Request { core, negotiated, id, method, caching, params, meta, extras, reply_to, link, visible } = self;
-        let params = params.map(|params| Cow::Owned(params.into_owned()));
-        Request { core, negotiated, id, method, caching, params, meta, extras, reply_to, link, visible }
+        let params = self.params.map(|params| Cow::Owned(params.into_owned()));
+        Request { params, ..self }
     }
 
     /// Whether the caller sees the item `name` of `kind`, tagged `tags`.

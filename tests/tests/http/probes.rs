@@ -65,6 +65,14 @@ async fn probes_answer_any_host_and_move_or_go_when_asked() {
     let (status, _) = get(&addr, "/mcp", "10.1.2.3:8080").await;
     assert_eq!(status, 421, "the endpoint itself still checks the Host");
 
+    // No credentials are asked of a probe, even where every request needs a token.
+    let guarded = HttpOptions::default()
+        .bearer_auth(|_headers| async { Err::<mcp_runtime::Identity, _>(mcp_runtime::http::Reject::new("no")) });
+    let (addr, _serving) = serving(Server::builder("probed", "1"), guarded).await;
+    assert_eq!(get(&addr, "/healthz", "localhost").await.0, 200);
+    assert_eq!(get(&addr, "/readyz", "localhost").await.0, 200);
+    assert_eq!(get(&addr, "/mcp", "localhost").await.0, 401, "the endpoint asks for its token");
+
     let moved = HttpOptions::default().health_paths("/live", "/ready");
     let (addr, _serving) = serving(Server::builder("probed", "1"), moved).await;
     assert_eq!(get(&addr, "/live", "localhost").await.0, 200);

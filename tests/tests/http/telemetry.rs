@@ -113,6 +113,12 @@ fn as_json(export: &Export, traces: bool) -> Value {
     }
 }
 
+/// The items three arrays deep in an OTLP body (`resourceSpans[].scopeSpans[].spans[]`).
+fn nested(body: &Value, [outer, scope, items]: [&str; 3]) -> Vec<Value> {
+    let each = |value: &Value, key: &str| value[key].as_array().cloned().unwrap_or_default();
+    each(body, outer).iter().flat_map(|r| each(r, scope)).flat_map(|s| each(&s, items)).collect()
+}
+
 /// The value of attribute `key` in an OTLP attribute list, as a string.
 fn attribute(attributes: &Value, key: &str) -> Option<String> {
     let found = attributes.as_array()?.iter().find(|a| a["key"] == key)?;
@@ -133,9 +139,10 @@ fn call_gifts(id: u32, meta: Value) -> Value {
         "name": "suggest_gifts", "arguments": {"age": 30, "relationship": "friend"}, "_meta": meta}})
 }
 
-/// Serves `examples/middleware` exporting to `receiver` over `protocol`, makes a few requests,
-/// stops it (SIGTERM: what is pending must be flushed), and returns its spans and metrics.
-fn exported(protocol: &str) -> (Vec<Value>, Vec<Value>, Vec<Export>) {
+/// Serves `examples/middleware` exporting to `receiver` over `protocol` (with `more` in its
+/// environment), makes a few requests, stops it, and returns its spans and metrics. The
+/// export intervals are a minute: what arrives was flushed when SIGTERM stopped the server.
+fn exported(protocol: &str, more: &[(&str, &str)]) -> (Vec<Value>, Vec<Value>, Vec<Export>) {
     let receiver = Receiver::start();
     let endpoint = receiver.endpoint();
     let env = [
@@ -144,9 +151,10 @@ fn exported(protocol: &str) -> (Vec<Value>, Vec<Value>, Vec<Export>) {
         ("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=s%3Dcret"),
         ("OTEL_SERVICE_NAME", "gifts-under-test"),
         ("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=test"),
-        ("OTEL_METRIC_EXPORT_INTERVAL", "300"),
-        ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "60000"),
+        ("OTEL_BSP_SCHEDULE_DELAY", "60000"),
     ];
+    let env: Vec<(&str, &str)> = env.into_iter().chain(more.iter().copied()).collect();
     let mut server = HttpServer::start_with_env(&example_binary("middleware"), &[], &env);
     let url = server.url.clone();
     // 2026-07-28: a trace context in `_meta` and another in the headers.
@@ -166,6 +174,7 @@ fn exported(protocol: &str) -> (Vec<Value>, Vec<Value>, Vec<Export>) {
     // Ending the session ends its loop: its duration is measured.
     assert_eq!(send(&url, "DELETE", None, &headers).status, 204);
     std::thread::sleep(Duration::from_millis(200));
+    assert!(receiver.exports.lock().unwrap().is_empty(), "nothing is exported before the minute is up");
     let status = std::process::Command::new("kill").args(["-TERM", &server.pid().to_string()]).status().unwrap();
     assert!(status.success());
     assert!(server.wait(Duration::from_secs(10)).success(), "the server exits 0 after flushing");
@@ -177,35 +186,20 @@ fn exported(protocol: &str) -> (Vec<Value>, Vec<Value>, Vec<Export>) {
             let resource = body["resourceSpans"][0]["resource"]["attributes"].clone();
             assert_eq!(attribute(&resource, "service.name").as_deref(), Some("gifts-under-test"));
             assert_eq!(attribute(&resource, "deployment.environment").as_deref(), Some("test"));
-            body["resourceSpans"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .flat_map(|r| r["scopeSpans"].as_array().into_iter().flatten().cloned().collect::<Vec<_>>())
-                .flat_map(|s| s["spans"].as_array().cloned().unwrap_or_default())
-                .collect::<Vec<_>>()
+            nested(&body, ["resourceSpans", "scopeSpans", "spans"])
         })
         .collect();
     let metrics: Vec<Value> = receiver
         .taken("/v1/metrics")
         .iter()
-        .flat_map(|export| {
-            let body = as_json(export, false);
-            body["resourceMetrics"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .flat_map(|r| r["scopeMetrics"].as_array().into_iter().flatten().cloned().collect::<Vec<_>>())
-                .flat_map(|s| s["metrics"].as_array().cloned().unwrap_or_default())
-                .collect::<Vec<_>>()
-        })
+        .flat_map(|export| nested(&as_json(export, false), ["resourceMetrics", "scopeMetrics", "metrics"]))
         .collect();
     let all = receiver.exports.lock().unwrap().clone();
     (spans, metrics, all)
 }
 
 fn check_export(protocol: &str, content_type: &str) {
-    let (spans, metrics, exports) = exported(protocol);
+    let (spans, metrics, exports) = exported(protocol, &[]);
     assert!(!exports.is_empty(), "nothing reached the receiver over {protocol}");
     for export in &exports {
         assert_eq!(export.content_type, content_type, "{protocol}: {}", export.path);
@@ -233,6 +227,13 @@ fn check_export(protocol: &str, content_type: &str) {
     let link = &call["links"][0];
     assert_eq!(link["traceId"].as_str().map(str::to_lowercase).as_deref(), Some(HEADER_TRACE), "{call:#}");
     assert_eq!(link["spanId"].as_str().map(str::to_lowercase).as_deref(), Some(HEADER_SPAN), "{call:#}");
+    // The runtime's span around the handler is the server span's child (through
+    // tracing-opentelemetry: a handler's own `tracing` spans join the trace the same way).
+    let handler = spans
+        .iter()
+        .find(|s| s["name"] == "handler" && s["parentSpanId"] == call["spanId"])
+        .unwrap_or_else(|| panic!("{protocol}: no handler span under the call among {spans:#?}"));
+    assert_eq!(handler["traceId"], call["traceId"]);
     // The header context is the parent when `_meta` has none.
     let init = named("initialize");
     assert_eq!(init.len(), 1, "{spans:#?}");
@@ -277,6 +278,13 @@ fn otlp_over_http_protobuf_carries_the_conventions() {
 }
 
 #[test]
+fn the_sampler_the_environment_names_is_followed() {
+    let (spans, metrics, _) = exported("http/json", &[("OTEL_TRACES_SAMPLER", "always_off")]);
+    assert!(spans.is_empty(), "always_off samples nothing: {spans:#?}");
+    assert!(metrics.iter().any(|m| m["name"] == "mcp.server.operation.duration"), "metrics still go out");
+}
+
+#[test]
 fn an_otlp_setting_it_cannot_follow_stops_the_start_saying_why() {
     let out = std::process::Command::new(example_binary("middleware"))
         .args(["--http", "127.0.0.1:0"])
@@ -314,6 +322,10 @@ fn prometheus_scrapes_the_histograms_with_method_and_tool_labels() {
         .expect("prometheus starts");
     let _prometheus = KillOnDrop(child);
     wait_for_port(port, "prometheus", Duration::from_secs(30));
+    // Beside `/mcp` on the same address: the probes, and the metrics behind the Host check.
+    let base = format!("http://{}", server.addr);
+    assert_eq!(send(&format!("{base}/healthz"), "GET", None, &[]).status, 200);
+    assert_eq!(send(&format!("{base}/metrics"), "GET", None, &[("host", "evil.example")]).status, 421);
     for id in 1..=3 {
         assert_eq!(post(&server.url, &call_gifts(id, json!({})), &[]).status, 200);
     }

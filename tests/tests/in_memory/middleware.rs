@@ -449,3 +449,32 @@ async fn only_tags_offers_the_items_carrying_one_of_them() {
     assert_eq!(resources["error"]["code"], -32601, "no resource is left, so no resources capability: {resources}");
     client.end().await;
 }
+
+#[tokio::test]
+async fn open_listen_streams_in_layers_never_stop_the_reading() {
+    let server = Server::builder("layers", "1").tool(echo()).dynamic_lists().layer(ConcurrencyLimit::per_caller(2));
+    let mut client = Client::start(server);
+    // More open streams than requests may wait in the layers, and than the caller's limit.
+    for id in 1..=20 {
+        client.send(&stateless(id, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}))).await;
+    }
+    for _ in 1..=20 {
+        let ack = client.next().await;
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    }
+    let answer = client.call(&stateless_call(21, "echo", json!({"text": "still read"}))).await;
+    assert_eq!(text_of(&answer), "still read");
+}
+
+#[tokio::test]
+async fn the_test_client_s_requests_pass_the_layers_as_a_channel_s() {
+    let seen = Seen::default();
+    let server = Server::builder("layers", "1").tool(echo()).layer(recording("only", &seen));
+    let client = mcp_runtime::testing::TestClient::connect(server).await.expect("connects");
+    let answer = client.call_tool("echo", json!({"text": "hello"})).await.expect("answered");
+    assert_eq!(answer["content"][0]["text"], "hello", "{answer}");
+    client.close().await.expect("closes");
+    let seen = seen.lock().unwrap().clone();
+    let call = seen.iter().find(|line| line.starts_with("only tools/call echo")).expect("the call was seen");
+    assert!(call.ends_with(" channel"), "{call}");
+}

@@ -6,7 +6,7 @@ use std::task::{Context as TaskContext, Poll};
 use std::time::Instant;
 
 use opentelemetry::propagation::TextMapPropagator as _;
-use opentelemetry::trace::{Link, Span as _, SpanKind, Status, TraceContextExt as _, Tracer as _};
+use opentelemetry::trace::{Link, SpanKind, Status, TraceContextExt as _, Tracer as _};
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use tower_layer::Layer;
@@ -41,7 +41,7 @@ impl Service<McpRequest> for Traced {
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: McpRequest) -> Self::Future {
+    fn call(&mut self, mut request: McpRequest) -> Self::Future {
         let started = Instant::now();
         let method = request.method();
         let mut measured = vec![
@@ -74,13 +74,17 @@ impl Service<McpRequest> for Traced {
             }
             described.extend(measured.iter().cloned());
             let (parent, links) = parents(&request);
-            tracer
+            let span = tracer
                 .span_builder(name)
                 .with_kind(SpanKind::Server)
                 .with_attributes(described)
                 .with_links(links)
-                .start_with_context(tracer, &parent)
+                .start_with_context(tracer, &parent);
+            parent.with_span(span)
         });
+        // The handler's own spans (and the runtime's span around it) are the server span's
+        // children.
+        request.trace = span.clone();
         let answer = self.inner.call(request);
         let telemetry = self.telemetry.clone();
         Box::pin(async move {
@@ -102,7 +106,8 @@ impl Service<McpRequest> for Traced {
                 }
             }
             telemetry.0.operation.record(started.elapsed().as_secs_f64(), &measured);
-            if let Some(mut span) = span {
+            if let Some(context) = span {
+                let span = context.span();
                 if let Some((error_type, status_code, message)) = failure {
                     span.set_attribute(KeyValue::new("error.type", error_type));
                     if let Some(code) = status_code {

@@ -182,6 +182,17 @@ impl Executor {
             revision = %request.negotiated.revision,
             traceparent = tracing::field::Empty
         );
+        // Under telemetry, the span (and the handler's own spans inside it) joins the trace of
+        // the request's server span.
+        #[cfg(feature = "telemetry")]
+        let span = match &request.trace {
+            None => span,
+            Some(trace) => {
+                let traced = tracing::info_span!(target: "mcp_runtime::handler", "handler", method = request.method);
+                let _ = tracing_opentelemetry::OpenTelemetrySpanExt::set_parent(&traced, trace.clone());
+                traced
+            }
+        };
         // A W3C trace context the client sent (HTTP) ties this request's logs to its trace.
         if let Some(traceparent) = request.extras.as_ref().and_then(|e| e.header("traceparent")) {
             span.record("traceparent", traceparent);
