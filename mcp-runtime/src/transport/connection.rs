@@ -110,6 +110,8 @@ pub(crate) struct LoopOptions {
     pub(crate) transport: Transport,
     /// The HTTP session the loop serves.
     pub(crate) session_id: Option<Arc<str>>,
+    /// Held for as long as the loop runs (see `http::health::drained`).
+    pub(crate) drain_token: Option<watch::Receiver<bool>>,
 }
 
 impl LoopOptions {
@@ -121,6 +123,7 @@ impl LoopOptions {
             states: None,
             transport,
             session_id: None,
+            drain_token: None,
         }
     }
 }
@@ -182,32 +185,11 @@ fn next_announcement(mut events: broadcast::Receiver<Announcement>) -> NextAnnou
 /// Runs one connection until it ends (see the module documentation).
 pub(crate) async fn run<I: MessageSource>(
     core: Arc<ServerCore>,
-    input: I,
-    out: mpsc::Sender<Vec<u8>>,
-    shutdown: impl Future<Output = ()>,
-    options: LoopOptions,
-) -> Ending {
-    #[cfg(feature = "telemetry")]
-    if let Some(telemetry) = core.telemetry.clone() {
-        let (began, transport) = (Instant::now(), options.transport);
-        let (ending, session) = serve_loop(core, input, out, shutdown, options).await;
-        if let Some(state) = session {
-            let failed = !matches!(ending, Ending::Finished);
-            telemetry.session_ended(began.elapsed(), state.negotiated.revision, transport, failed);
-        }
-        return ending;
-    }
-    serve_loop(core, input, out, shutdown, options).await.0
-}
-
-/// The loop of [`run`]: how it ended, and what the session was (for its duration).
-async fn serve_loop<I: MessageSource>(
-    core: Arc<ServerCore>,
     mut input: I,
     out: mpsc::Sender<Vec<u8>>,
     shutdown: impl Future<Output = ()>,
     options: LoopOptions,
-) -> (Ending, Option<SessionState>) {
+) -> Ending {
     let max_message_size = core.config.max_message_size;
     let drain_timeout = core.config.drain_timeout;
     // The branches for what rarely happens are polled only when woken (see `woken`); the
@@ -215,6 +197,9 @@ async fn serve_loop<I: MessageSource>(
     let mut announcements = WhenWoken::new(next_announcement(core.announcements.subscribe()));
     let closed = std::pin::pin!(out.closed());
     let mut closed = WhenWoken::new(closed);
+    let began = Instant::now();
+    // Held until the loop ends (the HTTP endpoint counts them to know when all have drained).
+    let _drain_token = options.drain_token;
     let (mut session, mut returns) = Session::new(core, out.clone(), options.listen_limit, options.transport);
     session.session_id = options.session_id;
     if let Some(state) = options.restore {
@@ -235,7 +220,7 @@ async fn serve_loop<I: MessageSource>(
             biased;
             () = &mut closed => {
                 session.executor.abort_all();
-                return (Ending::OutputClosed, session.state());
+                return ended(Ending::OutputClosed, &session, began);
             }
             () = &mut shutdown, if deadline.is_none() => {
                 tracing::info!(timeout = ?drain_timeout, "shutting down: finishing the requests in flight");
@@ -316,7 +301,7 @@ async fn serve_loop<I: MessageSource>(
         if !gathered.is_empty() && !keep_gathering {
             if out.send(std::mem::take(&mut gathered)).await.is_err() {
                 session.executor.abort_all();
-                return (Ending::OutputClosed, session.state());
+                return ended(Ending::OutputClosed, &session, began);
             }
             gathered_slots.clear();
         }
@@ -324,7 +309,7 @@ async fn serve_loop<I: MessageSource>(
 
     if !gathered.is_empty() && out.send(gathered).await.is_err() {
         session.executor.abort_all();
-        return (Ending::OutputClosed, session.state());
+        return ended(Ending::OutputClosed, &session, began);
     }
     drop(gathered_slots);
 
@@ -334,7 +319,7 @@ async fn serve_loop<I: MessageSource>(
         () = sleep_until(deadline), if deadline.is_some() => false,
         () = out.closed() => {
             session.executor.abort_all();
-            return (Ending::OutputClosed, session.state());
+            return ended(Ending::OutputClosed, &session, began);
         }
     };
     if !drained {
@@ -343,8 +328,8 @@ async fn serve_loop<I: MessageSource>(
     }
     send_routed(&out, session.close()).await;
     match read_error {
-        Some(e) => (Ending::ReadFailed(e), session.state()),
-        None => (Ending::Finished, session.state()),
+        Some(e) => ended(Ending::ReadFailed(e), &session, began),
+        None => ended(Ending::Finished, &session, began),
     }
 }
 
@@ -372,6 +357,19 @@ async fn send_routed(out: &mpsc::Sender<Vec<u8>>, messages: Vec<Routed>) {
             None => out.send(message.line).await.is_ok(),
         };
     }
+}
+
+/// How a connection ended, once its session's duration is recorded (feature `telemetry`,
+/// handshake-era sessions).
+fn ended(ending: Ending, session: &Session, began: Instant) -> Ending {
+    #[cfg(feature = "telemetry")]
+    if let (Some(telemetry), Some(state)) = (&session.core.telemetry, session.state()) {
+        let failed = !matches!(ending, Ending::Finished);
+        telemetry.session_ended(began.elapsed(), state.negotiated.revision, session.transport, failed);
+    }
+    #[cfg(not(feature = "telemetry"))]
+    let _ = (session, began);
+    ending
 }
 
 /// What a request in the layers tells the loop next (never, without layers).

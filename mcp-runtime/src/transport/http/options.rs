@@ -62,6 +62,7 @@ pub struct HttpOptions {
     /// Where `/healthz` and `/readyz` are served; `None`: not at all.
     pub(super) health: Option<(String, String)>,
     /// Where the metrics are served as Prometheus text (feature `telemetry`).
+    #[cfg(feature = "telemetry")]
     pub(super) metrics: Option<String>,
 }
 
@@ -86,6 +87,7 @@ impl Default for HttpOptions {
             keep_alive_timeout: DEFAULT_KEEP_ALIVE_TIMEOUT,
             max_connections: None,
             health: Some(("/healthz".to_owned(), "/readyz".to_owned())),
+            #[cfg(feature = "telemetry")]
             metrics: None,
         }
     }

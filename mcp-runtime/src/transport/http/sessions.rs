@@ -215,14 +215,11 @@ pub(super) fn start_loop(
         transport: crate::middleware::Transport::Http,
         // The 2026-07-28 loops have no session.
         session_id: (!seed.id.is_empty()).then(|| Arc::from(seed.id.as_str())),
+        // The loop holds a receiver of the stop signal until it ends: the endpoint counts them
+        // to know when every loop has drained.
+        drain_token: Some(alive),
     };
-    // The loop holds a receiver of the stop signal until it ends: the endpoint counts them to
-    // know when every loop has drained.
-    let serving = connection::run(Arc::clone(core), Inbox(inbox), out, shutdown, options);
-    tokio::spawn(async move {
-        let _alive = alive;
-        serving.await
-    });
+    tokio::spawn(connection::run(Arc::clone(core), Inbox(inbox), out, shutdown, options));
     Arc::new(SessionHandle {
         id: seed.id,
         inbound,
