@@ -14,12 +14,13 @@ use serde_json::value::RawValue;
 
 use crate::context::RequestExtras;
 use crate::context::outlet::Outgoing;
+use crate::middleware::Transport;
 use crate::protocol::{
     ErrorObject, Feature, Incoming, Notification, Request as Message, RequestId, Revision, Shape, classify, excerpt,
     shape_of,
 };
 use crate::serve::executor::collect_batch;
-use crate::serve::layered::Back;
+use crate::serve::layered::{Back, Hold};
 use crate::serve::reply::{Reply, ReplyTo, Started, answer};
 use crate::serve::request::{Logging, Request, RequestMeta, is_stateless, meta_of};
 use crate::serve::routes::{Handler, Served, route};
@@ -131,9 +132,13 @@ impl Session {
         let out = self.executor.output().clone();
         let Some(layered) = self.layered.as_mut() else { return self.run(request, handler) };
         let id = request.id.clone();
-        // Only a session's lifecycle orders what comes after it (2026-07-28 requests stand alone).
-        let blocking = matches!(handler, Handler::Lifecycle(_)) && !request.revision().supports(Feature::Stateless);
-        let task = layered.enter(request, blocking, self.transport, out);
+        let stateless = request.revision().supports(Feature::Stateless);
+        let hold = Hold {
+            // Only a session's lifecycle orders what comes after it (2026-07-28 requests stand alone).
+            blocking: matches!(handler, Handler::Lifecycle(_)) && !stateless,
+            counted: !(stateless && self.transport == Transport::Http),
+        };
+        let task = layered.enter(request, hold, self.transport, out);
         self.executor.track(id, task);
         Started::Later
     }
@@ -142,10 +147,10 @@ impl Session {
     pub(crate) fn on_back(&mut self, back: Back) -> Started {
         let Some(layered) = self.layered.as_mut() else { return Started::Later };
         match back {
-            Back::Left { blocking } => layered.done_with(blocking),
+            Back::Left(hold) => layered.done_with(hold),
             Back::Cancel(id) => drop(self.executor.cancel(&id)),
-            Back::Admit(request, blocking) => {
-                layered.done_with(blocking);
+            Back::Admit(request, hold) => {
+                layered.done_with(hold);
                 // Its row, as it was found when the request came in.
                 if let Some(route) = route(request.method, &self.core.capabilities) {
                     return self.run(*request, route.handler);

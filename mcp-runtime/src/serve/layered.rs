@@ -25,15 +25,25 @@ use crate::serve::executor::{LOOK_AHEAD, deliver, guarded};
 use crate::serve::reply::{ReplyTo, respond};
 use crate::serve::request::Request;
 
+/// How a request in the layers weighs on its loop's reading.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Hold {
+    /// Reading waits until it comes back (a handshake-era lifecycle request).
+    pub(crate) blocking: bool,
+    /// It counts against the look-ahead. A 2026-07-28 request over HTTP does not: the HTTP
+    /// edge bounds those (`max_requests`), and a loop serves many clients, whom one client's
+    /// requests waiting in a layer must not hold up.
+    pub(crate) counted: bool,
+}
+
 /// What a request in the layers tells its loop.
 pub(crate) enum Back {
-    /// The layers let it through: run its method (`true`: reading waits for it).
-    Admit(Box<Request<'static>>, bool),
+    /// The layers let it through: run its method.
+    Admit(Box<Request<'static>>, Hold),
     /// A layer gave up on it after letting it through (a timeout): stop its method.
     Cancel(RequestId),
-    /// It left the layers without coming back to run (refused, failed or cancelled);
-    /// `blocking`: reading was waiting for it.
-    Left { blocking: bool },
+    /// It left the layers without coming back to run (refused, failed or cancelled).
+    Left(Hold),
 }
 
 /// A connection's copy of the layers, and the counts its loop reads by.
@@ -42,13 +52,19 @@ pub(crate) struct Layered {
     back: mpsc::UnboundedSender<Back>,
     /// Requests in the layers that have not come back to run.
     inside: usize,
+    /// Those of them that count against the look-ahead.
+    counted: usize,
     /// Those of them reading waits for.
     blocking: usize,
 }
 
 impl std::fmt::Debug for Layered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Layered").field("inside", &self.inside).field("blocking", &self.blocking).finish()
+        f.debug_struct("Layered")
+            .field("inside", &self.inside)
+            .field("counted", &self.counted)
+            .field("blocking", &self.blocking)
+            .finish()
     }
 }
 
@@ -56,12 +72,12 @@ impl Layered {
     /// The layers' entry for one connection, and where its requests come back.
     pub(crate) fn new(service: McpService) -> (Self, mpsc::UnboundedReceiver<Back>) {
         let (back, returns) = mpsc::unbounded_channel();
-        (Layered { service, back, inside: 0, blocking: 0 }, returns)
+        (Layered { service, back, inside: 0, counted: 0, blocking: 0 }, returns)
     }
 
     /// Whether reading may go on: nothing blocks it, and the look-ahead has room.
     pub(crate) fn can_read(&self) -> bool {
-        self.blocking == 0 && self.inside < LOOK_AHEAD
+        self.blocking == 0 && self.counted < LOOK_AHEAD
     }
 
     /// Whether requests in the layers have not come back yet (the loop waits for them before
@@ -71,18 +87,18 @@ impl Layered {
     }
 
     /// A request came back to run, or left the layers without: it no longer counts.
-    pub(crate) fn done_with(&mut self, blocking: bool) {
+    pub(crate) fn done_with(&mut self, hold: Hold) {
         self.inside -= 1;
-        self.blocking -= usize::from(blocking);
+        self.counted -= usize::from(hold.counted);
+        self.blocking -= usize::from(hold.blocking);
     }
 
     /// Sends `request` into the layers as a task of its own; `out` is its connection's
-    /// output; `blocking`: reading waits until it comes back. The task's handle is for the
-    /// loop to stop it with.
+    /// output. The task's handle is for the loop to stop it with.
     pub(crate) fn enter(
         &mut self,
         mut request: Request<'_>,
-        blocking: bool,
+        hold: Hold,
         transport: Transport,
         out: mpsc::Sender<Vec<u8>>,
     ) -> AbortHandle {
@@ -118,7 +134,7 @@ impl Layered {
                 request.reply_to = ReplyTo::Stream(stream);
                 admitted.store(true, Ordering::Release);
                 let abandoned = Abandoned { back: back.clone(), id: Some(request.id.clone()) };
-                let _ = back.send(Back::Admit(Box::new(request), blocking));
+                let _ = back.send(Back::Admit(Box::new(request), hold));
                 Box::pin(async move {
                     // The whole guard moves in (not only its field): it drops with the future.
                     let mut abandoned = abandoned;
@@ -135,7 +151,7 @@ impl Layered {
             })
         };
         let service = self.service.clone();
-        let leaving = Leaving { back: self.back.clone(), blocking, admitted };
+        let leaving = Leaving { back: self.back.clone(), hold, admitted };
         let entering = McpRequest::new(method, params, transport, context, extras, proceed);
         let task = tokio::spawn(async move {
             let _leaving = leaving;
@@ -149,7 +165,8 @@ impl Layered {
             deliver(&out, destination, line).await;
         });
         self.inside += 1;
-        self.blocking += usize::from(blocking);
+        self.counted += usize::from(hold.counted);
+        self.blocking += usize::from(hold.blocking);
         task.abort_handle()
     }
 }
@@ -158,14 +175,14 @@ impl Layered {
 /// ends (aborted included).
 struct Leaving {
     back: mpsc::UnboundedSender<Back>,
-    blocking: bool,
+    hold: Hold,
     admitted: Arc<AtomicBool>,
 }
 
 impl Drop for Leaving {
     fn drop(&mut self) {
         if !self.admitted.load(Ordering::Acquire) {
-            let _ = self.back.send(Back::Left { blocking: self.blocking });
+            let _ = self.back.send(Back::Left(self.hold));
         }
     }
 }

@@ -132,3 +132,40 @@ async fn a_layer_refusal_carries_its_status_and_challenge() {
     assert_eq!(ok.status, 200, "{}", ok.body);
     assert_eq!(ok.body["result"]["content"][0]["text"], "a scarf");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_waiting_in_a_layer_do_not_hold_up_other_2026_clients() {
+    let server = Server::builder("waiting", "1").tool(gifts()).layer(from_fn(|request, next| async move {
+        if request.header("x-stall").is_some() {
+            std::future::pending::<()>().await;
+        }
+        next.run(request).await
+    }));
+    let url = serving(server).await;
+    // More waiting requests than a loop's look-ahead, on every loop.
+    let stalled: Vec<_> = (0..40)
+        .map(|id| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(3)).build().unwrap();
+                let body = stateless_call(100 + id, "gifts");
+                let mut request = client
+                    .post(&url)
+                    .header("content-type", "application/json")
+                    .header("accept", "application/json, text/event-stream")
+                    .header("x-stall", "1");
+                for (name, value) in stateless_headers(&body).into_iter().chain(version_header()) {
+                    request = request.header(name, value);
+                }
+                let _ = request.body(body.to_string()).send();
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let answered = post(&url, stateless_call(1, "gifts"), version_header(), &[]).await;
+    assert_eq!(answered.status, 200, "{}", answered.body);
+    assert_eq!(answered.body["result"]["content"][0]["text"], "a scarf");
+    for thread in stalled {
+        let _ = thread.join();
+    }
+}
