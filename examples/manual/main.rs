@@ -24,7 +24,7 @@ mod test_tools;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_runtime::http::{MemoryEventStore, Reject, ResponseMode};
+use mcp_runtime::http::{Authorization, MemoryEventStore, Reject, ResponseMode};
 use mcp_runtime::{Allowed, CachePolicy, CacheScope, Cacheable, HttpOptions, Identity, Server, ToolDescriptor};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -71,19 +71,15 @@ fn http_options(options: HttpOptions, bearer_auth: bool) -> HttpOptions {
     if !bearer_auth {
         return options;
     }
-    options
-        .bearer_auth(|headers| async move {
-            let token =
-                headers.get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
-            match token.and_then(|t| t.strip_prefix("user-")) {
-                Some(name) if !name.is_empty() => Ok(Identity::new(name)),
-                _ => Err(Reject::new("send `Authorization: Bearer user-<name>`")),
-            }
-        })
-        .protected_resource_metadata(serde_json::json!({
-            "resource": "http://127.0.0.1/mcp",
-            "authorization_servers": ["https://auth.example.com"],
-        }))
+    let auth = Authorization::hook(|headers| async move {
+        let token = headers.get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
+        match token.and_then(|t| t.strip_prefix("user-")) {
+            Some(name) if !name.is_empty() => Ok(Identity::new(name)),
+            _ => Err(Reject::new("send `Authorization: Bearer user-<name>`")),
+        }
+    })
+    .authorization_server("https://auth.example.com");
+    options.authorization(auth)
 }
 
 #[tokio::main]

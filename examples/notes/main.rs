@@ -4,6 +4,10 @@
 //! and what the handlers log with `tracing` also reaches the client when it asks for it. A
 //! client subscribed to a note is told when it is written (the tool reaches the server's own
 //! handle as a state). A note's title completes from the notes there are.
+//!
+//! Started with `--http ADDR --oauth-issuer URL` it is an OAuth 2.1 protected resource
+//! (`http://ADDR/mcp`): reading and searching need `notes:read`, writing and deleting
+//! `notes:write`. On stdio, or over HTTP without the flag, the scopes are not checked.
 
 use std::collections::BTreeMap;
 use std::sync::RwLock;
@@ -29,7 +33,7 @@ struct Hits {
 }
 
 /// Writes a note, replacing one with the same title.
-#[mcp_tool(idempotent)]
+#[mcp_tool(idempotent, scopes("notes:write"))]
 fn write_note(notes: State<Notes>, server: State<ServerHandle>, title: String, text: String) -> String {
     let replaced = notes.0.write().unwrap_or_else(|e| e.into_inner()).insert(title.clone(), text).is_some();
     // Clients subscribed to this note are told it changed.
@@ -46,7 +50,13 @@ fn titles(typed: &str, ask: &CompletionContext) -> Vec<String> {
 }
 
 /// One note, by title.
-#[mcp_resource("notes://{title}", mime = "text/markdown", subscribe, complete(title = titles))]
+#[mcp_resource(
+    "notes://{title}",
+    mime = "text/markdown",
+    subscribe,
+    complete(title = titles),
+    scopes("notes:read")
+)]
 fn note(notes: State<Notes>, title: String) -> Result<String, ReadError> {
     let text = notes.read().get(&title).cloned().ok_or(ResourceNotFound)?;
     Ok(format!("# {title}\n\n{text}"))
@@ -60,7 +70,7 @@ struct Confirm {
 }
 
 /// Deletes a note once the user confirms.
-#[mcp_tool(destructive)]
+#[mcp_tool(destructive, scopes("notes:write"))]
 async fn delete_note(ctx: Context, notes: State<Notes>, title: String) -> Result<String, AskError> {
     if !notes.read().contains_key(&title) {
         return Ok(format!("No note \"{title}\""));
@@ -74,7 +84,7 @@ async fn delete_note(ctx: Context, notes: State<Notes>, title: String) -> Result
 }
 
 /// Searches every note for a word, slowly (a note at a time), reporting progress.
-#[mcp_tool(read_only, timeout = "60s")]
+#[mcp_tool(read_only, timeout = "60s", scopes("notes:read"))]
 async fn search(ctx: Context, notes: State<Notes>, word: String) -> Json<Hits> {
     let all: Vec<(String, String)> = notes.read().iter().map(|(t, n)| (t.clone(), n.clone())).collect();
     let mut titles = Vec::new();

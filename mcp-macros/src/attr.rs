@@ -98,6 +98,8 @@ pub(crate) struct CommonArgs {
     pub(crate) meta: Vec<MetaEntry>,
     /// `tags("admin", "billing")`: the server's own words for selecting items.
     pub(crate) tags: Vec<LitStr>,
+    /// `scopes("notes:write")`: what a caller's token must grant (HTTP with authorization).
+    pub(crate) scopes: Vec<LitStr>,
     pub(crate) krate: Slot<syn::Path>,
     /// The function's future need not be `Send`: it runs on the server's local thread.
     pub(crate) local: Slot<LitBool>,
@@ -121,6 +123,7 @@ impl CommonArgs {
             icons: Vec::new(),
             meta: Vec::new(),
             tags: Vec::new(),
+            scopes: Vec::new(),
             krate: Slot::new("crate"),
             local: Slot::new("local"),
             timeout: Slot::new("timeout"),
@@ -147,7 +150,9 @@ impl CommonArgs {
                     self.meta.extend(Punctuated::<MetaEntry, Token![,]>::parse_terminated(&content)?);
                 }
                 // tags("admin", "billing") (repeatable)
-                "tags" => self.tags.extend(parse_tags(meta)?),
+                "tags" => self.tags.extend(parse_words(meta, Words::Tags)?),
+                // scopes("notes:read", "notes:write") (repeatable)
+                "scopes" => self.scopes.extend(parse_words(meta, Words::Scopes)?),
                 // local | local = true
                 "local" => self.local.set(cx, attr, path, flag_value(meta, "local")?),
                 // timeout = "30s" | "500ms" | "2m" | "1h"
@@ -172,32 +177,69 @@ impl CommonArgs {
     }
 }
 
-/// `tags("admin", ...)`: string literals, each a short word.
-fn parse_tags(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
-    const SHAPE: &str = "`tags` takes string literals in parentheses: `tags(\"admin\", \"billing\")`";
+/// The lists of words an item carries.
+#[derive(Clone, Copy)]
+enum Words {
+    Tags,
+    Scopes,
+}
+
+impl Words {
+    /// What a mistake's message calls the list, and the shape it takes.
+    fn shape(self) -> &'static str {
+        match self {
+            Words::Tags => "`tags` takes string literals in parentheses: `tags(\"admin\", \"billing\")`",
+            Words::Scopes => "`scopes` takes string literals in parentheses: `scopes(\"notes:read\", \"notes:write\")`",
+        }
+    }
+
+    fn singular(self) -> &'static str {
+        match self {
+            Words::Tags => "tag",
+            Words::Scopes => "scope",
+        }
+    }
+
+    fn admits(self, word: &str) -> bool {
+        match self {
+            Words::Tags => is_tag(word),
+            Words::Scopes => is_scope(word),
+        }
+    }
+
+    /// What a word must be, for the error on one that is not.
+    fn rule(self) -> &'static str {
+        match self {
+            Words::Tags => "one word of letters, digits, `-`, `_`, `.` or `:` (at most 64)",
+            Words::Scopes => "one OAuth scope token: visible ASCII without spaces, `\"` or `\\` (at most 128)",
+        }
+    }
+}
+
+/// `tags("admin", ...)` or `scopes("notes:read", ...)`: string literals, each one word.
+fn parse_words(meta: &ParseNestedMeta<'_>, words: Words) -> syn::Result<Vec<LitStr>> {
     if !meta.input.peek(syn::token::Paren) {
-        return Err(meta.error(SHAPE));
+        return Err(meta.error(words.shape()));
     }
     let content;
     syn::parenthesized!(content in meta.input);
-    let mut tags = Vec::new();
+    let mut found = Vec::new();
     let mut errors: Option<syn::Error> = None;
-    // Every bad tag is reported, each on its own token.
-    for tag in Punctuated::<Lit, Token![,]>::parse_terminated(&content)? {
-        let error = match tag {
-            Lit::Str(tag) if is_tag(&tag.value()) => {
-                tags.push(tag);
+    // Every bad word is reported, each on its own token.
+    for word in Punctuated::<Lit, Token![,]>::parse_terminated(&content)? {
+        let error = match word {
+            Lit::Str(word) if words.admits(&word.value()) => {
+                found.push(word);
                 continue;
             }
-            Lit::Str(tag) if tag.value().is_empty() => syn::Error::new_spanned(&tag, "a tag cannot be empty"),
-            Lit::Str(tag) => syn::Error::new_spanned(
-                &tag,
-                format!(
-                    "`{}` is not a tag: one word of letters, digits, `-`, `_`, `.` or `:` (at most 64)",
-                    tag.value()
-                ),
+            Lit::Str(word) if word.value().is_empty() => {
+                syn::Error::new_spanned(&word, format!("a {} cannot be empty", words.singular()))
+            }
+            Lit::Str(word) => syn::Error::new_spanned(
+                &word,
+                format!("`{}` is not a {}: {}", word.value(), words.singular(), words.rule()),
             ),
-            other => syn::Error::new_spanned(other, SHAPE),
+            other => syn::Error::new_spanned(other, words.shape()),
         };
         match &mut errors {
             Some(errors) => errors.combine(error),
@@ -206,8 +248,13 @@ fn parse_tags(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
     }
     match errors {
         Some(errors) => Err(errors),
-        None => Ok(tags),
+        None => Ok(found),
     }
+}
+
+/// Whether `scope` is one scope token (RFC 6749 §3.3), as the runtime checks it.
+fn is_scope(scope: &str) -> bool {
+    (1..=128).contains(&scope.len()) && scope.bytes().all(|b| (0x21..=0x7e).contains(&b) && b != b'"' && b != b'\\')
 }
 
 fn is_tag(tag: &str) -> bool {
@@ -280,6 +327,7 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "icon",
     "meta",
     "tags",
+    "scopes",
     "input_schema",
     "output_schema",
     "timeout",
@@ -351,6 +399,7 @@ pub(crate) const RESOURCE_KEYS: &[&str] = &[
     "icon",
     "meta",
     "tags",
+    "scopes",
     "list",
     "complete",
     "ttl_ms",
@@ -447,7 +496,7 @@ pub(crate) struct PromptArgs {
 
 /// Every key `#[mcp_prompt]` accepts.
 pub(crate) const PROMPT_KEYS: &[&str] =
-    &["name", "title", "description", "icon", "meta", "tags", "complete", "timeout", "local", "crate"];
+    &["name", "title", "description", "icon", "meta", "tags", "scopes", "complete", "timeout", "local", "crate"];
 
 impl PromptArgs {
     /// Parses the attribute's arguments, recording every problem in `cx`.

@@ -27,6 +27,9 @@ pub(crate) fn common_builder(common: &CommonArgs, docs: &[Expr], ident: &Ident) 
     for tag in &common.tags {
         calls.push(quote!(.tag(#tag)));
     }
+    for scope in &common.scopes {
+        calls.push(quote!(.scope(#scope)));
+    }
     for entry in &common.meta {
         let key = &entry.key;
         let value = meta_value(&entry.value);

@@ -20,9 +20,10 @@ pub(crate) enum Command {
 pub(crate) enum Transport {
     /// One client on standard input and output (also what no argument means).
     Stdio,
-    /// Streamable HTTP at this address.
+    /// Streamable HTTP at `addr`, a protected resource of `oauth_issuer`'s when given
+    /// (`--oauth-issuer`, with feature `oauth`).
     #[cfg(feature = "http")]
-    Http(String),
+    Http { addr: String, oauth_issuer: Option<String> },
 }
 
 /// What to print.
@@ -41,6 +42,7 @@ pub(crate) enum Print {
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
     let mut args = args.into_iter().peekable();
     let mut command: Option<(String, Command)> = None;
+    let mut issuer: Option<String> = None;
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
             Some((flag, value)) if flag.starts_with("--") => (flag.to_owned(), Some(value.to_owned())),
@@ -60,6 +62,19 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
                     _ => return Err("`--http` needs an address, e.g. `--http 127.0.0.1:3000`".into()),
                 }
             }
+            #[cfg(feature = "oauth")]
+            "--oauth-issuer" => {
+                let url = inline.or_else(|| args.next_if(|a| !a.starts_with('-'))).filter(|url| !url.is_empty());
+                let Some(url) = url else {
+                    return Err("`--oauth-issuer` needs the authorization server's URL, e.g. \
+                                `--oauth-issuer https://auth.example.com`"
+                        .into());
+                };
+                if issuer.replace(url).is_some() {
+                    return Err("`--oauth-issuer` is given twice".into());
+                }
+                continue;
+            }
             "--list" => match inline.or_else(|| args.next_if(|a| !a.starts_with('-'))) {
                 None => Command::Print(Print::List(Revision::LATEST)),
                 Some(revision) => Command::Print(Print::List(Revision::parse(&revision).ok_or_else(|| {
@@ -74,12 +89,20 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
         }
         command = Some((flag, next));
     }
-    Ok(command.map_or(Command::Serve(Transport::Stdio), |(_, command)| command))
+    let command = command.map_or(Command::Serve(Transport::Stdio), |(_, command)| command);
+    match (command, issuer) {
+        (command, None) => Ok(command),
+        #[cfg(feature = "http")]
+        (Command::Serve(Transport::Http { addr, .. }), Some(issuer)) => {
+            Ok(Command::Serve(Transport::Http { addr, oauth_issuer: Some(issuer) }))
+        }
+        (_, Some(_)) => Err("`--oauth-issuer` protects an HTTP server: give `--http ADDR` too".into()),
+    }
 }
 
 #[cfg(feature = "http")]
 fn http(addr: String) -> Result<Command, String> {
-    Ok(Command::Serve(Transport::Http(addr)))
+    Ok(Command::Serve(Transport::Http { addr, oauth_issuer: None }))
 }
 
 #[cfg(not(feature = "http"))]
@@ -100,6 +123,12 @@ pub(crate) fn usage(program: &str, name: &str, version: &str) -> String {
     } else {
         ""
     };
+    let oauth = if cfg!(feature = "oauth") {
+        "  --oauth-issuer URL with --http: accept only JWT access tokens URL issued for\n\
+         \x20                    http://ADDR/mcp (an OAuth 2.1 protected resource)\n"
+    } else {
+        ""
+    };
     format!(
         "{name} {version}: an MCP server\n\
          \n\
@@ -107,12 +136,17 @@ pub(crate) fn usage(program: &str, name: &str, version: &str) -> String {
          \n\
          \x20 --stdio            serve one client on standard input and output (the default)\n\
          {http}\
+         {oauth}\
          \x20 --list [REVISION]  print the tools, resources and prompts with their schemas as a\n\
          \x20                    client of REVISION sees them, and exit; REVISION is one of\n\
          \x20                    {all} (default {latest})\n\
          \x20 -h, --help         print this help\n\
          \x20 -V, --version      print the name and version\n",
-        http_mode = if cfg!(feature = "http") { " | --http ADDR" } else { "" },
+        http_mode = match (cfg!(feature = "http"), cfg!(feature = "oauth")) {
+            (true, true) => " | --http ADDR [--oauth-issuer URL]",
+            (true, false) => " | --http ADDR",
+            _ => "",
+        },
         latest = Revision::LATEST.as_str(),
         all = revisions(),
     )
@@ -172,10 +206,24 @@ mod tests {
     #[cfg(feature = "http")]
     #[test]
     fn http_needs_an_address() {
-        assert_eq!(parsed(&["--http", "127.0.0.1:0"]), Ok(Command::Serve(Transport::Http("127.0.0.1:0".into()))));
-        assert_eq!(parsed(&["--http=[::1]:80"]), Ok(Command::Serve(Transport::Http("[::1]:80".into()))));
+        let http = |addr: &str| Ok(Command::Serve(Transport::Http { addr: addr.into(), oauth_issuer: None }));
+        assert_eq!(parsed(&["--http", "127.0.0.1:0"]), http("127.0.0.1:0"));
+        assert_eq!(parsed(&["--http=[::1]:80"]), http("[::1]:80"));
         assert!(parsed(&["--http"]).unwrap_err().contains("needs an address"));
         assert!(parsed(&["--http", "--stdio"]).unwrap_err().contains("needs an address"));
+    }
+
+    #[cfg(feature = "oauth")]
+    #[test]
+    fn an_oauth_issuer_protects_the_http_server() {
+        let issuer = Some("https://as.example".to_owned());
+        let protected = Ok(Command::Serve(Transport::Http { addr: "127.0.0.1:0".into(), oauth_issuer: issuer }));
+        assert_eq!(parsed(&["--http", "127.0.0.1:0", "--oauth-issuer", "https://as.example"]), protected);
+        assert_eq!(parsed(&["--oauth-issuer=https://as.example", "--http=127.0.0.1:0"]), protected);
+        assert!(parsed(&["--oauth-issuer", "https://as.example"]).unwrap_err().contains("give `--http ADDR` too"));
+        assert!(parsed(&["--http", "127.0.0.1:0", "--oauth-issuer"]).unwrap_err().contains("needs the"));
+        let twice = parsed(&["--http=a:1", "--oauth-issuer=https://a", "--oauth-issuer=https://b"]);
+        assert!(twice.unwrap_err().contains("twice"));
     }
 
     #[test]
@@ -186,5 +234,6 @@ mod tests {
             assert!(text.contains(flag), "{flag} missing from:\n{text}");
         }
         assert_eq!(text.contains("--http ADDR"), cfg!(feature = "http"));
+        assert_eq!(text.contains("--oauth-issuer URL"), cfg!(feature = "oauth"));
     }
 }

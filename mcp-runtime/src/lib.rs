@@ -18,6 +18,8 @@
 
 #[doc(hidden)]
 pub mod __private;
+#[cfg(feature = "http")]
+mod auth;
 #[cfg(feature = "stdio")]
 mod command_line;
 mod context;
@@ -68,16 +70,25 @@ pub use util::schema::{input_schema_for, schema_for};
 pub use transport::http::{Allowed, HttpOptions};
 
 /// Streamable HTTP: how the endpoint serves ([`HttpOptions`], at the root
-/// too), its limits, its authentication hook, and the two stores instances behind a load
+/// too), its limits, its authorization ([`Authorization`](http::Authorization); the JWT and
+/// introspection verifiers with feature `oauth`), and the two stores instances behind a load
 /// balancer share (sessions, and the events of resumable streams).
 #[cfg(feature = "http")]
 pub mod http {
     pub use crate::transport::http::{
         Allowed, DEFAULT_BODY_TIMEOUT, DEFAULT_HEAD_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT,
         DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS, EventStore,
-        HttpOptions, MemoryEventStore, MemorySessionStore, RESERVED_FILES, Reject, ResponseMode, SessionRecord,
-        SessionStore, StoreError, StoredEvents,
+        HttpOptions, MemoryEventStore, MemorySessionStore, RESERVED_FILES, ResponseMode, SessionRecord, SessionStore,
+        StoreError, StoredEvents,
     };
+
+    #[cfg(feature = "oauth")]
+    pub use crate::auth::introspection::DEFAULT_INTROSPECTION_CACHE;
+    #[cfg(feature = "oauth")]
+    pub use crate::auth::jwt::{DEFAULT_LEEWAY, DEFAULT_REFETCH_INTERVAL};
+    pub use crate::auth::{Authorization, Reject};
+    #[cfg(feature = "oauth")]
+    pub use crate::auth::{IntrospectionVerifier, JwtVerifier};
 }
 
 /// The change bus between servers ([`Server::change_bus`]): resource updates, list changes,
@@ -364,7 +375,7 @@ impl Server {
         // This program owns its process: each HTTP connection takes a file, and the soft limit
         // is often 1,024 where the hard one is far higher.
         #[cfg(feature = "http")]
-        if matches!(transport, command_line::Transport::Http(_)) {
+        if matches!(transport, command_line::Transport::Http { .. }) {
             transport::http::file_limit::raise_file_limit();
         }
         // Served on a worker, not on this thread: the tasks it spawns (a plain `fn` handler
@@ -403,7 +414,7 @@ impl Server {
         let telemetry =
             telemetry::Telemetry::from_env(&self.info().name).map_err(|e| Error::Usage(format!("telemetry: {e}")))?;
         #[cfg(feature = "http")]
-        let http = matches!(transport, command_line::Transport::Http(_));
+        let http = matches!(transport, command_line::Transport::Http { .. });
         #[cfg(not(feature = "http"))]
         let http = {
             let _ = transport;
@@ -430,8 +441,16 @@ impl Server {
         match transport {
             command_line::Transport::Stdio => self.serve_stdio_with(pipes).await,
             #[cfg(feature = "http")]
-            command_line::Transport::Http(addr) => {
+            command_line::Transport::Http { addr, oauth_issuer } => {
                 let options = HttpOptions::default();
+                // `--oauth-issuer`: JWT access tokens of that issuer, for this server's URI.
+                #[cfg(feature = "oauth")]
+                let options = match oauth_issuer {
+                    Some(issuer) => options.authorization(http::Authorization::jwt(http::JwtVerifier::new(issuer)?)),
+                    None => options,
+                };
+                #[cfg(not(feature = "oauth"))]
+                let _ = oauth_issuer;
                 // With telemetry, `--http` serves the metrics too.
                 #[cfg(feature = "telemetry")]
                 let options = match self.telemetry.is_some() {

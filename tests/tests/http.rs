@@ -16,6 +16,8 @@ use serde_json::{Value, json};
 
 // The edge against hostile and sloppy requests, and what the event store keeps of them:
 // modules of this binary (each test binary links the whole graph).
+#[path = "http/authorization.rs"]
+mod authorization;
 #[path = "http/edge.rs"]
 mod edge;
 #[path = "http/event_store.rs"]

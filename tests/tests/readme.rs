@@ -97,12 +97,13 @@ fn crate_names(table: &str) -> Vec<String> {
 
 /// The layers of `mcp-runtime/src`, in the order they may import each other (a folder or file
 /// name; anything else is the facade, last).
-const LAYERS: [&[&str]; 9] = [
+const LAYERS: [&[&str]; 10] = [
     &["error", "protocol"],
     &["util"],
     &["context"],
     &["declare"],
     &["middleware"],
+    &["auth"],
     &["server"],
     &["serve"],
     &["transport"],

@@ -13,6 +13,8 @@ pub(crate) mod slot;
 pub(crate) mod state;
 
 pub use cancel::CancelToken;
+#[cfg(feature = "http")]
+pub(crate) use identity::Authorized;
 pub use identity::Identity;
 pub(crate) use identity::RequestExtras;
 pub use link::LOG_MESSAGES_PER_SECOND;

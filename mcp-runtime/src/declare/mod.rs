@@ -9,6 +9,7 @@ pub(crate) mod handler;
 pub(crate) mod output;
 pub(crate) mod prompt;
 pub(crate) mod resource;
+pub(crate) mod scopes;
 pub(crate) mod selection;
 pub(crate) mod tags;
 pub(crate) mod tool;

@@ -13,6 +13,7 @@ use crate::context::state::RequiredState;
 use crate::declare::completion::{CompletionHandler, IntoCompleter};
 use crate::declare::handler::HandlerFn;
 use crate::declare::handler::HandlerSpec;
+use crate::declare::scopes::Scopes;
 use crate::declare::tags::Tags;
 use crate::protocol::{ErrorObject, GetPromptResult, Icon, Prompt, PromptArgument, PromptMessage};
 
@@ -150,6 +151,7 @@ pub struct PromptDescriptor {
     /// The states the handler takes: checked when the server starts.
     pub(crate) required_states: Vec<RequiredState>,
     pub(crate) tags: Tags,
+    pub(crate) scopes: Scopes,
 }
 
 impl fmt::Debug for PromptDescriptor {
@@ -180,6 +182,7 @@ impl PromptDescriptor {
             origin: None,
             required_states: Vec::new(),
             tags: Tags::default(),
+            scopes: Scopes::default(),
         }
     }
 
@@ -243,6 +246,19 @@ impl PromptDescriptor {
     /// The prompt's tags.
     pub fn tags(&self) -> &[String] {
         self.tags.as_slice()
+    }
+
+    /// Needs `scope` of a caller's token to be got (see
+    /// [`ToolDescriptor::scope`](crate::ToolDescriptor::scope)).
+    #[must_use]
+    pub fn scope(mut self, scope: impl Into<String>) -> Self {
+        self.scopes.add(scope.into());
+        self
+    }
+
+    /// The scopes the prompt needs.
+    pub fn scopes(&self) -> &[String] {
+        self.scopes.as_slice()
     }
 
     /// Records where the prompt is defined, for start-up errors (`file:line`).

@@ -14,6 +14,7 @@ use crate::context::state::RequiredState;
 use crate::declare::completion::{CompletionHandler, IntoCompleter};
 use crate::declare::handler::HandlerFn;
 use crate::declare::handler::HandlerSpec;
+use crate::declare::scopes::Scopes;
 use crate::declare::tags::Tags;
 use crate::declare::tool::Json;
 use crate::protocol::CachePolicy;
@@ -237,6 +238,7 @@ pub struct ResourceDescriptor {
     /// The states the handler takes: checked when the server starts.
     pub(crate) required_states: Vec<RequiredState>,
     pub(crate) tags: Tags,
+    pub(crate) scopes: Scopes,
 }
 
 impl fmt::Debug for ResourceDescriptor {
@@ -263,6 +265,7 @@ impl ResourceDescriptor {
             origin: None,
             required_states: Vec::new(),
             tags: Tags::default(),
+            scopes: Scopes::default(),
         }
     }
 
@@ -374,6 +377,20 @@ impl ResourceDescriptor {
     /// The resource's tags.
     pub fn tags(&self) -> &[String] {
         self.tags.as_slice()
+    }
+
+    /// Needs `scope` of a caller's token to be read (see
+    /// [`ToolDescriptor::scope`](crate::ToolDescriptor::scope)); the resources a template's
+    /// lister enumerates need the template's scopes.
+    #[must_use]
+    pub fn scope(mut self, scope: impl Into<String>) -> Self {
+        self.scopes.add(scope.into());
+        self
+    }
+
+    /// The scopes the resource needs.
+    pub fn scopes(&self) -> &[String] {
+        self.scopes.as_slice()
     }
 
     /// Adds a `_meta` entry.

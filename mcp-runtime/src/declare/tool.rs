@@ -13,6 +13,7 @@ use crate::context::Context;
 use crate::context::state::RequiredState;
 use crate::declare::handler::{HandlerFn, HandlerSpec};
 use crate::declare::output::{OutputSchema, OutputValue};
+use crate::declare::scopes::Scopes;
 use crate::declare::tags::Tags;
 use crate::protocol::{CallToolResult, Content, Icon, Tool, ToolAnnotations};
 use crate::util::BoxFuture;
@@ -102,6 +103,7 @@ pub struct ToolDescriptor {
     /// Arguments mirrored in HTTP headers: (argument, header name after `Mcp-Param-`).
     pub(crate) header_params: Vec<(String, String)>,
     pub(crate) tags: Tags,
+    pub(crate) scopes: Scopes,
 }
 
 impl fmt::Debug for ToolDescriptor {
@@ -137,6 +139,7 @@ impl ToolDescriptor {
             required_states: Vec::new(),
             header_params: Vec::new(),
             tags: Tags::default(),
+            scopes: Scopes::default(),
         }
     }
 
@@ -246,6 +249,28 @@ impl ToolDescriptor {
     /// The tool's tags.
     pub fn tags(&self) -> &[String] {
         self.tags.as_slice()
+    }
+
+    /// Needs `scope` of a caller's token (`"notes:write"`): over HTTP with
+    /// [authorization](crate::http::Authorization), a call without it is refused (403
+    /// `insufficient_scope`, so the client can step up) before the handler runs, and lists
+    /// leave the tool out. Without authorization (stdio, HTTP without a verifier) scopes are
+    /// not checked.
+    ///
+    /// ```
+    /// use mcp_runtime::ToolDescriptor;
+    /// let tool = ToolDescriptor::new("write_note").scope("notes:write");
+    /// assert_eq!(tool.scopes(), ["notes:write"]);
+    /// ```
+    #[must_use]
+    pub fn scope(mut self, scope: impl Into<String>) -> Self {
+        self.scopes.add(scope.into());
+        self
+    }
+
+    /// The scopes the tool needs.
+    pub fn scopes(&self) -> &[String] {
+        self.scopes.as_slice()
     }
 
     /// Declares that a call needs the client capability `name` (e.g. `"elicitation"`). A

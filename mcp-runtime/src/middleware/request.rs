@@ -9,6 +9,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::context::{Context, Identity, RequestExtras};
+use crate::declare::scopes::Scopes;
 use crate::protocol::{RequestId, Revision, member, string_value};
 use crate::util::BoxFuture;
 
@@ -99,6 +100,8 @@ pub struct McpRequest {
     pub(crate) proceed: Option<Proceed>,
     /// Which items the caller sees, when a layer said.
     pub(crate) visible: Option<Visibility>,
+    /// The scopes its target item declares (set by the loop that sends it in).
+    pub(crate) scopes: Scopes,
     /// The server span the method's own spans are children of (feature `telemetry`).
     #[cfg(feature = "telemetry")]
     pub(crate) trace: Option<opentelemetry::Context>,
@@ -135,6 +138,7 @@ impl McpRequest {
             target,
             proceed: Some(proceed),
             visible: None,
+            scopes: Scopes::default(),
             #[cfg(feature = "telemetry")]
             trace: None,
         }
@@ -194,6 +198,12 @@ impl McpRequest {
     /// ```
     pub fn filter_items(&mut self, visible: impl Fn(&Item<'_>) -> bool + Send + Sync + 'static) {
         self.visible = Some(Visibility::both(self.visible.take(), visible));
+    }
+
+    /// The scopes the item it targets was declared with (`scopes("notes:write")`): empty for
+    /// a request aimed at no item, or at one declared without scopes.
+    pub fn required_scopes(&self) -> &[String] {
+        self.scopes.as_slice()
     }
 
     /// The protocol revision the request is served under.

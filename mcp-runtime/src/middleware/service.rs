@@ -131,11 +131,19 @@ type Wrap = Box<dyn FnOnce(McpService) -> McpService + Send>;
 
 /// The layers a server is built with, in the order they were added.
 #[derive(Default)]
-pub(crate) struct Layers(Vec<Wrap>);
+pub(crate) struct Layers {
+    wraps: Vec<Wrap>,
+    /// How many of the first are telemetry (which sees what the runtime's own checks refuse).
+    #[cfg_attr(not(any(feature = "http", feature = "telemetry")), allow(dead_code))]
+    telemetry_first: usize,
+    /// How many are the runtime's own checks.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    checks: usize,
+}
 
 impl fmt::Debug for Layers {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Layers({})", self.0.len())
+        write!(f, "Layers({})", self.wraps.len())
     }
 }
 
@@ -147,10 +155,46 @@ impl Layers {
         <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
         <L::Service as Service<McpRequest>>::Future: Send + 'static,
     {
-        self.0.push(Box::new(move |inner| McpService::new(layer.layer(inner))));
+        self.wraps.push(Box::new(move |inner| McpService::new(layer.layer(inner))));
     }
 
-    /// Adds `layer` outside every layer added so far (the first a request passes).
+    /// Adds telemetry where the application asked: when first, it stays outside the runtime's
+    /// own checks.
+    #[cfg(feature = "telemetry")]
+    pub(crate) fn push_telemetry<L>(&mut self, layer: L)
+    where
+        L: Layer<McpService> + Send + 'static,
+        L::Service: Service<McpRequest, Response = McpResponse> + Clone + Send + 'static,
+        <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
+        <L::Service as Service<McpRequest>>::Future: Send + 'static,
+    {
+        if self.wraps.len() == self.telemetry_first {
+            self.telemetry_first += 1;
+        }
+        self.push(layer);
+    }
+
+    /// Adds one of the runtime's own checks (the scope check) outside every layer of the
+    /// application's, inside leading telemetry.
+    #[cfg(feature = "http")]
+    pub(crate) fn push_check<L>(&mut self, layer: L)
+    where
+        L: Layer<McpService> + Send + 'static,
+        L::Service: Service<McpRequest, Response = McpResponse> + Clone + Send + 'static,
+        <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
+        <L::Service as Service<McpRequest>>::Future: Send + 'static,
+    {
+        self.wraps.insert(self.telemetry_first, Box::new(move |inner| McpService::new(layer.layer(inner))));
+        self.checks += 1;
+    }
+
+    /// Whether every layer is one of the runtime's own checks: a request they have nothing to
+    /// check need not pass them.
+    pub(crate) fn only_checks(&self) -> bool {
+        !self.wraps.is_empty() && self.wraps.len() == self.checks
+    }
+
+    /// Adds telemetry outside every layer added so far (the first a request passes).
     #[cfg(feature = "telemetry")]
     pub(crate) fn push_outermost<L>(&mut self, layer: L)
     where
@@ -159,16 +203,17 @@ impl Layers {
         <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
         <L::Service as Service<McpRequest>>::Future: Send + 'static,
     {
-        self.0.insert(0, Box::new(move |inner| McpService::new(layer.layer(inner))));
+        self.wraps.insert(0, Box::new(move |inner| McpService::new(layer.layer(inner))));
+        self.telemetry_first += 1;
     }
 
     /// The service a request enters: the first layer added is the outermost, so requests pass
     /// the layers in the order they were added. `None` without layers: requests go straight to
     /// their methods.
     pub(crate) fn build(self) -> Option<McpService> {
-        if self.0.is_empty() {
+        if self.wraps.is_empty() {
             return None;
         }
-        Some(self.0.into_iter().rev().fold(McpService::methods(), |inner, wrap| wrap(inner)))
+        Some(self.wraps.into_iter().rev().fold(McpService::methods(), |inner, wrap| wrap(inner)))
     }
 }

@@ -16,6 +16,7 @@ pub struct Item<'a> {
     pub(crate) kind: ItemKind,
     pub(crate) name: &'a str,
     pub(crate) tags: &'a [String],
+    pub(crate) scopes: &'a [String],
 }
 
 impl<'a> Item<'a> {
@@ -32,6 +33,11 @@ impl<'a> Item<'a> {
     /// The tags it was declared with (`tags("admin")`, `.tag("admin")`).
     pub fn tags(&self) -> &'a [String] {
         self.tags
+    }
+
+    /// The scopes it was declared with (`scopes("notes:write")`, `.scope("notes:write")`).
+    pub fn scopes(&self) -> &'a [String] {
+        self.scopes
     }
 
     /// Whether it carries `tag`.

@@ -70,6 +70,12 @@ pub mod code {
     /// code, outside the ranges JSON-RPC and MCP reserve); `data.retryAfterMs` says when to
     /// retry.
     pub const RATE_LIMITED: i32 = -31000;
+    /// HTTP with authorization: the request carries no valid token (the body of a 401, whose
+    /// `WWW-Authenticate` challenge says what to do).
+    pub const UNAUTHORIZED: i32 = -31001;
+    /// HTTP with authorization: the token lacks a scope the request needs (the body of a
+    /// 403); `data.requiredScopes` names them, as the challenge's `scope` does.
+    pub const INSUFFICIENT_SCOPE: i32 = -31002;
 }
 
 /// A JSON-RPC error object: what a failed request is answered with.

@@ -121,10 +121,24 @@ impl Session {
             #[cfg(feature = "telemetry")]
             trace: None,
         };
-        match self.layered.is_some() {
+        match self.layered.is_some() && !self.skips_layers(&request) {
             true => self.through_layers(request, route.handler),
             false => self.run(request, route.handler),
         }
+    }
+
+    /// Whether `request` may skip the layers: when the only one is the scope check and the
+    /// HTTP edge did not authorize it (stdio, a channel, HTTP without a verifier), there is
+    /// nothing to check, and the request costs what it costs without layers.
+    fn skips_layers(&self, request: &Request<'_>) -> bool {
+        #[cfg(feature = "http")]
+        let authorized = request.extras.as_ref().is_some_and(|extras| extras.authorized.is_some());
+        #[cfg(not(feature = "http"))]
+        let authorized = {
+            let _ = request;
+            false
+        };
+        self.core.layers_only_check && !authorized
     }
 
     /// Sends a request into the layers; it comes back through [`on_back`](Self::on_back).

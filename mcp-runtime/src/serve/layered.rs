@@ -19,11 +19,14 @@ use tokio::task::AbortHandle;
 
 use crate::context::outlet::Outgoing;
 use crate::context::{CancelToken, Context, RequestParts};
-use crate::middleware::{BoxError, Inward, McpRequest, McpResponse, McpService, Proceed, Transport};
+use crate::declare::scopes::Scopes;
+use crate::error::ItemKind;
+use crate::middleware::{BoxError, Inward, McpRequest, McpResponse, McpService, Proceed, Target, Transport};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::serve::executor::{LOOK_AHEAD, deliver, guarded};
 use crate::serve::reply::{ReplyTo, respond};
 use crate::serve::request::Request;
+use crate::server::core::ServerCore;
 
 /// How a request in the layers weighs on its loop's reading.
 #[derive(Debug, Clone, Copy)]
@@ -152,7 +155,8 @@ impl Layered {
         };
         let service = self.service.clone();
         let leaving = Leaving { back: self.back.clone(), hold, admitted };
-        let entering = McpRequest::new(method, params, transport, context, extras, proceed);
+        let mut entering = McpRequest::new(method, params, transport, context, extras, proceed);
+        entering.scopes = target_scopes(&core, &entering);
         let task = tokio::spawn(async move {
             let _leaving = leaving;
             let through = Box::pin(service.oneshot(entering));
@@ -169,6 +173,17 @@ impl Layered {
         self.blocking += usize::from(hold.blocking);
         task.abort_handle()
     }
+}
+
+/// The scopes the item `request` targets was declared with, for the layers to see.
+fn target_scopes(core: &ServerCore, request: &McpRequest) -> Scopes {
+    let Some(target) = request.target() else { return Scopes::default() };
+    let kind = match target {
+        Target::Tool(_) => ItemKind::Tool,
+        Target::Prompt(_) => ItemKind::Prompt,
+        _ => ItemKind::Resource,
+    };
+    core.registry().scopes_of(kind, target.name()).cloned().unwrap_or_default()
 }
 
 /// Tells the loop a request left the layers without coming back to run, however its task

@@ -20,6 +20,7 @@ use crate::context::{
     Asker, CancelToken, ClientLink, Context, Identity, LogLimiter, LogThreshold, Negotiated, RequestExtras,
     RequestParts,
 };
+use crate::declare::scopes::Scopes;
 use crate::declare::tags::Tags;
 use crate::error::ItemKind;
 use crate::middleware::{Item, Visibility};
@@ -94,9 +95,11 @@ impl Request<'_> {
         Request { params, ..self }
     }
 
-    /// Whether the caller sees the item `name` of `kind`, tagged `tags`.
-    pub(crate) fn shows(&self, kind: ItemKind, name: &str, tags: &Tags) -> bool {
-        self.visible.as_ref().is_none_or(|visible| visible.shows(&Item { kind, name, tags: tags.as_slice() }))
+    /// Whether the caller sees the item `name` of `kind`, tagged `tags`, needing `scopes`.
+    pub(crate) fn shows(&self, kind: ItemKind, name: &str, tags: &Tags, scopes: &Scopes) -> bool {
+        self.visible
+            .as_ref()
+            .is_none_or(|visible| visible.shows(&Item { kind, name, tags: tags.as_slice(), scopes: scopes.as_slice() }))
     }
 
     /// The caching policy of a list this request gets: the configured one, but private when

@@ -10,6 +10,7 @@ use tokio::sync::broadcast;
 use crate::context::request_state::Sealer;
 use crate::declare::prompt::PromptDescriptor;
 use crate::declare::resource::ResourceDescriptor;
+use crate::declare::scopes::Scopes;
 use crate::declare::selection::every_declared;
 use crate::declare::tool::ToolDescriptor;
 use crate::error::{Error, Result};
@@ -72,6 +73,11 @@ impl Server {
         }
         check_states(&self.states, &self.tools, &self.resources, &self.prompts)?;
         let registry = Registry::build(self.tools, self.resources, self.prompts)?;
+        // Items declared with scopes: the scope check, which HTTP with authorization applies.
+        #[cfg(feature = "http")]
+        if !registry.declared_scopes().is_empty() {
+            self.layers.push_check(crate::auth::check::layer());
+        }
         let dynamic = self.dynamic_lists;
         let list_changed = ListChangedCapability { list_changed: dynamic.then_some(true) };
         let capabilities = ServerCapabilities {
@@ -105,6 +111,7 @@ impl Server {
             origin: crate::util::random::random_id(),
             bus: self.bus,
             config: self.config,
+            layers_only_check: self.layers.only_checks(),
             layers: self.layers.build().map(std::sync::Mutex::new),
             met_clients: Default::default(),
             #[cfg(feature = "telemetry")]
@@ -164,22 +171,28 @@ impl Server {
         let core = self.build()?;
         let mut out =
             format!("{} {} (as listed to a {} client)\n", core.info.name, core.info.version, revision.as_str());
-        let mut line = |kind: &str, key: &str, value: Result<String, serde_json::Error>| {
-            out.push_str(&format!("{kind} {key}: {}\n", value.unwrap_or_default()));
+        // `tool NAME: {listing}`, the item's scopes between the two when it declares any.
+        let mut line = |kind: &str, key: &str, scopes: &Scopes, value: Result<String, serde_json::Error>| {
+            let needs = match scopes.as_slice() {
+                [] => String::new(),
+                some => format!(" [scopes: {}]", some.join(" ")),
+            };
+            out.push_str(&format!("{kind} {key}{needs}: {}\n", value.unwrap_or_default()));
         };
         let registry = core.registry();
-        registry.tools.iter().for_each(|t| line("tool", &t.name, serde_json::to_string(&t.listing(revision))));
-        registry
-            .resources
-            .iter()
-            .for_each(|r| line("resource", &r.resource.uri, serde_json::to_string(&r.resource.for_revision(revision))));
-        registry.templates.iter().for_each(|t| {
-            line("template", &t.template.uri_template, serde_json::to_string(&t.template.for_revision(revision)))
-        });
-        registry
-            .prompts
-            .iter()
-            .for_each(|p| line("prompt", &p.name, serde_json::to_string(&p.prompt.for_revision(revision))));
+        for t in registry.tools.iter() {
+            line("tool", &t.name, &t.scopes, serde_json::to_string(&t.listing(revision)));
+        }
+        for r in registry.resources.iter() {
+            line("resource", &r.resource.uri, &r.scopes, serde_json::to_string(&r.resource.for_revision(revision)));
+        }
+        for t in registry.templates.iter() {
+            let listing = serde_json::to_string(&t.template.for_revision(revision));
+            line("template", &t.template.uri_template, &t.scopes, listing);
+        }
+        for p in registry.prompts.iter() {
+            line("prompt", &p.name, &p.scopes, serde_json::to_string(&p.prompt.for_revision(revision)));
+        }
         Ok(out)
     }
 }

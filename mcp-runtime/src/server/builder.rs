@@ -414,7 +414,7 @@ impl Server {
     #[cfg(feature = "telemetry")]
     #[must_use]
     pub fn telemetry(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
-        self.layers.push(telemetry.clone());
+        self.layers.push_telemetry(telemetry.clone());
         self.telemetry = Some(telemetry);
         self
     }

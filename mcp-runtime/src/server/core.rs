@@ -83,6 +83,8 @@ pub(crate) struct ServerCore {
     /// The service requests enter when layers were added (each connection takes a copy);
     /// `None`: requests go straight to their methods.
     pub(crate) layers: Option<std::sync::Mutex<McpService>>,
+    /// The only layer is the scope check: requests the HTTP edge did not authorize skip it.
+    pub(crate) layers_only_check: bool,
     /// Records sessions that end (feature `telemetry`).
     #[cfg(feature = "telemetry")]
     pub(crate) telemetry: Option<crate::telemetry::Telemetry>,

@@ -22,6 +22,7 @@ use crate::protocol::{
 };
 use mcp_uri_template::UriTemplate;
 
+use crate::declare::scopes::{Scopes, is_scope};
 use crate::declare::tags::Tags;
 
 /// A registered tool, ready to list and call.
@@ -41,6 +42,7 @@ pub(crate) struct ToolEntry {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) header_params: Vec<(String, String)>,
     pub(crate) tags: Tags,
+    pub(crate) scopes: Scopes,
 }
 
 impl ToolEntry {
@@ -72,6 +74,7 @@ pub(crate) struct ResourceEntry {
     pub(crate) spec: HandlerSpec,
     pub(crate) origin: Option<&'static str>,
     pub(crate) tags: Tags,
+    pub(crate) scopes: Scopes,
 }
 
 /// A registered resource template.
@@ -87,6 +90,7 @@ pub(crate) struct TemplateEntry {
     pub(crate) spec: HandlerSpec,
     pub(crate) origin: Option<&'static str>,
     pub(crate) tags: Tags,
+    pub(crate) scopes: Scopes,
 }
 
 /// A registered prompt.
@@ -99,6 +103,7 @@ pub(crate) struct PromptEntry {
     pub(crate) spec: HandlerSpec,
     pub(crate) origin: Option<&'static str>,
     pub(crate) tags: Tags,
+    pub(crate) scopes: Scopes,
 }
 
 /// Items of one kind, sorted by key.
@@ -241,6 +246,7 @@ impl Registry {
                 let wrap_output = d.tool.output_schema.as_ref().is_some_and(|s| !is_object_schema(s));
                 let mut tool = d.tool;
                 mark_header_params(&tool.name, &mut tool.input_schema, &d.header_params)?;
+                let scopes = checked_scopes(ItemKind::Tool, &tool.name, d.scopes)?;
                 let entry = ToolEntry {
                     name: Arc::from(tool.name.as_str()),
                     tool,
@@ -251,6 +257,7 @@ impl Registry {
                     origin: d.origin,
                     header_params: d.header_params,
                     tags: d.tags,
+                    scopes,
                 };
                 Ok((entry, d.defined_at.into_owned()))
             })
@@ -264,13 +271,23 @@ impl Registry {
                 Address::Fixed(_) => ItemKind::Resource,
                 Address::Template { .. } => ItemKind::ResourceTemplate,
             };
+            let scopes = checked_scopes(kind, &name, d.scopes.clone())?;
             let reader = d.reader.ok_or(Error::MissingHandler { kind, name })?;
             let defined_at = d.defined_at.into_owned();
             let (spec, origin, tags) = (d.spec, d.origin, d.tags);
             match d.address {
                 Address::Fixed(resource) => {
                     fixed.push((
-                        ResourceEntry { resource, reader, subscribe: d.subscribe, cache: d.cache, spec, origin, tags },
+                        ResourceEntry {
+                            resource,
+                            reader,
+                            subscribe: d.subscribe,
+                            cache: d.cache,
+                            spec,
+                            origin,
+                            tags,
+                            scopes,
+                        },
                         defined_at,
                     ));
                 }
@@ -286,6 +303,7 @@ impl Registry {
                         spec,
                         origin,
                         tags,
+                        scopes,
                     },
                     defined_at,
                 )),
@@ -298,6 +316,7 @@ impl Registry {
                 let handler = d
                     .handler
                     .ok_or_else(|| Error::MissingHandler { kind: ItemKind::Prompt, name: d.prompt.name.clone() })?;
+                let scopes = checked_scopes(ItemKind::Prompt, &d.prompt.name, d.scopes)?;
                 let entry = PromptEntry {
                     name: Arc::from(d.prompt.name.as_str()),
                     prompt: d.prompt,
@@ -306,6 +325,7 @@ impl Registry {
                     spec: d.spec,
                     origin: d.origin,
                     tags: d.tags,
+                    scopes,
                 };
                 Ok((entry, d.defined_at.into_owned()))
             })
@@ -382,6 +402,32 @@ impl Registry {
             || self.prompts.iter().any(|p| !p.completions.is_empty())
     }
 
+    /// The scopes the item a request aims at needs: the tool, the prompt, or the resource at
+    /// `uri` (fixed, else the template it matches). `None` for an item not declared.
+    pub(crate) fn scopes_of(&self, kind: ItemKind, name: &str) -> Option<&Scopes> {
+        match kind {
+            ItemKind::Tool => self.tools.get(name).map(|t| &t.scopes),
+            ItemKind::Prompt => self.prompts.get(name).map(|p| &p.scopes),
+            ItemKind::Resource | ItemKind::ResourceTemplate => match self.resources.get(name) {
+                Some(fixed) => Some(&fixed.scopes),
+                None => self.match_template(name).map(|(template, _)| &template.scopes),
+            },
+        }
+    }
+
+    /// Every scope the items declare, each once, sorted.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn declared_scopes(&self) -> Vec<String> {
+        let all = (self.tools.iter().map(|t| &t.scopes))
+            .chain(self.resources.iter().map(|r| &r.scopes))
+            .chain(self.templates.iter().map(|t| &t.scopes))
+            .chain(self.prompts.iter().map(|p| &p.scopes));
+        let mut scopes: Vec<String> = all.flat_map(|s| s.as_slice().iter().cloned()).collect();
+        scopes.sort();
+        scopes.dedup();
+        scopes
+    }
+
     /// The template a URI matches, with the variables' values: the first by template order.
     pub(crate) fn match_template(&self, uri: &str) -> Option<(&TemplateEntry, Vec<(String, String)>)> {
         self.templates.iter().find_map(|t| t.parsed.match_uri(uri).map(|vars| (t, vars)))
@@ -396,6 +442,17 @@ impl std::fmt::Debug for Registry {
             .field("templates", &self.templates.iter().map(|t| &t.template.uri_template).collect::<Vec<_>>())
             .field("prompts", &self.prompts.iter().map(|p| &p.name).collect::<Vec<_>>())
             .finish()
+    }
+}
+
+/// `scopes` as declared on the item `name`, if each is a scope token.
+fn checked_scopes(kind: ItemKind, name: &str, scopes: Scopes) -> Result<Scopes, Error> {
+    match scopes.as_slice().iter().find(|scope| !is_scope(scope)) {
+        None => Ok(scopes),
+        Some(bad) => Err(Error::Usage(format!(
+            "{kind} `{name}` declares the scope `{bad}`, which is not one scope token (visible ASCII, no spaces, \
+             quotes or backslashes, at most 128 characters)"
+        ))),
     }
 }
 

@@ -1,7 +1,10 @@
 //! Small pieces every layer above may use: random ids, durations as people write them, the
-//! boxed future types, schemars' settings, and a future polled only once woken.
+//! boxed future types, schemars' settings, a future polled only once woken, and the one HTTP
+//! client of the runtime's own outgoing requests (feature `tls`).
 
 pub(crate) mod duration;
+#[cfg(feature = "tls")]
+pub(crate) mod http_client;
 pub(crate) mod random;
 pub(crate) mod schema;
 pub(crate) mod woken;

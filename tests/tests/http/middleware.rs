@@ -13,7 +13,7 @@ use mcp_tests::wire::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, STATELESS_R
 use serde_json::{Value, json};
 
 /// Serves `server` on a free loopback port; the URL of its endpoint.
-async fn serving(server: Server) -> String {
+pub(crate) async fn serving(server: Server) -> String {
     let port = free_port();
     tokio::spawn(server.serve_http(format!("127.0.0.1:{port}")));
     let url = format!("http://127.0.0.1:{port}/mcp");
@@ -27,14 +27,19 @@ async fn serving(server: Server) -> String {
 }
 
 /// The status, the headers asked for, and the JSON body of one POST.
-struct Posted {
-    status: u16,
-    headers: Vec<Option<String>>,
-    body: Value,
-    session: Option<String>,
+pub(crate) struct Posted {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<Option<String>>,
+    pub(crate) body: Value,
+    pub(crate) session: Option<String>,
 }
 
-async fn post(url: &str, body: Value, extra: Vec<(String, String)>, read: &'static [&'static str]) -> Posted {
+pub(crate) async fn post(
+    url: &str,
+    body: Value,
+    extra: Vec<(String, String)>,
+    read: &'static [&'static str],
+) -> Posted {
     let url = url.to_owned();
     tokio::task::spawn_blocking(move || {
         let client = reqwest::blocking::Client::new();
@@ -58,12 +63,12 @@ async fn post(url: &str, body: Value, extra: Vec<(String, String)>, read: &'stat
     .expect("the client thread")
 }
 
-fn stateless_call(id: u32, tool: &str) -> Value {
+pub(crate) fn stateless_call(id: u32, tool: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": {},
         "_meta": {PROTOCOL_VERSION_KEY: STATELESS_REVISION, CLIENT_CAPABILITIES_KEY: {}}}})
 }
 
-fn version_header() -> Vec<(String, String)> {
+pub(crate) fn version_header() -> Vec<(String, String)> {
     vec![("mcp-protocol-version".to_owned(), STATELESS_REVISION.to_owned())]
 }
 

@@ -16,7 +16,8 @@ use opentelemetry_sdk::trace::SdkTracerProvider;
 pub enum TelemetryError {
     /// `OTEL_EXPORTER_OTLP_PROTOCOL` names a protocol this build does not speak.
     UnsupportedProtocol(String),
-    /// An endpoint this build cannot reach (an `https://` one: no TLS here; or not a URL).
+    /// An endpoint this build cannot reach (not a URL, or an `https://` one in a build without
+    /// feature `tls`).
     UnsupportedEndpoint {
         /// The variable that named it.
         variable: &'static str,
@@ -38,8 +39,12 @@ impl fmt::Display for TelemetryError {
             ),
             TelemetryError::UnsupportedEndpoint { variable, endpoint } => write!(
                 f,
-                "{variable}={endpoint} cannot be used: the OTLP exporter speaks plain http:// (send to a collector \
-                 on the same host or network)"
+                "{variable}={endpoint} cannot be used: {}",
+                if cfg!(feature = "tls") {
+                    "give an http:// or https:// URL"
+                } else {
+                    "this build's OTLP exporter speaks plain http:// (build mcp-runtime with feature `tls` for https://)"
+                }
             ),
             TelemetryError::MalformedHeaders(entry) => {
                 write!(f, "OTEL_EXPORTER_OTLP_HEADERS: `{entry}` is not `key=value`")
@@ -86,7 +91,11 @@ impl Settings {
                 (None, Some(base)) => ("OTEL_EXPORTER_OTLP_ENDPOINT", format!("{}/{path}", base.trim_end_matches('/'))),
                 (None, None) => return Ok(None),
             };
-            match endpoint.strip_prefix("http://") {
+            let rest = endpoint.strip_prefix("http://");
+            // https:// needs the TLS client (feature `tls`).
+            #[cfg(feature = "tls")]
+            let rest = rest.or_else(|| endpoint.strip_prefix("https://"));
+            match rest {
                 Some(rest) if !rest.is_empty() => Ok(Some(endpoint)),
                 _ => Err(TelemetryError::UnsupportedEndpoint { variable, endpoint }),
             }
@@ -165,6 +174,15 @@ pub(crate) fn resource(service: &str) -> Resource {
     }
 }
 
+/// The exporters' HTTP client: the runtime's TLS one where built with it, else reqwest's plain
+/// blocking one.
+fn client() -> Result<reqwest::blocking::Client, TelemetryError> {
+    #[cfg(feature = "tls")]
+    return crate::util::http_client::blocking().map_err(TelemetryError::Exporter);
+    #[cfg(not(feature = "tls"))]
+    reqwest::blocking::Client::builder().build().map_err(|e| TelemetryError::Exporter(e.to_string()))
+}
+
 /// Spans exported in batches to `endpoint` (sampled as `OTEL_TRACES_SAMPLER` says).
 pub(crate) fn tracer_provider(
     settings: &Settings,
@@ -176,6 +194,7 @@ pub(crate) fn tracer_provider(
         .with_protocol(settings.protocol)
         .with_endpoint(endpoint)
         .with_headers(settings.headers.clone())
+        .with_http_client(client()?)
         .build()
         .map_err(|e| TelemetryError::Exporter(e.to_string()))?;
     Ok(SdkTracerProvider::builder().with_batch_exporter(exporter).with_resource(resource).build())
@@ -191,6 +210,7 @@ pub(crate) fn metric_exporter(
         .with_protocol(settings.protocol)
         .with_endpoint(endpoint)
         .with_headers(settings.headers.clone())
+        .with_http_client(client()?)
         .build()
         .map_err(|e| TelemetryError::Exporter(e.to_string()))
 }
@@ -236,8 +256,19 @@ mod tests {
         let grpc = settings(&[("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")]).unwrap_err();
         assert_eq!(grpc, TelemetryError::UnsupportedProtocol("grpc".into()));
         assert!(grpc.to_string().contains("http/json"), "{grpc}");
-        let tls = settings(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "https://collector:4318")]).unwrap_err();
-        assert!(matches!(tls, TelemetryError::UnsupportedEndpoint { variable: "OTEL_EXPORTER_OTLP_ENDPOINT", .. }));
+        let tls = settings(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "https://collector:4318")]);
+        if cfg!(feature = "tls") {
+            assert_eq!(tls.unwrap().traces.as_deref(), Some("https://collector:4318/v1/traces"));
+        } else {
+            let e = tls.unwrap_err();
+            assert!(matches!(e, TelemetryError::UnsupportedEndpoint { variable: "OTEL_EXPORTER_OTLP_ENDPOINT", .. }));
+            assert!(e.to_string().contains("feature `tls`"), "{e}");
+        }
+        let odd = settings(&[("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "ftp://collector")]).unwrap_err();
+        assert!(matches!(
+            odd,
+            TelemetryError::UnsupportedEndpoint { variable: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", .. }
+        ));
         let headers = settings(&[("OTEL_EXPORTER_OTLP_HEADERS", "a=1,broken")]).unwrap_err();
         assert_eq!(headers, TelemetryError::MalformedHeaders("broken".into()));
     }

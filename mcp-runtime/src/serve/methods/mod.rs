@@ -8,6 +8,7 @@ pub(crate) mod tools;
 use serde::Deserialize;
 
 use crate::context::outlet::Outgoing;
+use crate::declare::scopes::Scopes;
 use crate::declare::tags::Tags;
 use crate::error::ItemKind;
 use crate::protocol::ErrorObject;
@@ -36,11 +37,11 @@ pub(crate) fn shown<'a, T>(
     request: &Request<'_>,
     all: impl Iterator<Item = &'a T>,
     kind: ItemKind,
-    name_and_tags: impl Fn(&T) -> (&str, &Tags),
+    declared: impl Fn(&T) -> (&str, &Tags, &Scopes),
 ) -> Vec<&'a T> {
     all.filter(|item| {
-        let (name, tags) = name_and_tags(item);
-        request.shows(kind, name, tags)
+        let (name, tags, scopes) = declared(item);
+        request.shows(kind, name, tags, scopes)
     })
     .collect()
 }

@@ -21,7 +21,7 @@ use crate::server::registry::page;
 pub(crate) fn list(request: &Request<'_>) -> Outgoing {
     let listed = list_cursor(request).and_then(|cursor| {
         let registry = request.core.registry();
-        let prompts = shown(request, registry.prompts.iter(), ItemKind::Prompt, |p| (&p.name, &p.tags));
+        let prompts = shown(request, registry.prompts.iter(), ItemKind::Prompt, |p| (&p.name, &p.tags, &p.scopes));
         let (items, next) = page(&prompts, |p| &p.name, cursor.as_deref(), request.core.config.page_size)?;
         let prompts: Vec<_> = items.iter().map(|p| p.prompt.for_revision(request.revision())).collect();
         Ok(page_result(request, Page { field: "prompts", items: &prompts, next }))
@@ -44,7 +44,8 @@ pub(crate) fn get(request: &Request<'_>, start: Start<'_>) -> Started {
     };
     let registry = request.core.registry();
     let entry = registry.prompts.get(&params.name);
-    let Some(entry) = entry.filter(|entry| request.shows(ItemKind::Prompt, &entry.name, &entry.tags)) else {
+    let Some(entry) = entry.filter(|entry| request.shows(ItemKind::Prompt, &entry.name, &entry.tags, &entry.scopes))
+    else {
         let error = ErrorObject::invalid_params(format!("Unknown prompt `{}`", excerpt(&params.name)));
         return start.reply(request.error(&error));
     };
@@ -142,7 +143,7 @@ fn completion(request: &Request<'_>) -> Result<Vec<String>, ErrorObject> {
             let prompt = registry
                 .prompts
                 .get(name)
-                .filter(|p| request.shows(ItemKind::Prompt, &p.name, &p.tags))
+                .filter(|p| request.shows(ItemKind::Prompt, &p.name, &p.tags, &p.scopes))
                 .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt `{}`", excerpt(name))))?;
             (&prompt.completions, prompt.prompt.arguments.iter().any(|a| a.name == argument))
         }
@@ -150,7 +151,7 @@ fn completion(request: &Request<'_>) -> Result<Vec<String>, ErrorObject> {
             let template = registry
                 .templates
                 .get(uri)
-                .filter(|t| request.shows(ItemKind::ResourceTemplate, &t.template.uri_template, &t.tags))
+                .filter(|t| request.shows(ItemKind::ResourceTemplate, &t.template.uri_template, &t.tags, &t.scopes))
                 .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown resource template `{}`", excerpt(uri))))?;
             (&template.completions, template.parsed.variables().any(|v| v == argument))
         }

@@ -8,6 +8,7 @@ use serde_json::json;
 use crate::context::outlet::Outgoing;
 use crate::declare::handler::{HandlerSpec, RunKind};
 use crate::declare::resource::{ReadError, ResourceRead};
+use crate::declare::scopes::Scopes;
 use crate::declare::tags::Tags;
 use crate::error::ItemKind;
 use crate::protocol::{ErrorObject, Feature, ReadResourceResult, Resource, Revision, code, excerpt};
@@ -26,7 +27,8 @@ pub(crate) fn list(request: &Request<'_>, start: Start<'_>) -> Started {
         Err(e) => return start.reply(request.error(&e)),
     };
     let registry = request.core.registry();
-    let fixed = shown(request, registry.resources.iter(), ItemKind::Resource, |r| (&r.resource.uri, &r.tags));
+    let fixed =
+        shown(request, registry.resources.iter(), ItemKind::Resource, |r| (&r.resource.uri, &r.tags, &r.scopes));
     let fixed: Vec<Resource> = fixed.into_iter().map(|r| r.resource.clone()).collect();
     // A template hidden from the caller hides what its lister enumerates.
     let templates = shown(request, registry.templates.iter(), ItemKind::ResourceTemplate, template_tags);
@@ -92,8 +94,8 @@ struct ReadParams {
     uri: String,
 }
 
-fn template_tags(template: &TemplateEntry) -> (&str, &Tags) {
-    (&template.template.uri_template, &template.tags)
+fn template_tags(template: &TemplateEntry) -> (&str, &Tags, &Scopes) {
+    (&template.template.uri_template, &template.tags, &template.scopes)
 }
 
 /// Whether the caller sees the resource at `uri`: the fixed resource, else the template it
@@ -103,10 +105,10 @@ pub(crate) fn shows_resource(request: &Request<'_>, registry: &Registry, uri: &s
         return true;
     }
     match registry.resources.get(uri) {
-        Some(fixed) => request.shows(ItemKind::Resource, uri, &fixed.tags),
+        Some(fixed) => request.shows(ItemKind::Resource, uri, &fixed.tags, &fixed.scopes),
         None => registry.match_template(uri).is_none_or(|(template, _)| {
-            let (name, tags) = template_tags(template);
-            request.shows(ItemKind::ResourceTemplate, name, tags)
+            let (name, tags, scopes) = template_tags(template);
+            request.shows(ItemKind::ResourceTemplate, name, tags, scopes)
         }),
     }
 }

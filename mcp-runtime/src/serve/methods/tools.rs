@@ -24,7 +24,7 @@ pub(crate) fn list(request: &Request<'_>) -> Outgoing {
         let revision = request.revision();
         if request.visible.is_some() {
             // Filtered for this caller: built for it, not kept.
-            let tools = shown(request, registry.tools.iter(), ItemKind::Tool, |t| (&t.name, &t.tags));
+            let tools = shown(request, registry.tools.iter(), ItemKind::Tool, |t| (&t.name, &t.tags, &t.scopes));
             let (page, next) = page(&tools, |t| &t.name, cursor.as_deref(), request.core.config.page_size)?;
             let tools: Vec<_> = page.iter().map(|t| t.listing(revision)).collect();
             return Ok(page_result(request, Page { field: "tools", items: &tools, next }));
@@ -68,7 +68,8 @@ pub(crate) fn call(request: &Request<'_>, start: Start<'_>) -> Started {
     let registry = request.core.registry();
     let entry = registry.tools.get(params.name.as_ref());
     // A tool hidden from the caller is answered as one that does not exist.
-    let Some(entry) = entry.filter(|entry| request.shows(ItemKind::Tool, &entry.name, &entry.tags)) else {
+    let Some(entry) = entry.filter(|entry| request.shows(ItemKind::Tool, &entry.name, &entry.tags, &entry.scopes))
+    else {
         return start
             .reply(request.error(&ErrorObject::invalid_params(format!("Unknown tool `{}`", excerpt(&params.name)))));
     };

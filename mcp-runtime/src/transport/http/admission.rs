@@ -8,12 +8,10 @@ use axum::response::{IntoResponse, Response};
 
 use super::options::Allowed;
 use super::sessions::App;
-use super::{SESSION_HEADER, reject};
+use super::{SESSION_HEADER, VERSION_HEADER, reject};
+use crate::auth::challenge::Refusal;
 use crate::context::Identity;
-use crate::protocol::ErrorObject;
-
-/// Where the protected-resource metadata is served (RFC 9728).
-pub(super) const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+use crate::protocol::{ErrorObject, Feature, Revision};
 
 /// The loopback names a local server answers to.
 pub(super) const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
@@ -67,22 +65,22 @@ pub(super) fn header_str(headers: &HeaderMap, name: impl header::AsHeaderName) -
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-/// Runs the authentication hook: who made the request (`None` without a hook), or the 401.
-pub(super) async fn authenticate(app: &App, headers: &HeaderMap) -> Result<Option<Identity>, Box<Response>> {
-    let Some(hook) = &app.auth else { return Ok(None) };
-    match hook(headers.clone()).await {
+/// Authorizes the request: who made it (`None` without authorization), or the refusal with
+/// its challenge.
+pub(super) async fn authenticate(app: &App, uri: &Uri, headers: &HeaderMap) -> Result<Option<Identity>, Box<Response>> {
+    let Some(edge) = &app.edge else { return Ok(None) };
+    let stateless = header_str(headers, VERSION_HEADER)
+        .and_then(Revision::parse)
+        .is_some_and(|revision| revision.supports(Feature::Stateless));
+    match edge.admit(uri.query(), headers, stateless).await {
         Ok(identity) => Ok(Some(identity)),
-        Err(reject) => {
-            let mut response =
-                self::reject(StatusCode::UNAUTHORIZED, None, ErrorObject::invalid_request(reject.message));
-            let challenge = match (app.has_metadata, header_str(headers, header::HOST)) {
-                (true, Some(host)) => {
-                    format!("Bearer error=\"invalid_token\", resource_metadata=\"http://{host}{METADATA_PATH}/mcp\"")
-                }
-                _ => "Bearer error=\"invalid_token\"".to_owned(),
-            };
-            if let Ok(value) = HeaderValue::from_str(&challenge) {
+        Err(refusal) => {
+            let mut response = reject(refusal.status(), None, refusal.error());
+            if let Some(value) = refusal.challenge(&edge.info).and_then(|c| HeaderValue::from_str(&c).ok()) {
                 response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+            }
+            if refusal == Refusal::Unavailable {
+                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
             }
             Err(Box::new(response))
         }
@@ -94,7 +92,7 @@ pub(super) async fn authenticate(app: &App, headers: &HeaderMap) -> Result<Optio
 pub(super) async fn admit(app: &App, uri: &Uri, headers: &HeaderMap) -> Result<Option<Identity>, Box<Response>> {
     check_framing(headers)?;
     check_headers(app, uri, headers)?;
-    authenticate(app, headers).await
+    authenticate(app, uri, headers).await
 }
 
 /// OPTIONS: a CORS preflight (answered with the CORS headers when enabled, else plainly).

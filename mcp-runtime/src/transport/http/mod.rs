@@ -44,17 +44,17 @@ mod streams;
 
 pub use options::{
     Allowed, DEFAULT_BODY_TIMEOUT, DEFAULT_HEAD_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT,
-    DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS, HttpOptions, RESERVED_FILES, Reject,
-    ResponseMode,
+    DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS, HttpOptions, RESERVED_FILES, ResponseMode,
 };
 
 pub use event_store::{DEFAULT_MAX_EVENT_BYTES, EventStore, MemoryEventStore, StoredEvents};
 pub use session_store::{MemorySessionStore, SessionRecord, SessionStore, StoreError};
 
+use crate::auth::edge::Edge;
 use crate::protocol::{ErrorObject, RequestId, error_line};
 use crate::server::changes::ChangeEvent;
 use crate::server::core::ServerCore;
-use admission::{LOOPBACK_HOSTS, METADATA_PATH, admit, header_str, on_preflight, with_cors};
+use admission::{LOOPBACK_HOSTS, admit, header_str, on_preflight, with_cors};
 use post::on_post;
 use session_expiry::{expire_idle_sessions, forget_ended_sessions};
 use sessions::{App, StatelessLoops, find_session};
@@ -170,6 +170,21 @@ pub(crate) fn router(
             )));
         }
     };
+    let declared = core.registry().declared_scopes();
+    let edge = match options.authorization {
+        Some(authorization) => Some(Edge::new(authorization, bound, &declared)?),
+        None => {
+            if !declared.is_empty() {
+                tracing::warn!(
+                    scopes = %declared.join(" "),
+                    "items declare scopes but HTTP is served without authorization: the scopes are not checked \
+                     (configure `HttpOptions::authorization`)"
+                );
+            }
+            None
+        }
+    };
+    let metadata = edge.as_ref().and_then(|edge| edge.metadata.clone());
     let (stop, stopping) = watch::channel(false);
     let stop = Arc::new(stop);
     let events = options.events.unwrap_or_else(|| Arc::new(MemoryEventStore::default()));
@@ -184,8 +199,7 @@ pub(crate) fn router(
         hosts,
         origins,
         sessions: Mutex::default(),
-        auth: options.auth,
-        has_metadata: options.resource_metadata.is_some(),
+        edge,
         max_sessions: options.max_sessions,
         session_prefix,
         events,
@@ -221,15 +235,16 @@ pub(crate) fn router(
         let metrics = axum::Router::new().route(path, axum::routing::get(health::on_metrics));
         router = router.merge(metrics.with_state(Arc::clone(&app)));
     }
-    if let Some(metadata) = options.resource_metadata {
-        let body = metadata.to_string();
+    if let Some((path, document)) = metadata {
+        // Public, and read by browser clients: any origin may fetch it.
         let serve = move || {
-            let body = body.clone();
-            async move { ([(header::CONTENT_TYPE, "application/json")], body) }
+            let document = document.clone();
+            async move {
+                let headers = [(header::CONTENT_TYPE, "application/json"), (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")];
+                (headers, document)
+            }
         };
-        router = router
-            .route(METADATA_PATH, axum::routing::get(serve.clone()))
-            .route(&format!("{METADATA_PATH}/mcp"), axum::routing::get(serve));
+        router = router.route(&path, axum::routing::get(serve).options(on_preflight));
     }
     Ok((router, stop))
 }

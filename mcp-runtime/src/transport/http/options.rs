@@ -7,6 +7,7 @@ use axum::http::HeaderMap;
 
 use super::event_store::EventStore;
 use super::session_store::SessionStore;
+use crate::auth::{Authorization, Reject};
 use crate::context::Identity;
 
 /// How a POSTed request is answered.
@@ -45,8 +46,7 @@ pub struct HttpOptions {
     pub(super) mode: ResponseMode,
     pub(super) hosts: Option<Allowed>,
     pub(super) origins: Option<Allowed>,
-    pub(super) auth: Option<AuthHook>,
-    pub(super) resource_metadata: Option<serde_json::Value>,
+    pub(super) authorization: Option<Authorization>,
     pub(super) cors: Option<Allowed>,
     pub(super) max_sessions: usize,
     pub(super) max_requests: usize,
@@ -72,8 +72,7 @@ impl Default for HttpOptions {
             mode: ResponseMode::default(),
             hosts: None,
             origins: None,
-            auth: None,
-            resource_metadata: None,
+            authorization: None,
             cors: None,
             max_sessions: DEFAULT_MAX_SESSIONS,
             max_requests: DEFAULT_MAX_REQUESTS,
@@ -126,8 +125,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("mode", &self.mode)
             .field("hosts", &self.hosts)
             .field("origins", &self.origins)
-            .field("auth", &self.auth.is_some())
-            .field("resource_metadata", &self.resource_metadata)
+            .field("authorization", &self.authorization)
             .field("cors", &self.cors)
             .field("max_sessions", &self.max_sessions)
             .field("instance_tag", &self.instance_tag)
@@ -139,25 +137,6 @@ impl std::fmt::Debug for HttpOptions {
             .field("keep_alive_timeout", &self.keep_alive_timeout)
             .field("max_connections", &self.max_connections)
             .finish()
-    }
-}
-
-/// The authentication hook: the request's headers in, who made it (or why not) out.
-pub(super) type AuthHook =
-    Arc<dyn Fn(HeaderMap) -> crate::util::BoxFuture<'static, Result<Identity, Reject>> + Send + Sync>;
-
-/// Why the authentication hook refused a request: answered with 401 and a
-/// `WWW-Authenticate: Bearer` challenge (pointing at the protected-resource metadata when
-/// configured).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reject {
-    pub(super) message: String,
-}
-
-impl Reject {
-    /// A refusal saying `message` (sent to the client: say nothing secret).
-    pub fn new(message: impl Into<String>) -> Self {
-        Reject { message: message.into() }
     }
 }
 
@@ -178,9 +157,18 @@ impl HttpOptions {
         self
     }
 
-    /// Authenticates every request: `hook` gets its headers and returns who made it (which
-    /// handlers see as [`Context::identity`](crate::Context::identity), and which owns the
-    /// sessions it opens) or a [`Reject`] (answered 401 with a `WWW-Authenticate` challenge).
+    /// Authorizes every request as `authorization` says: a verifier (JWT, introspection, or
+    /// a hook), the server's canonical URI, the scopes every request needs. Each request is
+    /// verified on its own; the identity it yields reaches handlers as
+    /// [`Context::identity`](crate::Context::identity) and owns the sessions it opens.
+    #[must_use]
+    pub fn authorization(mut self, authorization: Authorization) -> Self {
+        self.authorization = Some(authorization);
+        self
+    }
+
+    /// Authenticates every request with `hook`: [`Authorization::hook`] with the rest left
+    /// as it is by default.
     ///
     /// ```
     /// use mcp_runtime::Identity;
@@ -194,22 +182,12 @@ impl HttpOptions {
     /// # drop(options);
     /// ```
     #[must_use]
-    pub fn bearer_auth<F, Fut>(mut self, hook: F) -> Self
+    pub fn bearer_auth<F, Fut>(self, hook: F) -> Self
     where
         F: Fn(HeaderMap) -> Fut + Send + Sync + 'static,
         Fut: std::future::Future<Output = Result<Identity, Reject>> + Send + 'static,
     {
-        self.auth = Some(Arc::new(move |headers| Box::pin(hook(headers))));
-        self
-    }
-
-    /// Serves this OAuth protected-resource metadata (RFC 9728) at
-    /// `/.well-known/oauth-protected-resource` and `/.well-known/oauth-protected-resource/mcp`,
-    /// and points 401 challenges at it.
-    #[must_use]
-    pub fn protected_resource_metadata(mut self, metadata: serde_json::Value) -> Self {
-        self.resource_metadata = Some(metadata);
-        self
+        self.authorization(Authorization::hook(hook))
     }
 
     /// Answers browsers' CORS preflights and adds the CORS headers for these origins (off by

@@ -150,7 +150,13 @@ pub(super) async fn on_post(
     let (stream, answers) = mpsc::channel::<Outgoing>(16);
     // A handshake-era request's SSE stream is resumable, and its handler may close it.
     let close = (!stateless).then(|| Arc::new(tokio::sync::Notify::new()));
-    let extras = RequestExtras { headers, identity, peer, stream_close: close.clone() };
+    let authorized = app.edge.as_ref().map(|edge| Arc::clone(&edge.authorized));
+    let mut headers = headers;
+    // The client's token goes no further than the edge, unless the application asked.
+    if app.edge.as_ref().is_some_and(|edge| !edge.keep_token) {
+        headers.remove(axum::http::header::AUTHORIZATION);
+    }
+    let extras = RequestExtras { headers, identity, authorized, peer, stream_close: close.clone() };
     let routed = RoutedMessage { bytes: body.to_vec(), stream, extras: Some(Arc::new(extras)) };
     if target.inbound.send(Frame::Routed(Box::new(routed))).await.is_err() {
         let error = ErrorObject::internal("The session ended");

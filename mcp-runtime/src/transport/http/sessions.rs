@@ -12,7 +12,7 @@ use axum::response::Response;
 use tokio::sync::{mpsc, watch};
 
 use super::event_store::EventStore;
-use super::options::{Allowed, AuthHook, ResponseMode};
+use super::options::{Allowed, ResponseMode};
 use super::session_store::{SessionRecord, SessionStore, StoreError};
 use super::sse::{keep_event, send_event, sse_event};
 use super::{busy, reject};
@@ -30,9 +30,8 @@ pub(super) struct App {
     pub(super) origins: Allowed,
     /// Handshake-era sessions by id.
     pub(super) sessions: Mutex<HashMap<String, Arc<SessionHandle>>>,
-    pub(super) auth: Option<AuthHook>,
-    /// Whether 401 challenges point at protected-resource metadata.
-    pub(super) has_metadata: bool,
+    /// How requests are authorized, when they are.
+    pub(super) edge: Option<crate::auth::edge::Edge>,
     pub(super) max_sessions: usize,
     /// What starts the session ids this instance mints (`tag.`), if anything.
     pub(super) session_prefix: String,

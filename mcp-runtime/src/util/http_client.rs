@@ -1,0 +1,108 @@
+//! The one HTTP client the runtime's own outgoing requests use (feature `tls`): the OAuth
+//! verifiers' metadata, keys and introspection, and the OTLP exporter. reqwest, on rustls with
+//! ring as its crypto (built here, not installed process-wide, so an application's own choice
+//! of provider is left alone), verifying servers against the system's roots (`SSL_CERT_FILE`
+//! and `SSL_CERT_DIR` are honoured).
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// How long one outgoing request may take, connecting included.
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The TLS settings every client of the runtime's shares.
+fn tls() -> Result<rustls::ClientConfig, String> {
+    use rustls_platform_verifier::BuilderVerifierExt as _;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("TLS: {e}"))?
+        .with_platform_verifier()
+        .map_err(|e| format!("TLS: the system's certificate roots: {e}"))?
+        .with_no_client_auth();
+    Ok(config)
+}
+
+/// The shared asynchronous client (made on first use; a clone shares its connections).
+pub(crate) fn shared() -> Result<reqwest::Client, String> {
+    static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            reqwest::Client::builder()
+                .tls_backend_preconfigured(tls()?)
+                .timeout(TIMEOUT)
+                .connect_timeout(TIMEOUT)
+                // Metadata and keys are fetched where configured, never where a redirect says.
+                .redirect(reqwest::redirect::Policy::none())
+                .user_agent(concat!("mcp-runtime/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .map_err(|e| format!("the HTTP client: {e}"))
+        })
+        .clone()
+}
+
+/// A blocking client with the same TLS settings, for the OTLP exporters (they run on
+/// threads of their own, outside any runtime).
+#[cfg(feature = "telemetry")]
+pub(crate) fn blocking() -> Result<reqwest::blocking::Client, String> {
+    reqwest::blocking::Client::builder()
+        .tls_backend_preconfigured(tls()?)
+        .timeout(TIMEOUT)
+        .connect_timeout(TIMEOUT)
+        .user_agent(concat!("mcp-runtime/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| format!("the HTTP client: {e}"))
+}
+
+/// Why an outgoing request got no usable answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FetchError(pub(crate) String);
+
+impl std::fmt::Display for FetchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Sends `request` and reads a JSON object back: a 2xx status, at most `limit` bytes.
+pub(crate) async fn json_object(
+    request: reqwest::RequestBuilder,
+    limit: usize,
+) -> Result<serde_json::Map<String, serde_json::Value>, FetchError> {
+    let mut response = request
+        .header(reqwest::header::ACCEPT, "application/json")
+        .send()
+        .await
+        .map_err(|e| FetchError(format!("no answer: {}", without_url(&e))))?;
+    let status = response.status();
+    if !status.is_success() {
+        return Err(FetchError(format!("answered {status}")));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| FetchError(format!("reading: {}", without_url(&e))))? {
+        if body.len() + chunk.len() > limit {
+            return Err(FetchError(format!("the answer is over {limit} bytes")));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    match serde_json::from_slice(&body) {
+        Ok(serde_json::Value::Object(object)) => Ok(object),
+        Ok(_) => Err(FetchError("the answer is not a JSON object".into())),
+        Err(e) => Err(FetchError(format!("the answer is not JSON: {e}"))),
+    }
+}
+
+/// An error's message without the URL reqwest adds (the caller names what it fetched).
+fn without_url(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    if let Some(url) = error.url() {
+        text = text.replace(&format!(" for url ({url})"), "");
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}

@@ -1,0 +1,575 @@
+//! Authorization over Streamable HTTP, in process: the protected-resource metadata derived
+//! from the declarations, the challenges of RFC 6750 and the MCP spec, JWT access tokens
+//! checked against an issuer the test runs (its metadata, its key set, rotation, outages),
+//! introspection, scopes declared on items gating calls and lists in both eras, and sessions
+//! bound to their subject.
+//!
+//! The keys under `tests/fixtures/oauth` are test keys made for these tests (openssl); the
+//! tokens are signed here, so every bad-input case is one token.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use mcp_runtime::http::{Authorization, HttpOptions, IntrospectionVerifier, JwtVerifier};
+use mcp_runtime::{PromptDescriptor, ResourceDescriptor, Server, ToolDescriptor};
+use mcp_tests::http::initialize;
+use mcp_tests::services::free_port;
+use mcp_tests::workspace_root;
+use serde_json::{Value, json};
+
+use crate::middleware::{Posted, post, serving, stateless_call, version_header};
+
+/// The authorization server of these tests: its metadata, its key set (which a test may
+/// change, or take down), and its introspection endpoint.
+struct Issuer {
+    url: String,
+    state: Arc<IssuerState>,
+}
+
+#[derive(Default)]
+struct IssuerState {
+    url: Mutex<String>,
+    keys: Mutex<Vec<Value>>,
+    down: std::sync::atomic::AtomicBool,
+    key_fetches: AtomicUsize,
+    /// Introspection answers by token.
+    opaque: Mutex<HashMap<String, Value>>,
+    introspections: AtomicUsize,
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(workspace_root().join("tests/fixtures/oauth").join(name)).expect("a fixture key")
+}
+
+fn public_key(name: &str) -> Value {
+    let keys: Value = serde_json::from_slice(&fixture("public-keys.json")).unwrap();
+    keys[name].clone()
+}
+
+async fn issuer() -> Issuer {
+    let state = Arc::new(IssuerState::default());
+    *state.keys.lock().unwrap() = vec![public_key("rsa")];
+    async fn metadata(State(state): State<Arc<IssuerState>>) -> Json {
+        let url = state.url.lock().unwrap().clone();
+        Json(json!({
+            "issuer": url, "jwks_uri": format!("{url}/jwks"),
+            "introspection_endpoint": format!("{url}/introspect"),
+        }))
+    }
+    async fn jwks(State(state): State<Arc<IssuerState>>) -> Result<Json, StatusCode> {
+        if state.down.load(Ordering::SeqCst) {
+            return Err(StatusCode::SERVICE_UNAVAILABLE);
+        }
+        state.key_fetches.fetch_add(1, Ordering::SeqCst);
+        Ok(Json(json!({"keys": *state.keys.lock().unwrap()})))
+    }
+    async fn introspect(
+        State(state): State<Arc<IssuerState>>,
+        headers: HeaderMap,
+        body: String,
+    ) -> Result<Json, StatusCode> {
+        if state.down.load(Ordering::SeqCst) {
+            return Err(StatusCode::SERVICE_UNAVAILABLE);
+        }
+        // The resource server authenticates as `mcp:secret` (HTTP Basic).
+        if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some("Basic bWNwOnNlY3JldA==") {
+            return Err(StatusCode::UNAUTHORIZED);
+        }
+        state.introspections.fetch_add(1, Ordering::SeqCst);
+        let token = body.split('&').find_map(|pair| pair.strip_prefix("token=")).unwrap_or("").to_owned();
+        Ok(Json(state.opaque.lock().unwrap().get(&token).cloned().unwrap_or(json!({"active": false}))))
+    }
+    let router = axum::Router::new()
+        .route("/.well-known/oauth-authorization-server", axum::routing::get(metadata))
+        .route("/jwks", axum::routing::get(jwks))
+        .route("/introspect", axum::routing::post(introspect))
+        .with_state(Arc::clone(&state));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    *state.url.lock().unwrap() = url.clone();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    Issuer { url, state }
+}
+
+/// A JSON answer of the issuer's.
+struct Json(Value);
+
+impl axum::response::IntoResponse for Json {
+    fn into_response(self) -> axum::response::Response {
+        ([(axum::http::header::CONTENT_TYPE, "application/json")], self.0.to_string()).into_response()
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap().as_secs()
+}
+
+/// A token's claims: for `resource`, from `issuer`, valid for a minute.
+fn claims(issuer: &str, resource: &str, sub: &str, scope: &str) -> Value {
+    json!({"iss": issuer, "aud": resource, "sub": sub, "scope": scope, "client_id": "test-client",
+        "iat": now(), "exp": now() + 60})
+}
+
+/// `claims` signed with the fixture key `key` (`rsa` or `ed25519`) under key id `kid`.
+fn signed(claims: &Value, key: &str, kid: &str) -> String {
+    let (algorithm, encoding) = match key {
+        "rsa" => (Algorithm::RS256, EncodingKey::from_rsa_pem(&fixture("rsa-private.pem")).unwrap()),
+        _ => (Algorithm::EdDSA, EncodingKey::from_ed_pem(&fixture("ed25519-private.pem")).unwrap()),
+    };
+    let mut header = Header::new(algorithm);
+    header.kid = Some(kid.to_owned());
+    header.typ = Some("at+jwt".to_owned());
+    jsonwebtoken::encode(&header, claims, &encoding).unwrap()
+}
+
+fn bearer(token: &str) -> Vec<(String, String)> {
+    vec![("authorization".to_owned(), format!("Bearer {token}"))]
+}
+
+fn with(mut first: Vec<(String, String)>, more: Vec<(String, String)>) -> Vec<(String, String)> {
+    first.extend(more);
+    first
+}
+
+/// Calls of each handler, to show a refused request never reached it.
+#[derive(Default)]
+struct Ran(AtomicUsize);
+
+/// A notes server: `search` and `notes://{title}` need `notes:read`, `write` needs
+/// `notes:write`, `whoami` (no scope) says who asked and whether the token reached it.
+fn notes(ran: Arc<Ran>) -> Server {
+    let wrote = Arc::clone(&ran);
+    Server::builder("notes", "1")
+        .tool(ToolDescriptor::new("search").scope("notes:read").handler(|_: Value| async { "no hits".to_owned() }))
+        .tool(ToolDescriptor::new("write").scope("notes:write").handler(move |_: Value| {
+            wrote.0.fetch_add(1, Ordering::SeqCst);
+            async { "written".to_owned() }
+        }))
+        .tool(ToolDescriptor::new("whoami").handler_with_context(|_: Value, ctx| async move {
+            let who = ctx.identity().map(|who| format!("{} {:?}", who.subject(), who.scopes())).unwrap_or_default();
+            format!("{who}; token seen: {}", ctx.header("authorization").is_some())
+        }))
+        .resource(
+            ResourceDescriptor::template("notes://{title}", "note")
+                .unwrap()
+                .scope("notes:read")
+                .reader(|read| async move { format!("the note at {}", read.uri()) }),
+        )
+        .prompt(PromptDescriptor::new("summarize").scope("notes:read").handler(|_| async { "Summarize".to_owned() }))
+}
+
+/// `server` behind `authorization`; the endpoint's URL (its resource URI too).
+async fn protected(server: Server, authorization: Authorization) -> String {
+    let port = free_port();
+    let options = HttpOptions::default().authorization(authorization);
+    tokio::spawn(server.serve_http_with(format!("127.0.0.1:{port}"), options));
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return url;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the server did not listen on {url}");
+}
+
+async fn jwt_server(issuer: &Issuer, configure: impl FnOnce(JwtVerifier) -> JwtVerifier) -> String {
+    let verifier = configure(JwtVerifier::new(&issuer.url).unwrap());
+    protected(notes(Arc::default()), Authorization::jwt(verifier)).await
+}
+
+async fn get(url: &str) -> (u16, HeaderMap, String) {
+    let url = url.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let response = reqwest::blocking::get(&url).expect("the GET");
+        let (status, headers) = (response.status().as_u16(), response.headers().clone());
+        (status, headers, response.text().unwrap())
+    })
+    .await
+    .unwrap()
+}
+
+const CHALLENGE: &[&str] = &["www-authenticate", "retry-after"];
+
+/// A 2026-07-28 call of `tool` with `headers`.
+async fn call(url: &str, tool: &str, headers: Vec<(String, String)>) -> Posted {
+    post(url, stateless_call(1, tool), with(version_header(), headers), CHALLENGE).await
+}
+
+fn challenge(posted: &Posted) -> &str {
+    posted.headers[0].as_deref().unwrap_or_else(|| panic!("a challenge: {} {}", posted.status, posted.body))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_metadata_is_derived_and_requests_without_a_good_token_are_challenged() {
+    let issuer = issuer().await;
+    let url = jwt_server(&issuer, |v| v).await;
+    let origin = url.trim_end_matches("/mcp");
+    let metadata_url = format!("{origin}/.well-known/oauth-protected-resource/mcp");
+    let (status, headers, body) = get(&metadata_url).await;
+    assert_eq!(status, 200);
+    assert_eq!(headers["access-control-allow-origin"], "*", "browser clients read it");
+    let metadata: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        metadata,
+        json!({"resource": url, "authorization_servers": [issuer.url], "bearer_methods_supported": ["header"],
+            "scopes_supported": ["notes:read", "notes:write"]})
+    );
+
+    // No token: 401, pointing at the metadata, and no error code (RFC 6750 §3.1).
+    let none = call(&url, "whoami", vec![]).await;
+    assert_eq!(none.status, 401);
+    assert_eq!(challenge(&none), format!("Bearer resource_metadata=\"{metadata_url}\""));
+    assert_eq!(none.body["error"]["code"], -31001, "{}", none.body);
+    // Another scheme is no bearer token either.
+    let basic = call(&url, "whoami", vec![("authorization".into(), "Basic dXNlcjpwdw==".into())]).await;
+    assert_eq!((basic.status, challenge(&basic).contains("error=")), (401, false));
+
+    // Malformed requests: 400 invalid_request.
+    let token = signed(&claims(&issuer.url, &url, "alice", ""), "rsa", "rsa-1");
+    let twice = with(bearer(&token), bearer(&token));
+    let in_query = format!("{url}?access_token={token}");
+    for (target, headers) in [
+        (url.as_str(), twice),
+        (in_query.as_str(), vec![]),
+        (in_query.as_str(), bearer(&token)),
+        (url.as_str(), vec![("authorization".into(), "Bearer two words".into())]),
+    ] {
+        let refused = post(target, stateless_call(1, "whoami"), with(version_header(), headers), CHALLENGE).await;
+        assert_eq!(refused.status, 400, "{}", refused.body);
+        assert!(challenge(&refused).starts_with("Bearer error=\"invalid_request\""), "{}", challenge(&refused));
+        assert!(challenge(&refused).contains(&format!("resource_metadata=\"{metadata_url}\"")));
+    }
+
+    // A good token: served; the handler sees who asked, but not the token.
+    let served = call(&url, "whoami", bearer(&token)).await;
+    assert_eq!(served.status, 200, "{}", served.body);
+    assert_eq!(served.body["result"]["content"][0]["text"], "alice []; token seen: false");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_tokens_are_refused_as_invalid_and_say_nothing_of_the_server_s_internals() {
+    let issuer = issuer().await;
+    let url = jwt_server(&issuer, |v| v.leeway(Duration::ZERO)).await;
+    let good = claims(&issuer.url, &url, "alice", "notes:read");
+    let b64 = |v: &Value| {
+        use base64::Engine as _;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string())
+    };
+    let unsigned = format!("{}.{}.", b64(&json!({"alg": "none", "typ": "JWT"})), b64(&good));
+    // Algorithm confusion: HS256 keyed with the public key, as a verifier that trusts `alg`
+    // would check it.
+    let confused = jsonwebtoken::encode(
+        &Header { kid: Some("rsa-1".into()), ..Header::new(Algorithm::HS256) },
+        &good,
+        &EncodingKey::from_secret(&fixture("rsa-public.pem")).unwrap(),
+    )
+    .unwrap();
+    let patched = |change: Value| {
+        let mut claims = good.clone();
+        claims.as_object_mut().unwrap().extend(change.as_object().unwrap().clone());
+        signed(&claims, "rsa", "rsa-1")
+    };
+    let tampered = {
+        let token = signed(&good, "rsa", "rsa-1");
+        let (head, signature) = token.rsplit_once('.').unwrap();
+        let forged = b64(&json!({"iss": issuer.url, "aud": url, "sub": "mallory", "exp": now() + 60}));
+        format!("{}.{forged}.{signature}", head.split('.').next().unwrap())
+    };
+    let cases = [
+        ("alg none", unsigned, "the token's signature algorithm is not accepted"),
+        ("HS256 keyed with the public key", confused, "the token's signature algorithm is not accepted"),
+        ("another audience", patched(json!({"aud": "https://other.example/mcp"})), "another resource"),
+        ("another issuer", patched(json!({"iss": "https://evil.example"})), "another authorization server"),
+        ("expired", patched(json!({"exp": now() - 5})), "expired"),
+        ("not yet valid", patched(json!({"nbf": now() + 600})), "not valid yet"),
+        ("a forged payload", tampered, "signature does not verify"),
+        ("no expiry", signed(&json!({"iss": issuer.url, "aud": url, "sub": "a"}), "rsa", "rsa-1"), "lacks a claim"),
+        ("not a JWT", "abc.def".to_owned(), "not a well-formed JWT"),
+        ("64 KB", "a".repeat(64 * 1024), "too long"),
+    ];
+    for (case, token, said) in cases {
+        let refused = call(&url, "whoami", bearer(&token)).await;
+        assert_eq!(refused.status, 401, "{case}: {}", refused.body);
+        let challenge = challenge(&refused);
+        assert!(challenge.starts_with("Bearer error=\"invalid_token\""), "{case}: {challenge}");
+        assert!(challenge.contains(said), "{case}: {challenge}");
+        let message = refused.body["error"]["message"].as_str().unwrap();
+        assert_eq!(
+            message,
+            format!("Unauthorized: {}", said_in_full(challenge)),
+            "{case}: only what the challenge says"
+        );
+    }
+}
+
+/// The `error_description` of a challenge.
+fn said_in_full(challenge: &str) -> &str {
+    challenge.split("error_description=\"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or("")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rotated_key_is_fetched_once_and_unknown_keys_do_not_hammer_the_issuer() {
+    let issuer = issuer().await;
+    let interval = Duration::from_millis(400);
+    let url = jwt_server(&issuer, |v| v.refetch_interval(interval)).await;
+    let alice = claims(&issuer.url, &url, "alice", "");
+    assert_eq!(call(&url, "whoami", bearer(&signed(&alice, "rsa", "rsa-1"))).await.status, 200);
+    assert_eq!(issuer.state.key_fetches.load(Ordering::SeqCst), 1, "fetched on first use");
+    assert_eq!(call(&url, "whoami", bearer(&signed(&alice, "rsa", "rsa-1"))).await.status, 200);
+    assert_eq!(issuer.state.key_fetches.load(Ordering::SeqCst), 1, "and cached");
+
+    // The issuer publishes a new key: a token signed with it makes the server fetch again.
+    issuer.state.keys.lock().unwrap().push(public_key("ed25519"));
+    tokio::time::sleep(interval).await;
+    let rotated = call(&url, "whoami", bearer(&signed(&alice, "ed25519", "ed-1"))).await;
+    assert_eq!(rotated.status, 200, "{}", rotated.body);
+    assert_eq!(issuer.state.key_fetches.load(Ordering::SeqCst), 2);
+
+    // A key nobody publishes: one fetch, then refused; more such tokens within the interval
+    // fetch nothing.
+    tokio::time::sleep(interval).await;
+    let made_up = call(&url, "whoami", bearer(&signed(&alice, "ed25519", "made-up"))).await;
+    assert_eq!(made_up.status, 401);
+    assert!(challenge(&made_up).contains("a key the issuer does not publish"), "{}", challenge(&made_up));
+    assert_eq!(issuer.state.key_fetches.load(Ordering::SeqCst), 3);
+    for kid in ["made-up-2", "made-up-3", "made-up-4"] {
+        assert_eq!(call(&url, "whoami", bearer(&signed(&alice, "ed25519", kid))).await.status, 401);
+    }
+    assert_eq!(issuer.state.key_fetches.load(Ordering::SeqCst), 3, "no fetch within the interval");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn while_the_key_set_is_unreachable_known_keys_still_verify_and_the_rest_is_503() {
+    let issuer = issuer().await;
+    let url = jwt_server(&issuer, |v| v.refetch_interval(Duration::ZERO)).await;
+    let alice = claims(&issuer.url, &url, "alice", "");
+    assert_eq!(call(&url, "whoami", bearer(&signed(&alice, "rsa", "rsa-1"))).await.status, 200);
+    issuer.state.down.store(true, Ordering::SeqCst);
+    let known = call(&url, "whoami", bearer(&signed(&alice, "rsa", "rsa-1"))).await;
+    assert_eq!(known.status, 200, "a key already verified keeps verifying: {}", known.body);
+    let unknown = call(&url, "whoami", bearer(&signed(&alice, "ed25519", "ed-1"))).await;
+    assert_eq!(unknown.status, 503, "never \"valid\" for what cannot be checked: {}", unknown.body);
+    assert_eq!(unknown.headers[1].as_deref(), Some("5"), "Retry-After");
+    assert!(!unknown.body.to_string().contains("127.0.0.1"), "no internals: {}", unknown.body);
+
+    // An issuer unreachable from the start: nothing is valid, all is 503.
+    let cold = jwt_server(&issuer, |v| v).await;
+    let token = signed(&claims(&issuer.url, &cold, "alice", ""), "rsa", "rsa-1");
+    assert_eq!(call(&cold, "whoami", bearer(&token)).await.status, 503);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declared_scopes_gate_calls_reads_gets_and_lists_in_both_eras() {
+    let issuer = issuer().await;
+    let ran = Arc::new(Ran::default());
+    let verifier = JwtVerifier::new(&issuer.url).unwrap();
+    let url = protected(notes(Arc::clone(&ran)), Authorization::jwt(verifier)).await;
+    let metadata_url = format!("{}/.well-known/oauth-protected-resource/mcp", url.trim_end_matches("/mcp"));
+    let reader = bearer(&signed(&claims(&issuer.url, &url, "alice", "notes:read"), "rsa", "rsa-1"));
+
+    // 2026-07-28: the call is refused before its handler, naming only what it needs.
+    let refused = call(&url, "write", reader.clone()).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert_eq!(
+        challenge(&refused),
+        format!(
+            "Bearer error=\"insufficient_scope\", scope=\"notes:write\", error_description=\"the token lacks a scope \
+             this request needs\", resource_metadata=\"{metadata_url}\""
+        )
+    );
+    assert_eq!(refused.body["error"]["code"], -31002);
+    assert_eq!(refused.body["error"]["data"]["requiredScopes"], json!(["notes:write"]));
+    assert_eq!(refused.body["id"], 1);
+    assert_eq!(ran.0.load(Ordering::SeqCst), 0, "the handler did not run");
+    assert_eq!(call(&url, "search", reader.clone()).await.status, 200);
+
+    // Lists show what the caller may use, privately cached.
+    let listed = post(&url, stateless("tools/list", json!({})), with(version_header(), reader.clone()), &[]).await;
+    let names: Vec<&str> =
+        listed.body["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["search", "whoami"], "{}", listed.body);
+    assert_eq!(listed.body["result"]["cacheScope"], "private");
+
+    // Reads and gets too, by the template's scope.
+    let nobody = bearer(&signed(&claims(&issuer.url, &url, "bob", ""), "rsa", "rsa-1"));
+    let read = |who: Vec<(String, String)>| {
+        post(&url, stateless("resources/read", json!({"uri": "notes://x"})), with(version_header(), who), CHALLENGE)
+    };
+    assert_eq!(read(reader.clone()).await.status, 200);
+    let unread = read(nobody.clone()).await;
+    assert_eq!((unread.status, unread.body["error"]["code"].clone()), (403, json!(-31002)), "{}", unread.body);
+    let get = post(
+        &url,
+        stateless("prompts/get", json!({"name": "summarize"})),
+        with(version_header(), nobody.clone()),
+        CHALLENGE,
+    );
+    assert_eq!(get.await.status, 403);
+    let templates =
+        post(&url, stateless("resources/templates/list", json!({})), with(version_header(), nobody), &[]).await;
+    assert_eq!(templates.body["result"]["resourceTemplates"], json!([]), "{}", templates.body);
+
+    // The handshake era: the step-up names what is needed and what the token has.
+    let opened = post(&url, initialize("2025-11-25", json!({})), reader.clone(), &[]).await;
+    let session = vec![("mcp-session-id".to_owned(), opened.session.clone().expect("a session"))];
+    let write =
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "write", "arguments": {}}});
+    let refused = post(&url, write, with(reader.clone(), session.clone()), CHALLENGE).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(challenge(&refused).contains("scope=\"notes:write notes:read\""), "{}", challenge(&refused));
+    assert_eq!(refused.body["id"], 7);
+    let list = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list", "params": {}});
+    let listed = post(&url, list, with(reader.clone(), session.clone()), &[]).await;
+    assert_eq!(listed.body["result"]["tools"].as_array().map(Vec::len), Some(2), "{}", listed.body);
+
+    // A writer's token: the same call runs.
+    let writer = bearer(&signed(&claims(&issuer.url, &url, "carol", "notes:write"), "rsa", "rsa-1"));
+    assert_eq!(call(&url, "write", writer).await.status, 200);
+    assert_eq!(ran.0.load(Ordering::SeqCst), 1);
+}
+
+fn stateless(method: &str, mut params: Value) -> Value {
+    params["_meta"] = stateless_call(1, "x")["params"]["_meta"].clone();
+    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scopes_are_read_from_a_string_or_an_array_and_a_server_wide_minimum_applies() {
+    let issuer = issuer().await;
+    let verifier = JwtVerifier::new(&issuer.url).unwrap();
+    let url = protected(notes(Arc::default()), Authorization::jwt(verifier).required_scopes(["mcp"])).await;
+    let mut as_array = claims(&issuer.url, &url, "alice", "");
+    as_array["scope"] = json!(["mcp", "notes:read"]);
+    let mut as_scp = claims(&issuer.url, &url, "alice", "");
+    as_scp.as_object_mut().unwrap().remove("scope");
+    as_scp["scp"] = json!(["mcp", "notes:read"]);
+    for claims in [as_array, as_scp, claims(&issuer.url, &url, "alice", "mcp notes:read")] {
+        let served = call(&url, "search", bearer(&signed(&claims, "rsa", "rsa-1"))).await;
+        assert_eq!(served.status, 200, "{claims}: {}", served.body);
+    }
+    // Without the minimum, nothing is served, not even `initialize`; a first token is told
+    // to ask for it.
+    let without = bearer(&signed(&claims(&issuer.url, &url, "alice", "notes:read"), "rsa", "rsa-1"));
+    let refused = call(&url, "whoami", without.clone()).await;
+    assert_eq!(refused.status, 403);
+    assert!(challenge(&refused).contains("scope=\"mcp\""), "{}", challenge(&refused));
+    let opened = post(&url, initialize("2025-11-25", json!({})), without, CHALLENGE).await;
+    assert_eq!(opened.status, 403);
+    assert!(challenge(&opened).contains("scope=\"mcp notes:read\""), "the handshake era repeats what it has");
+    let none = call(&url, "whoami", vec![]).await;
+    assert!(challenge(&none).starts_with("Bearer scope=\"mcp\", resource_metadata="), "{}", challenge(&none));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_stays_with_its_subject_and_an_expired_token_is_refused_mid_session() {
+    let issuer = issuer().await;
+    let url = jwt_server(&issuer, |v| v.leeway(Duration::ZERO)).await;
+    let mut short = claims(&issuer.url, &url, "alice", "");
+    short["exp"] = json!(now() + 2);
+    let alice = bearer(&signed(&short, "rsa", "rsa-1"));
+    let opened = post(&url, initialize("2025-11-25", json!({})), alice.clone(), &[]).await;
+    let session = vec![("mcp-session-id".to_owned(), opened.session.clone().expect("a session"))];
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    assert_eq!(post(&url, ping.clone(), with(alice.clone(), session.clone()), &[]).await.status, 200);
+    let bob = bearer(&signed(&claims(&issuer.url, &url, "bob", ""), "rsa", "rsa-1"));
+    let stolen = post(&url, ping.clone(), with(bob, session.clone()), &[]).await;
+    assert_eq!(stolen.status, 404, "alice's session does not exist for bob");
+    tokio::time::sleep(Duration::from_millis(3100)).await;
+    let expired = post(&url, ping, with(alice, session), CHALLENGE).await;
+    assert_eq!(expired.status, 401);
+    assert!(challenge(&expired).contains("error=\"invalid_token\", error_description=\"the token has expired\""));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opaque_tokens_are_introspected_and_the_answers_cached() {
+    let issuer = issuer().await;
+    let verifier = IntrospectionVerifier::new(&issuer.url, "mcp", "secret").unwrap().cache_for(Duration::from_secs(60));
+    let url = protected(notes(Arc::default()), Authorization::introspection(verifier)).await;
+    let active = |aud: &str, scope: &str| json!({"active": true, "sub": "svc", "aud": aud, "scope": scope, "iss": issuer.url, "exp": now() + 60});
+    {
+        let mut opaque = issuer.state.opaque.lock().unwrap();
+        opaque.insert("good".into(), active(&url, "notes:read"));
+        opaque.insert("elsewhere".into(), active("https://other.example/mcp", "notes:read"));
+        opaque.insert("stale".into(), json!({"active": true, "sub": "svc", "aud": url, "exp": now() - 1}));
+    }
+    for _ in 0..3 {
+        let served = call(&url, "whoami", bearer("good")).await;
+        assert_eq!(served.body["result"]["content"][0]["text"], "svc [\"notes:read\"]; token seen: false");
+    }
+    assert_eq!(issuer.state.introspections.load(Ordering::SeqCst), 1, "asked once, then cached");
+    for (token, said) in [("unknown", "not active"), ("elsewhere", "another resource"), ("stale", "expired")] {
+        let refused = call(&url, "whoami", bearer(token)).await;
+        assert_eq!(refused.status, 401, "{token}");
+        assert!(challenge(&refused).contains(said), "{token}: {}", challenge(&refused));
+    }
+    assert_eq!(call(&url, "write", bearer("good")).await.status, 403, "scopes apply to introspected tokens too");
+    issuer.state.down.store(true, Ordering::SeqCst);
+    assert_eq!(call(&url, "whoami", bearer("new-one")).await.status, 503);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_verifier_scopes_are_not_checked() {
+    let url = serving(notes(Arc::default())).await;
+    let served = call(&url, "write", vec![]).await;
+    assert_eq!(served.status, 200, "{}", served.body);
+    let listed = post(&url, stateless("tools/list", json!({})), version_header(), &[]).await;
+    assert_eq!(listed.body["result"]["tools"].as_array().map(Vec::len), Some(3));
+    // In process, through the test client: no HTTP edge, no check.
+    let client = mcp_runtime::testing::TestClient::connect(notes(Arc::default())).await.unwrap();
+    let result = client.call_tool("write", json!({})).await.unwrap();
+    assert_eq!(result["content"][0]["text"], "written");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_notes_example_is_a_protected_resource_with_oauth_issuer() {
+    let issuer = issuer().await;
+    let issuer_url = issuer.url.clone();
+    let notes = tokio::task::spawn_blocking(move || {
+        let program = mcp_tests::example_binary("notes");
+        mcp_tests::http::HttpServer::start(&program, &["--oauth-issuer", &issuer_url])
+    })
+    .await
+    .unwrap();
+    let url = notes.url.clone();
+    let metadata_url = format!("http://{}/.well-known/oauth-protected-resource/mcp", notes.addr);
+    let none = call(&url, "search", vec![]).await;
+    assert_eq!((none.status, challenge(&none)), (401, format!("Bearer resource_metadata=\"{metadata_url}\"").as_str()));
+    let metadata: Value = serde_json::from_str(&get(&metadata_url).await.2).unwrap();
+    assert_eq!(metadata["resource"], url);
+    assert_eq!(metadata["scopes_supported"], json!(["notes:read", "notes:write"]));
+
+    let token = |scope: &str| bearer(&signed(&claims(&issuer.url, &url, "alice", scope), "rsa", "rsa-1"));
+    let write = |who| {
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "write_note",
+            "arguments": {"title": "plan", "text": "Buy a kite"}}});
+        let mut call = call;
+        call["params"]["_meta"] = stateless_call(1, "x")["params"]["_meta"].clone();
+        post(&url, call, with(version_header(), who), CHALLENGE)
+    };
+    let refused = write(token("notes:read")).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(challenge(&refused).contains("scope=\"notes:write\""));
+    let wrote = write(token("notes:write")).await;
+    assert_eq!(wrote.body["result"]["content"][0]["text"], "Wrote \"plan\"", "{}", wrote.body);
+    let read = post(
+        &url,
+        stateless("resources/read", json!({"uri": "notes://plan"})),
+        with(version_header(), token("notes:read")),
+        &[],
+    );
+    let read = read.await;
+    assert!(read.body["result"]["contents"][0]["text"].as_str().unwrap().contains("Buy a kite"), "{}", read.body);
+    let unread = post(
+        &url,
+        stateless("resources/read", json!({"uri": "notes://plan"})),
+        with(version_header(), token("notes:write")),
+        &[],
+    );
+    assert_eq!(unread.await.status, 403);
+}
