@@ -42,6 +42,8 @@ pub(crate) enum Print {
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
     let mut args = args.into_iter().peekable();
     let mut command: Option<(String, Command)> = None;
+    // Set by `--oauth-issuer`, which builds without feature `oauth` do not know.
+    #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
     let mut issuer: Option<String> = None;
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {

@@ -3,13 +3,15 @@
 
 // The crate's layers, each importing only from those before it:
 //
-//   error, protocol < util < context < declare < middleware < server < serve < transport
-//   < the facade
+//   error, protocol < util < context < declare < middleware < auth < server < serve
+//   < transport < the facade
 //
 // - `protocol`: the wire types; `util`: small shared pieces;
 // - `context`: what a handler sees of its request (and its questions to the client, states);
 // - `declare`: descriptors, handlers, argument glue, the link-time declarations;
 // - `middleware`: the seam tower layers wrap, and the built-in layers;
+// - `auth`: authorization at the HTTP edge (verifiers, challenges, metadata) and the scope
+//   check, a layer on the seam;
 // - `server`: the builder, the built core, the registry, the handle and the change bus;
 // - `serve`: one connection: session intake, the route table, the executor, the methods;
 // - `transport`: the connection loop, newline-delimited JSON, stdio, Streamable HTTP;
@@ -244,7 +246,8 @@ impl Server {
         let local = listener.local_addr()?;
         let rules = transport::http::connection_rules(&options);
         let drain = core.config.drain_timeout;
-        let (router, stop) = transport::http::router(core, options, Some(local))?;
+        let routers = transport::http::router(core, options, Some(local))?;
+        let (router, stop) = (routers.endpoint.merge(routers.metadata), routers.stop);
         tracing::info!("serving MCP at http://{local}/mcp");
         let shutdown = async move {
             shutdown.await;
@@ -280,9 +283,41 @@ impl Server {
     /// ```
     #[cfg(feature = "http")]
     pub fn http_router(self, options: HttpOptions) -> Result<axum::Router> {
+        let (endpoint, metadata) = self.http_routers(options)?;
+        Ok(endpoint.merge(metadata))
+    }
+
+    /// [`http_router`](Self::http_router) in two parts, for an endpoint nested under a
+    /// prefix: the endpoint's router (to `nest`) and the protected-resource metadata's, which
+    /// belongs at the origin's root (RFC 9728 puts the well-known prefix before the path:
+    /// `/.well-known/oauth-protected-resource/api/mcp` for `https://h/api/mcp`). The metadata
+    /// router is empty without [authorization](crate::http::Authorization) naming an
+    /// authorization server; the challenges name its URL.
+    ///
+    /// ```
+    /// use mcp_runtime::http::{Authorization, Reject};
+    /// use mcp_runtime::{Allowed, HttpOptions, Identity, Server};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> mcp_runtime::Result<()> {
+    /// let auth = Authorization::hook(|_headers| async { Err::<Identity, _>(Reject::new("no")) })
+    ///     .authorization_server("https://auth.example.com")
+    ///     .resource("https://mcp.example.com/api/mcp");
+    /// let options = HttpOptions::default()
+    ///     .allowed_hosts(Allowed::Only(vec!["mcp.example.com".into()]))
+    ///     .allowed_origins(Allowed::Any)
+    ///     .authorization(auth);
+    /// let (mcp, metadata) = Server::builder("demo", "1.0.0").http_routers(options)?;
+    /// let app: axum::Router = axum::Router::new().nest("/api", mcp).merge(metadata);
+    /// # drop(app);
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn http_routers(self, options: HttpOptions) -> Result<(axum::Router, axum::Router)> {
         let (core, _shutdown) = self.start()?;
-        let (router, _stop) = transport::http::router(core, options, None)?;
-        Ok(router)
+        let routers = transport::http::router(core, options, None)?;
+        Ok((routers.endpoint, routers.metadata))
     }
 
     /// Runs the server from a plain `fn main`, as the program's command line says, on a

@@ -156,3 +156,30 @@ fn at_info_the_logs_say_what_is_declared_and_who_connected() {
     assert!(logs.contains("a client started a session (2025-06-18)"), "manual at info:\n{logs}");
     assert!(logs_of_example("manual", "warn", &[initialize]).is_empty(), "manual at warn says nothing here");
 }
+
+/// Items declare scopes, but the HTTP server has no verifier to check them: it says so when
+/// it starts (and serves; `--oauth-issuer` would check them).
+#[test]
+fn an_http_server_whose_items_declare_scopes_warns_that_nothing_checks_them() {
+    let port = mcp_tests::services::free_port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut notes = Command::new(example_binary("notes"))
+        .args(["--http", &addr])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the notes example starts");
+    mcp_tests::services::wait_for_port(port, "notes", std::time::Duration::from_secs(10));
+    // An answer means the endpoint was built, and with it the warning written.
+    let list = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let headers = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/list")];
+    let answer = mcp_tests::http::post(&format!("http://{addr}/mcp"), &list, &headers);
+    assert_eq!(answer.status, 200, "served without authorization: {answer:?}");
+    notes.kill().expect("stopped");
+    let logs = text(&notes.wait_with_output().expect("its output").stderr);
+    let warning = logs.lines().find(|l| l.contains("items declare scopes")).unwrap_or_else(|| panic!("{logs}"));
+    assert!(warning.contains(" WARN ") && warning.contains("notes:read notes:write"), "{warning}");
+    assert!(warning.contains("HttpOptions::authorization"), "it says what to do: {warning}");
+}

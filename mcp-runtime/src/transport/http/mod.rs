@@ -127,12 +127,17 @@ fn valid_instance_tag(tag: &str) -> bool {
     (1..=32).contains(&tag.len()) && tag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
 }
 
-/// The endpoint as a router serving `/mcp`, and what stops its sessions (send `true`).
-pub(crate) fn router(
-    core: Arc<ServerCore>,
-    options: HttpOptions,
-    bound: Option<SocketAddr>,
-) -> crate::Result<(axum::Router, Arc<watch::Sender<bool>>)> {
+/// What serving HTTP is made of: the endpoint's router (`/mcp`, the probes, the metrics), the
+/// protected-resource metadata's (served at the origin's root), and what stops the sessions
+/// (send `true`).
+pub(crate) struct Routers {
+    pub(crate) endpoint: axum::Router,
+    pub(crate) metadata: axum::Router,
+    pub(crate) stop: Arc<watch::Sender<bool>>,
+}
+
+/// The endpoint's routers.
+pub(crate) fn router(core: Arc<ServerCore>, options: HttpOptions, bound: Option<SocketAddr>) -> crate::Result<Routers> {
     let loopback = bound.is_some_and(|addr| addr.ip().is_loopback());
     let hosts = match (options.hosts, loopback) {
         (Some(hosts), _) => hosts,
@@ -235,6 +240,7 @@ pub(crate) fn router(
         let metrics = axum::Router::new().route(path, axum::routing::get(health::on_metrics));
         router = router.merge(metrics.with_state(Arc::clone(&app)));
     }
+    let mut metadata_router = axum::Router::new();
     if let Some((path, document)) = metadata {
         // Public, and read by browser clients: any origin may fetch it.
         let serve = move || {
@@ -244,7 +250,7 @@ pub(crate) fn router(
                 (headers, document)
             }
         };
-        router = router.route(&path, axum::routing::get(serve).options(on_preflight));
+        metadata_router = metadata_router.route(&path, axum::routing::get(serve).options(on_preflight));
     }
-    Ok((router, stop))
+    Ok(Routers { endpoint: router, metadata: metadata_router, stop })
 }
