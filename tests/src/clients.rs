@@ -117,6 +117,77 @@ pub fn browser_host() -> Command {
     command
 }
 
+/// A real OpenID provider (`tests/clients/oidc`: oidc-provider, pinned in its
+/// `package-lock.json`), started once per test process on a free loopback port and stopped
+/// when the process ends: it issues JWT access tokens with the client-credentials grant for
+/// the resource a token request names (see `provider.mjs` for its clients and scopes).
+///
+/// # Panics
+///
+/// When Node.js >= 20 or npm is missing, `npm ci` fails, or the provider does not start.
+pub fn openid_provider() -> &'static OpenIdProvider {
+    static PROVIDER: OnceLock<OpenIdProvider> = OnceLock::new();
+    PROVIDER.get_or_init(|| {
+        let script = npm_project("oidc", &[]).join("provider.mjs");
+        let port = crate::services::free_port();
+        let mut child = node_script(&script)
+            .arg(port.to_string())
+            // Its stdin is the pipe it watches: it exits when this process does.
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start the OpenID provider ({}): {e}", script.display()));
+        let stdout = child.stdout.take().expect("its stdout");
+        let (sender, ready) = mpsc::channel();
+        thread::spawn(move || {
+            let mut line = String::new();
+            let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line);
+            let _ = sender.send(line);
+        });
+        let line = ready.recv_timeout(Duration::from_secs(30)).expect("the OpenID provider says it listens");
+        let said: Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("the provider said `{line}`"));
+        let issuer = said["issuer"].as_str().expect("its issuer").to_owned();
+        OpenIdProvider { issuer, _process: Mutex::new(child) }
+    })
+}
+
+/// The running OpenID provider (see [`openid_provider`]).
+#[derive(Debug)]
+pub struct OpenIdProvider {
+    /// Its issuer identifier, `http://127.0.0.1:<port>`.
+    pub issuer: String,
+    _process: Mutex<std::process::Child>,
+}
+
+impl OpenIdProvider {
+    /// An access token for `resource` with `scope`, asked for as `client` (id and secret)
+    /// with the client-credentials grant; the error body when the provider refuses.
+    pub fn token(&self, client: (&str, &str), scope: &str, resource: &str) -> Result<Value, Value> {
+        let response = reqwest::blocking::Client::new()
+            .post(format!("{}/token", self.issuer))
+            .basic_auth(client.0, Some(client.1))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(format!("grant_type=client_credentials&scope={}&resource={}", encode(scope), encode(resource)))
+            .send()
+            .expect("the provider answers");
+        let ok = response.status().is_success();
+        let body: Value = serde_json::from_str(&response.text().expect("a body")).expect("JSON");
+        if ok { Ok(body) } else { Err(body) }
+    }
+}
+
+/// `value` as a form value: what is not unreserved, percent-encoded.
+fn encode(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 /// `node <script>`.
 fn node_script(script: &Path) -> Command {
     let mut command = Command::new("node");
@@ -432,6 +503,22 @@ pub fn run_plan(mut client: Command, plan: &Value, server: &Path, server_args: &
 pub fn run_plan_url(mut client: Command, plan: &Value, url: &str) -> Vec<Value> {
     client.arg("--plan").arg(plan.to_string()).arg("--url").arg(url);
     plan_lines(client)
+}
+
+/// [`run_plan_url`] for a run that may fail: the client's standard error when it exits with
+/// another status than 0 (it could not connect, say).
+pub fn try_plan_url(mut client: Command, plan: &Value, url: &str) -> Result<Vec<Value>, String> {
+    client.arg("--plan").arg(plan.to_string()).arg("--url").arg(url);
+    let run = run_to_end(client);
+    if !run.status.success() {
+        return Err(run.stderr);
+    }
+    Ok(run
+        .stdout
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect())
 }
 
 fn plan_lines(client: Command) -> Vec<Value> {

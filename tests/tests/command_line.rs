@@ -183,3 +183,16 @@ fn an_http_server_whose_items_declare_scopes_warns_that_nothing_checks_them() {
     assert!(warning.contains(" WARN ") && warning.contains("notes:read notes:write"), "{warning}");
     assert!(warning.contains("HttpOptions::authorization"), "it says what to do: {warning}");
 }
+
+/// `--list` says which scopes each item needs (the macros' `scopes(..)`).
+#[test]
+fn list_shows_each_item_s_scopes() {
+    let output = Command::new(example_binary("notes")).arg("--list").output().expect("notes --list");
+    let listed = text(&output.stdout);
+    let line = |start: &str| listed.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("{listed}"));
+    assert!(line("tool write_note ").starts_with("tool write_note [scopes: notes:write]: {"), "{listed}");
+    assert!(line("tool search ").starts_with("tool search [scopes: notes:read]: {"), "{listed}");
+    assert!(line("template notes://{title} ").starts_with("template notes://{title} [scopes: notes:read]: {"));
+    let plain = text(&gift_genius(&["--list"]).stdout);
+    assert!(!plain.contains("[scopes:"), "items without scopes say nothing of them:\n{plain}");
+}

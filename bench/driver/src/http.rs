@@ -32,6 +32,11 @@ impl HttpServer {
     /// The same, its Tokio runtime on `workers` worker threads (`TOKIO_WORKER_THREADS`) when
     /// given, else on one per CPU.
     pub fn start_on(program: &Path, workers: Option<usize>) -> HttpServer {
+        HttpServer::start_with(program, workers, &[])
+    }
+
+    /// The same, with `args` after `--http ADDR`.
+    pub fn start_with(program: &Path, workers: Option<usize>, args: &[&str]) -> HttpServer {
         let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
         let addr = format!("127.0.0.1:{port}");
         let mut command = Command::new(program);
@@ -40,6 +45,7 @@ impl HttpServer {
         }
         let child = command
             .args(["--http", &addr])
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -196,6 +202,11 @@ pub enum Era {
 /// `clients` keep-alive clients at once, each making `calls` calls of `sum` one after the
 /// other: requests per second in all.
 pub fn concurrent(server: &HttpServer, era: Era, clients: usize, calls: u32) -> f64 {
+    concurrent_as(server, era, clients, calls, None)
+}
+
+/// [`concurrent`], every request carrying `authorization` (`Bearer …`) when given.
+pub fn concurrent_as(server: &HttpServer, era: Era, clients: usize, calls: u32, authorization: Option<&str>) -> f64 {
     let start = Instant::now();
     std::thread::scope(|scope| {
         for client in 0..clients {
@@ -207,7 +218,7 @@ pub fn concurrent(server: &HttpServer, era: Era, clients: usize, calls: u32) -> 
                     // Formatted rather than built as a `Value`: the client's own cost is
                     // not what is measured, and it grows with the body (the 2026-07-28 one
                     // is twice the size).
-                    let (body, headers) = match &session {
+                    let (body, mut headers) = match &session {
                         Some(session) => (
                             format!(
                                 r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{{"name":"sum","arguments":{{"a":{a},"b":2}}}}}}"#
@@ -225,6 +236,9 @@ pub fn concurrent(server: &HttpServer, era: Era, clients: usize, calls: u32) -> 
                             ],
                         ),
                     };
+                    if let Some(authorization) = authorization {
+                        headers.push(("Authorization", authorization));
+                    }
                     let response = connection.post(&body, &headers);
                     let answer = response.message();
                     assert_eq!(answer["result"]["content"][0]["text"], (a + 2).to_string(), "{answer}");

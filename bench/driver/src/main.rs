@@ -7,6 +7,7 @@
 //! clean release builds of both servers and of ours' dependencies alone (slow: a fresh target
 //! directory each); `--stdio-only` and `--http-only` run a part.
 
+mod auth;
 mod http;
 mod measure;
 mod process;
@@ -54,6 +55,11 @@ fn main() {
 
     let bench = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("bench/").to_path_buf();
     let release = build_all(&bench);
+    // The authorization rows: not in the quick pass (their server is one more release build).
+    let oauth_rows = !short && !plan.stdio_only;
+    if oauth_rows {
+        build(&bench, "sum-ours", &["--features", "oauth", "--bin", "sum-ours-oauth"]);
+    }
     let targets = [
         Target::framework("ours", release.join("sum-ours")),
         Target::framework("rmcp 3.11", release.join("sum-rmcp")),
@@ -95,6 +101,26 @@ fn main() {
         table.add_pair(
             &format!("{} idle handshake-era HTTP sessions, KB each", plan.sessions),
             (ours_http.idle_session_kb, rmcp_http.idle_session_kb),
+        );
+    }
+    if oauth_rows {
+        let [plain, verified] = auth_rows(&bench, &release.join("sum-ours-oauth"), &plan);
+        let clients = HTTP_CLIENTS;
+        table.add_single(
+            &format!("Streamable HTTP, {clients} clients, 2026-07-28, the `oauth` build without authorization, req/s"),
+            plain,
+        );
+        table.add_single(
+            &format!(
+                "Streamable HTTP, {clients} clients, 2026-07-28, each request's JWT verified (keys cached), req/s"
+            ),
+            verified,
+        );
+        // Both cores serve: the time a request costs more, on one core.
+        let cores = std::thread::available_parallelism().map_or(1, usize::from) as f64;
+        table.add_single(
+            "the JWT check's cost per request, µs of CPU (from the two rows above)",
+            (1.0 / verified - 1.0 / plain) * cores * 1e6,
         );
     }
     if plan.build_times {
@@ -147,6 +173,27 @@ fn http_rows(programs: [&Path; 2], plan: &Plan) -> [HttpRow; 2] {
     rows
 }
 
+/// The authorization rows: the `oauth` build of ours serving 2026-07-28 calls without
+/// authorization, and as a protected resource of the driver's issuer with a valid JWT on every
+/// request (the key set fetched once, then cached), taking turns within each round; medians.
+fn auth_rows(bench: &Path, program: &Path, plan: &Plan) -> [f64; 2] {
+    let per_client = (plan.calls / HTTP_CLIENTS as u32).max(1);
+    let issuer = auth::Issuer::start(bench);
+    let mut measured: [Vec<f64>; 2] = Default::default();
+    for round in 1..=plan.rounds {
+        eprintln!("authorization round {round} of {}", plan.rounds);
+        let server = http::HttpServer::start(program);
+        measured[0].push(http::concurrent(&server, http::Era::Stateless, HTTP_CLIENTS, per_client));
+        drop(server);
+        let server = http::HttpServer::start_with(program, None, &["--oauth-issuer", &issuer.url]);
+        let authorization = format!("Bearer {}", issuer.token(&format!("http://{}/mcp", server.addr)));
+        let verified =
+            http::concurrent_as(&server, http::Era::Stateless, HTTP_CLIENTS, per_client, Some(&authorization));
+        measured[1].push(verified);
+    }
+    measured.map(|mut values| measure::median(&mut values))
+}
+
 /// One server's HTTP rows.
 #[derive(Debug, Default, Clone, Copy)]
 struct HttpRow {
@@ -167,14 +214,16 @@ fn build_all(bench: &Path) -> PathBuf {
         ("sum-ours", &["--features", "http", "--bin", "sum-ours-http"]),
         ("sum-rmcp", &["--features", "http", "--bin", "sum-rmcp-http"]),
     ] {
-        let status = cargo(bench)
-            .args(["build", "--release", "--quiet", "-p", package])
-            .args(extra)
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building {package} failed");
+        build(bench, package, extra);
     }
     target_dir(bench).join("release")
+}
+
+/// `cargo build --release -p package extra...`.
+fn build(bench: &Path, package: &str, extra: &[&str]) {
+    let status =
+        cargo(bench).args(["build", "--release", "--quiet", "-p", package]).args(extra).status().expect("cargo runs");
+    assert!(status.success(), "building {package} failed");
 }
 
 /// `cargo` in the bench workspace.

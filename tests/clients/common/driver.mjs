@@ -3,6 +3,10 @@
 // loop. It imports nothing, so each driver keeps resolving its SDK from its own node_modules.
 //
 // Command line: <driver> [--mode MODE] --plan '<json array of steps>' -- <server> [args...]
+// or, over Streamable HTTP: <driver> [--mode MODE] --plan '<json>' --url URL [--bearer TOKEN]
+// [--oauth-client ID:SECRET --oauth-issuer ISSUER [--oauth-scope SCOPES]]: the token sent
+// first, and the client-credentials grant the SDK's own OAuth support runs on a 401 or a
+// step-up 403 (asking for SCOPES).
 // Output: one JSON object per line; exit 0 once the plan ran, 2 when the connection could not
 // be made, 64 on a usage error (the reason goes to stderr). See ../README.md.
 
@@ -27,9 +31,13 @@ export function fail(status, message) {
  * default. Returns `{ plan, mode, command, args }`; exits 64 on a usage error.
  */
 export function parseArgs(argv, modes) {
-  const usage = `usage: node ${PROGRAM} [--mode ${modes.join('|')}] --plan '<json array>' (--url <http url> | -- <server> [args...])`;
+  const usage = `usage: node ${PROGRAM} [--mode ${modes.join('|')}] --plan '<json array>' (--url <http url> [--bearer TOKEN] [--oauth-client ID:SECRET --oauth-issuer URL] | -- <server> [args...])`;
   let plan;
   let url;
+  let bearer;
+  let oauthClient;
+  let oauthIssuer;
+  let oauthScope;
   let mode = modes[0];
   let i = 0;
   for (; i < argv.length && argv[i] !== '--'; i++) {
@@ -47,6 +55,16 @@ export function parseArgs(argv, modes) {
       mode = value;
     } else if (flag === '--url') {
       url = value;
+    } else if (flag === '--bearer') {
+      bearer = value;
+    } else if (flag === '--oauth-client') {
+      const [clientId, clientSecret] = value.split(':');
+      if (!clientId || !clientSecret) fail(64, `--oauth-client takes ID:SECRET\n${usage}`);
+      oauthClient = { clientId, clientSecret };
+    } else if (flag === '--oauth-issuer') {
+      oauthIssuer = value;
+    } else if (flag === '--oauth-scope') {
+      oauthScope = value;
     } else {
       fail(64, `unknown flag ${flag}\n${usage}`);
     }
@@ -55,7 +73,31 @@ export function parseArgs(argv, modes) {
   if (!Array.isArray(plan)) fail(64, `--plan must be a JSON array\n${usage}`);
   if (server.length === 0 && url === undefined) fail(64, `no server command after --, and no --url\n${usage}`);
   if (!modes.includes(mode)) fail(64, `--mode ${mode}: this driver accepts ${modes.join(', ')}\n${usage}`);
-  return { plan, mode, url, command: server[0], args: server.slice(1) };
+  if ((oauthClient === undefined) !== (oauthIssuer === undefined)) {
+    fail(64, `--oauth-client and --oauth-issuer go together\n${usage}`);
+  }
+  const oauth = oauthClient && { ...oauthClient, issuer: oauthIssuer, scope: oauthScope };
+  return { plan, mode, url, bearer, oauth, command: server[0], args: server.slice(1) };
+}
+
+/**
+ * The HTTP transport's options for `--bearer` and `--oauth-client`: an OAuth provider of
+ * `Provider` (the SDK's `ClientCredentialsProvider`) holding the bearer token as its first
+ * token, or the token as a plain header when there are no client credentials.
+ */
+export function httpAuth({ bearer, oauth }, Provider) {
+  if (oauth !== undefined) {
+    const authProvider = new Provider({
+      clientId: oauth.clientId,
+      clientSecret: oauth.clientSecret,
+      expectedIssuer: oauth.issuer,
+      scope: oauth.scope,
+    });
+    if (bearer !== undefined) authProvider.saveTokens({ access_token: bearer, token_type: 'Bearer' });
+    return { authProvider };
+  }
+  if (bearer !== undefined) return { requestInit: { headers: { Authorization: `Bearer ${bearer}` } } };
+  return {};
 }
 
 /**

@@ -26,9 +26,9 @@
 // short-lived sibling process started with the same command (its stderr discarded); the
 // session's process starts once the era is known, so it never sees `server/discover`.
 
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { emit, fail, parseArgs, runPlan, standardOps } from '../common/driver.mjs';
+import { emit, fail, httpAuth, parseArgs, runPlan, standardOps } from '../common/driver.mjs';
 
 const MODES = {
   legacy: { mode: 'legacy' },
@@ -36,7 +36,8 @@ const MODES = {
   auto: { mode: 'auto' },
 };
 
-const { plan, mode, url, command, args } = parseArgs(process.argv.slice(2), Object.keys(MODES));
+const options = parseArgs(process.argv.slice(2), Object.keys(MODES));
+const { plan, mode, url, command, args } = options;
 
 const client = new Client(
   { name: 'mcp-tests-node-v2-client', version: '0.0.0' },
@@ -71,7 +72,7 @@ client.setRequestHandler('sampling/createMessage', () => ({
 client.setRequestHandler('roots/list', () => ({ roots: [{ uri: 'file:///client/root', name: 'client root' }] }));
 // Streamable HTTP with --url; otherwise the server command over stdio.
 const transport = url !== undefined
-  ? new StreamableHTTPClientTransport(new URL(url))
+  ? new StreamableHTTPClientTransport(new URL(url), httpAuth(options, ClientCredentialsProvider))
   : new StdioClientTransport({
     command,
     args,

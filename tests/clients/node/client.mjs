@@ -19,7 +19,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { emit, fail, parseArgs, runPlan, standardOps } from '../common/driver.mjs';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import { emit, fail, httpAuth, parseArgs, runPlan, standardOps } from '../common/driver.mjs';
 
 const MAX_PAGES = 1000;
 
@@ -36,12 +37,13 @@ async function allPages(list, key) {
   throw new Error(`${key}: still paging after ${MAX_PAGES} pages`);
 }
 
-const { plan, url, command, args } = parseArgs(process.argv.slice(2), ['legacy']);
+const options = parseArgs(process.argv.slice(2), ['legacy']);
+const { plan, url, command, args } = options;
 
 const client = new Client({ name: 'mcp-tests-node-client', version: '0.0.0' });
 // Streamable HTTP with --url; otherwise the server command over stdio.
 const transport = url !== undefined
-  ? new StreamableHTTPClientTransport(new URL(url))
+  ? new StreamableHTTPClientTransport(new URL(url), httpAuth(options, ClientCredentialsProvider))
   : new StdioClientTransport({
     command,
     args,

@@ -136,15 +136,25 @@ fn with(mut first: Vec<(String, String)>, more: Vec<(String, String)>) -> Vec<(S
     first
 }
 
-/// Calls of each handler, to show a refused request never reached it.
+/// Calls of the `write` handler, and calls the application's layer saw: a refused request
+/// reaches neither.
 #[derive(Default)]
-struct Ran(AtomicUsize);
+struct Ran(AtomicUsize, AtomicUsize);
 
 /// A notes server: `search` and `notes://{title}` need `notes:read`, `write` needs
 /// `notes:write`, `whoami` (no scope) says who asked and whether the token reached it.
 fn notes(ran: Arc<Ran>) -> Server {
     let wrote = Arc::clone(&ran);
+    let seen = Arc::clone(&ran);
     Server::builder("notes", "1")
+        // The application's own layer: the scope check runs before it, so it never sees a
+        // refused call.
+        .layer(mcp_runtime::middleware::from_fn(move |request, next| {
+            if request.method() == "tools/call" {
+                seen.1.fetch_add(1, Ordering::SeqCst);
+            }
+            next.run(request)
+        }))
         .tool(ToolDescriptor::new("search").scope("notes:read").handler(|_: Value| async { "no hits".to_owned() }))
         .tool(ToolDescriptor::new("write").scope("notes:write").handler(move |_: Value| {
             wrote.0.fetch_add(1, Ordering::SeqCst);
@@ -387,7 +397,9 @@ async fn declared_scopes_gate_calls_reads_gets_and_lists_in_both_eras() {
     assert_eq!(refused.body["error"]["data"]["requiredScopes"], json!(["notes:write"]));
     assert_eq!(refused.body["id"], 1);
     assert_eq!(ran.0.load(Ordering::SeqCst), 0, "the handler did not run");
+    assert_eq!(ran.1.load(Ordering::SeqCst), 0, "the application's layer did not see it");
     assert_eq!(call(&url, "search", reader.clone()).await.status, 200);
+    assert_eq!(ran.1.load(Ordering::SeqCst), 1, "an allowed call passes the application's layer");
 
     // Lists show what the caller may use, privately cached.
     let listed = post(&url, stateless("tools/list", json!({})), with(version_header(), reader.clone()), &[]).await;
@@ -572,4 +584,161 @@ async fn the_notes_example_is_a_protected_resource_with_oauth_issuer() {
         &[],
     );
     assert_eq!(unread.await.status, 403);
+}
+
+/// The notes example behind a real OpenID provider (oidc-provider): its JWT access tokens,
+/// asked for with the client-credentials grant and a resource indicator, found through its
+/// OpenID discovery document and checked with its published keys; a token for another
+/// resource is refused, and a reader steps up to a writer's token, in both eras.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_of_a_real_openid_provider_are_verified_and_scoped() {
+    let (provider, notes) = tokio::task::spawn_blocking(|| {
+        let provider = mcp_tests::clients::openid_provider();
+        let program = mcp_tests::example_binary("notes");
+        (provider, mcp_tests::http::HttpServer::start(&program, &["--oauth-issuer", &provider.issuer]))
+    })
+    .await
+    .unwrap();
+    let url = notes.url.clone();
+    let token_for = |client: (&'static str, &'static str), scope: &'static str, resource: String| async move {
+        tokio::task::spawn_blocking(move || provider.token(client, scope, &resource)).await.unwrap()
+    };
+    let reader = token_for(("notes-reader", "reader-secret"), "notes:read", url.clone()).await.expect("a token");
+    let reader = bearer(reader["access_token"].as_str().unwrap());
+    let search = |who: Vec<(String, String)>| {
+        let mut call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search",
+            "arguments": {"word": "kite"}}});
+        call["params"]["_meta"] = stateless_call(1, "x")["params"]["_meta"].clone();
+        post(&url, call, with(version_header(), who), CHALLENGE)
+    };
+    let found = search(reader.clone()).await;
+    assert_eq!(found.status, 200, "{}", found.body);
+    assert_eq!(found.body["result"]["structuredContent"], json!({"titles": []}));
+
+    // The reader may not write: 403, and the challenge names the scope to ask for.
+    let write = |id: u32| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "write_note",
+            "arguments": {"title": "kite", "text": "A red kite"}}})
+    };
+    let mut stateless_write = write(2);
+    stateless_write["params"]["_meta"] = stateless_call(1, "x")["params"]["_meta"].clone();
+    let refused = post(&url, stateless_write.clone(), with(version_header(), reader.clone()), CHALLENGE).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(challenge(&refused).contains("scope=\"notes:write\""), "{}", challenge(&refused));
+    let opened = post(&url, initialize("2025-11-25", json!({})), reader.clone(), &[]).await;
+    assert_eq!(opened.status, 200, "{}", opened.body);
+    let session = vec![("mcp-session-id".to_owned(), opened.session.clone().expect("a session"))];
+    let refused = post(&url, write(3), with(reader.clone(), session.clone()), CHALLENGE).await;
+    assert!(challenge(&refused).contains("scope=\"notes:write notes:read\""), "{}", challenge(&refused));
+
+    // Stepped up: the provider grants the agent both scopes, and the write goes through.
+    let agent =
+        token_for(("notes-agent", "agent-secret"), "notes:read notes:write", url.clone()).await.expect("a token");
+    let agent = bearer(agent["access_token"].as_str().unwrap());
+    let wrote = post(&url, stateless_write, with(version_header(), agent.clone()), &[]).await;
+    assert_eq!(wrote.body["result"]["content"][0]["text"], "Wrote \"kite\"", "{}", wrote.body);
+    assert_eq!(search(agent).await.body["result"]["structuredContent"], json!({"titles": ["kite"]}));
+
+    // The provider does not give the reader what it was not granted.
+    let greedy = token_for(("notes-reader", "reader-secret"), "notes:write", url.clone()).await;
+    assert!(greedy.is_err() || greedy.unwrap()["scope"] != "notes:write", "the provider keeps to its grants");
+
+    // A token for another resource: refused as such.
+    let elsewhere =
+        token_for(("notes-reader", "reader-secret"), "notes:read", "http://127.0.0.1:9/mcp".into()).await.unwrap();
+    let refused = search(bearer(elsewhere["access_token"].as_str().unwrap())).await;
+    assert_eq!(refused.status, 401);
+    assert!(challenge(&refused).contains("issued for another resource"), "{}", challenge(&refused));
+}
+
+/// The official TypeScript clients (SDK 1.x in the handshake era, the v2 client package in
+/// 2026-07-28) against the notes example behind the OpenID provider: without credentials they
+/// are refused; holding a token with `notes:read` only, a write is challenged with 403 and the
+/// SDK's own OAuth support (its `ClientCredentialsProvider`) steps up to a token with
+/// `notes:write` from the provider, then the write goes through; a client the provider will
+/// not give `notes:write` stays refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_typescript_clients_are_refused_challenged_and_step_up() {
+    use mcp_tests::clients::{node_client, node_v2_client, run_plan_url, try_plan_url, with_mode};
+    let (provider, notes) = tokio::task::spawn_blocking(|| {
+        let provider = mcp_tests::clients::openid_provider();
+        let program = mcp_tests::example_binary("notes");
+        (provider, mcp_tests::http::HttpServer::start(&program, &["--oauth-issuer", &provider.issuer]))
+    })
+    .await
+    .unwrap();
+    let url = notes.url.clone();
+    let issuer = provider.issuer.clone();
+    tokio::task::spawn_blocking(move || {
+        // Each era writes a note of its own, and finds it.
+        let plan = |era: &str| {
+            json!([
+                {"op": "call_tool", "name": "search", "arguments": {"word": era}},
+                {"op": "call_tool", "name": "write_note", "arguments": {"title": era, "text": format!("kite {era}")}},
+                {"op": "call_tool", "name": "search", "arguments": {"word": era}},
+            ])
+        };
+        // The agent holds a token with `notes:read` only; stepping up keeps its subject (the
+        // client), so a handshake-era session stays its own.
+        let agent = provider.token(("notes-agent", "agent-secret"), "notes:read", &url).expect("a token");
+        let agent = agent["access_token"].as_str().unwrap().to_owned();
+        let reader = provider.token(("notes-reader", "reader-secret"), "notes:read", &url).expect("a token");
+        let reader = reader["access_token"].as_str().unwrap().to_owned();
+        for (era, client) in [("2025-11-25", node_client()), ("2026-07-28", with_mode(node_v2_client(), "modern"))] {
+            let mut client = client;
+            client.args(["--bearer", &agent, "--oauth-client", "notes-agent:agent-secret", "--oauth-issuer", &issuer]);
+            // What the SDK's client-credentials provider asks for when it steps up (it asks for
+            // its configured scope, not the challenge's).
+            client.args(["--oauth-scope", "notes:read notes:write"]);
+            let lines = run_plan_url(client, &plan(era), &url);
+            assert_eq!(lines[0]["protocolVersion"], era, "{lines:?}");
+            assert!(
+                lines[1]["result"]["structuredContent"]["titles"].is_array(),
+                "{era}: the reader searches: {lines:?}"
+            );
+            let wrote = format!("Wrote \"{era}\"");
+            assert_eq!(lines[2]["result"]["content"][0]["text"], wrote, "{era}: stepped up: {lines:?}");
+            assert_eq!(lines[3]["result"]["structuredContent"]["titles"], json!([era]), "{era}: {lines:?}");
+
+            // The reader's own credentials cannot get `notes:write`: the write stays refused.
+            let client = match era {
+                "2025-11-25" => node_client(),
+                _ => with_mode(node_v2_client(), "modern"),
+            };
+            let mut client = client;
+            client.args([
+                "--bearer",
+                &reader,
+                "--oauth-client",
+                "notes-reader:reader-secret",
+                "--oauth-issuer",
+                &issuer,
+            ]);
+            client.args(["--oauth-scope", "notes:read notes:write"]);
+            let lines = run_plan_url(client, &plan("refused"), &url);
+            assert!(lines[1]["result"].is_object(), "{era}: reading is allowed: {lines:?}");
+            assert!(lines[2]["error"].is_object(), "{era}: the write is refused: {lines:?}");
+
+            // No token, no credentials: refused at the first request.
+            let client = match era {
+                "2025-11-25" => node_client(),
+                _ => with_mode(node_v2_client(), "modern"),
+            };
+            let refused = try_plan_url(client, &plan(era), &url).expect_err("a client without a token is refused");
+            assert!(refused.contains("401") || refused.to_lowercase().contains("unauthorized"), "{era}: {refused}");
+        }
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_list_all_items_lists_show_everything_and_calls_are_still_checked() {
+    let issuer = issuer().await;
+    let verifier = JwtVerifier::new(&issuer.url).unwrap();
+    let url = protected(notes(Arc::default()), Authorization::jwt(verifier).list_all_items()).await;
+    let reader = bearer(&signed(&claims(&issuer.url, &url, "alice", "notes:read"), "rsa", "rsa-1"));
+    let listed = post(&url, stateless("tools/list", json!({})), with(version_header(), reader.clone()), &[]).await;
+    assert_eq!(listed.body["result"]["tools"].as_array().map(Vec::len), Some(3), "{}", listed.body);
+    assert_eq!(call(&url, "write", reader).await.status, 403);
 }
