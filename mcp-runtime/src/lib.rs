@@ -87,7 +87,7 @@ pub mod http {
     #[cfg(feature = "oauth")]
     pub use crate::auth::introspection::DEFAULT_INTROSPECTION_CACHE;
     #[cfg(feature = "oauth")]
-    pub use crate::auth::jwt::{DEFAULT_LEEWAY, DEFAULT_REFETCH_INTERVAL};
+    pub use crate::auth::jwt::{DEFAULT_LEEWAY, DEFAULT_REFETCH_INTERVAL, DEFAULT_VERIFIED_CACHE};
     pub use crate::auth::{Authorization, Reject};
     #[cfg(feature = "oauth")]
     pub use crate::auth::{IntrospectionVerifier, JwtVerifier};

@@ -1,22 +1,18 @@
 //! The introspection verifier: opaque tokens, asked about at the authorization server's
 //! introspection endpoint (RFC 7662), the answers cached for a short while.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
 use super::TokenError;
+use super::cache::{TokenCache, key};
 use super::keys::{discover, endpoint, fetchable};
 use crate::context::Identity;
 use crate::util::http_client;
 
 /// How long an answer is reused, unless configured (never past the token's expiry).
 pub const DEFAULT_INTROSPECTION_CACHE: Duration = Duration::from_secs(30);
-
-/// How many answers are kept at most.
-const MAX_CACHED: usize = 10_000;
 
 /// The most an introspection answer may weigh.
 const MAX_ANSWER_BYTES: usize = 64 * 1024;
@@ -43,7 +39,7 @@ pub struct IntrospectionVerifier {
     client_secret: String,
     audience: Option<String>,
     cache_for: Duration,
-    cache: Mutex<HashMap<[u8; 32], (Instant, Identity)>>,
+    cache: TokenCache,
 }
 
 impl std::fmt::Debug for IntrospectionVerifier {
@@ -78,7 +74,7 @@ impl IntrospectionVerifier {
             client_secret: client_secret.into(),
             audience: None,
             cache_for: DEFAULT_INTROSPECTION_CACHE,
-            cache: Mutex::default(),
+            cache: TokenCache::default(),
         })
     }
 
@@ -116,8 +112,8 @@ impl IntrospectionVerifier {
 
     /// Who `token` was issued to, if it is active and for `resource`.
     pub(crate) async fn verify(&self, token: &str, resource: &str) -> Result<Identity, TokenError> {
-        let digest = hmac_sha256::Hash::hash(token.as_bytes());
-        if let Some(identity) = self.cached(&digest) {
+        let digest = key(token, resource);
+        if let Some(identity) = self.cache.get(&digest) {
             return Ok(identity);
         }
         let endpoint = self
@@ -157,29 +153,7 @@ impl IntrospectionVerifier {
             return invalid("the token is not valid yet");
         }
         let Some(identity) = Identity::from_claims(answer) else { return invalid("the token names no subject") };
-        self.keep(digest, &identity);
+        self.cache.keep(digest, &identity, self.cache_for);
         Ok(identity)
-    }
-
-    fn cached(&self, digest: &[u8; 32]) -> Option<Identity> {
-        let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        let (until, identity) = cache.get(digest)?;
-        (Instant::now() < *until && identity.expires_at().is_none_or(|at| at > SystemTime::now()))
-            .then(|| identity.clone())
-    }
-
-    fn keep(&self, digest: [u8; 32], identity: &Identity) {
-        if self.cache_for.is_zero() {
-            return;
-        }
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        if cache.len() >= MAX_CACHED {
-            cache.retain(|_, (until, _)| *until > now);
-            if cache.len() >= MAX_CACHED {
-                cache.clear();
-            }
-        }
-        cache.insert(digest, (now + self.cache_for, identity.clone()));
     }
 }

@@ -9,11 +9,15 @@ use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
 
 use super::TokenError;
+use super::cache::{TokenCache, key};
 use super::keys::{KeyError, KeySet, fetchable};
 use crate::context::Identity;
 
 /// The clock skew allowed on `exp` and `nbf`, unless configured.
 pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
+
+/// How long a verified token is remembered (never past its `exp`), unless configured.
+pub const DEFAULT_VERIFIED_CACHE: Duration = Duration::from_secs(60);
 
 /// The least time between two fetches of the key set prompted by a token naming an unknown
 /// key, unless configured.
@@ -48,7 +52,9 @@ fn named_algorithm(token: &str) -> Option<String> {
 /// and caches its key set (`jwks_uri`), and fetches the set again when a token names a key it
 /// has not seen (a rotation), at most once per [refetch interval](Self::refetch_interval).
 /// While the key set cannot be fetched, tokens signed with keys already known are still
-/// checked; others are answered 503, never taken as valid.
+/// checked; others are answered 503, never taken as valid. A token verified once is
+/// remembered for a minute ([`remember_verified`](Self::remember_verified)): the same token
+/// again costs a hash, not a signature check; its expiry is checked every time.
 ///
 /// ```
 /// use mcp_runtime::http::{Authorization, HttpOptions, JwtVerifier};
@@ -65,6 +71,8 @@ pub struct JwtVerifier {
     audience: Option<String>,
     leeway: Duration,
     keys: KeySet,
+    remember_for: Duration,
+    verified: TokenCache,
 }
 
 impl std::fmt::Debug for JwtVerifier {
@@ -88,7 +96,14 @@ impl JwtVerifier {
             )));
         }
         let keys = KeySet::new(issuer.clone(), None, DEFAULT_REFETCH_INTERVAL);
-        Ok(JwtVerifier { issuer, audience: None, leeway: DEFAULT_LEEWAY, keys })
+        Ok(JwtVerifier {
+            issuer,
+            audience: None,
+            leeway: DEFAULT_LEEWAY,
+            keys,
+            remember_for: DEFAULT_VERIFIED_CACHE,
+            verified: TokenCache::default(),
+        })
     }
 
     /// Takes the keys from `url` instead of the `jwks_uri` the issuer's metadata names.
@@ -127,6 +142,15 @@ impl JwtVerifier {
         self
     }
 
+    /// How long a verified token is remembered, so that the same token on later requests is
+    /// not checked again (default [`DEFAULT_VERIFIED_CACHE`]; never past its `exp`, which is
+    /// checked on every request; zero checks every request in full).
+    #[must_use]
+    pub fn remember_verified(mut self, time: Duration) -> Self {
+        self.remember_for = time;
+        self
+    }
+
     /// The issuer.
     pub fn issuer(&self) -> &str {
         &self.issuer
@@ -134,6 +158,17 @@ impl JwtVerifier {
 
     /// Who `token` was issued to, if it is valid for `resource`.
     pub(crate) async fn verify(&self, token: &str, resource: &str) -> Result<Identity, TokenError> {
+        let remembered = key(token, resource);
+        if let Some(identity) = self.verified.get(&remembered) {
+            return Ok(identity);
+        }
+        let identity = self.check(token, resource).await?;
+        self.verified.keep(remembered, &identity, self.remember_for);
+        Ok(identity)
+    }
+
+    /// [`verify`](Self::verify), in full.
+    async fn check(&self, token: &str, resource: &str) -> Result<Identity, TokenError> {
         let invalid = |why: &str| TokenError::Invalid(why.to_owned());
         let Ok(header) = jsonwebtoken::decode_header(token) else {
             // `none` and names this build does not know are no algorithm of its own.

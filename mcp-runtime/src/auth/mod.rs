@@ -10,6 +10,8 @@
 //! such items out of lists.
 
 pub(crate) mod bearer;
+#[cfg(feature = "oauth")]
+mod cache;
 pub(crate) mod challenge;
 pub(crate) mod check;
 pub(crate) mod edge;
