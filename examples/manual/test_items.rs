@@ -102,14 +102,14 @@ pub(crate) fn add(server: Server) -> Server {
             ResourceDescriptor::fixed("test://static", "static")
                 .title("A static text")
                 .description("Always the same text")
-                .mime_type("text/plain")
+                .mime("text/plain")
                 .size(5)
                 .subscribable(true)
                 .reader(|_: ResourceRead| async { "hello" }),
         )
         .resource(
             ResourceDescriptor::fixed("test://binary", "binary")
-                .mime_type("application/octet-stream")
+                .mime("application/octet-stream")
                 .reader(|_: ResourceRead| async { vec![0u8, 1, 2, 255] }),
         )
         .resource(ResourceDescriptor::fixed("test://two-parts", "two-parts").reader(|read: ResourceRead| async move {
@@ -122,7 +122,7 @@ pub(crate) fn add(server: Server) -> Server {
             ResourceDescriptor::template("test://items/{id}", "item")
                 .expect("a valid template")
                 .description("Items 1 to 3")
-                .mime_type("text/plain")
+                .mime("text/plain")
                 .subscribable(true)
                 .lister(|_| async {
                     (1..=3).map(|id| Resource::new(format!("test://items/{id}"), format!("item {id}"))).collect()
@@ -203,7 +203,7 @@ fn add_item(handle: &ServerHandle, kind: AddedKind, name: &str) -> mcp_runtime::
         AddedKind::Resource => handle.add_resource(
             ResourceDescriptor::fixed(format!("test://added/{name}"), name)
                 .description("Added while the server runs")
-                .mime_type("text/plain")
+                .mime("text/plain")
                 .reader(move |_: ResourceRead| {
                     let text = text.clone();
                     async move { text }

@@ -109,6 +109,22 @@ fn function(cx: &Ctxt, function: &FnItem, declares: Declares) {
     }
 }
 
+/// `local` is for an `async fn` whose future is not `Send`; a plain `fn` already runs on a
+/// blocking thread of its own, where holding anything is fine, and the local thread must not
+/// be blocked by it (every `local` handler shares that one thread).
+fn local_plain_fn(cx: &Ctxt, common: &CommonArgs, function: &FnItem) {
+    if let Some(local) = common.local.get().filter(|flag| flag.value())
+        && function.item.sig.asyncness.is_none()
+    {
+        cx.error_spanned_by(
+            local,
+            "a plain `fn` runs on a blocking thread of its own, so it needs no `local` (which is for an \
+             `async fn` whose future is not `Send`, and would block the thread every `local` handler shares); \
+             remove `local`",
+        );
+    }
+}
+
 /// The rules about one parameter and its `#[mcp(...)]`.
 fn parameter(cx: &Ctxt, param: &Param, declares: Declares) {
     let Declares { kind, attr, item: what } = declares;
@@ -224,6 +240,7 @@ fn option_argument(ty: &Type) -> Option<&Type> {
 /// A tool's function, and its name.
 pub(crate) fn tool(cx: &Ctxt, args: &ToolArgs, tool: &FnItem) {
     function(cx, tool, crate::ast::TOOL);
+    local_plain_fn(cx, &args.common, tool);
     if let Some(name) = args.common.name.get()
         && !is_tool_name(&name.value())
     {
@@ -237,6 +254,7 @@ pub(crate) fn tool(cx: &Ctxt, args: &ToolArgs, tool: &FnItem) {
 /// A prompt's function, and that each completion names one of its arguments.
 pub(crate) fn prompt(cx: &Ctxt, args: &PromptArgs, prompt: &FnItem) {
     function(cx, prompt, crate::ast::PROMPT);
+    local_plain_fn(cx, &args.common, prompt);
     for entry in &args.complete {
         let name = unraw(&entry.name);
         if !prompt.arguments().any(|p| unraw(&p.ident) == name) {

@@ -174,8 +174,8 @@ pub(crate) fn completer(expr: &Expr) -> TokenStream {
 }
 
 /// Finishes a function's descriptor expression with what the runtime must know of the
-/// handler: a plain (not `async`) function always runs as a task of its own (its body runs at
-/// the first poll, which must not happen where requests are read); its time limit; the module
+/// handler: a plain (not `async`) function runs on the blocking pool (its body runs at the
+/// first poll and may block its thread, which must not be a worker); its time limit; the module
 /// it is written in (for the client log layer); the states it takes (checked at start-up).
 pub(crate) fn finish_handler(common: &CommonArgs, function: &FnItem, descriptor: TokenStream) -> TokenStream {
     let mut out = quote!(__mcp::__private::defined_in(#descriptor, ::core::module_path!()));

@@ -64,7 +64,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 fn builder(args: &ResourceArgs, docs: &[syn::Expr], ident: &Ident) -> Vec<TokenStream> {
     let mut calls = common_builder(&args.common, docs, ident);
     if let Some(mime) = args.mime.get() {
-        calls.push(quote!(.mime_type(#mime)));
+        calls.push(quote!(.mime(#mime)));
     }
     if let Some(size) = args.size.get() {
         calls.push(quote!(.size(#size)));
@@ -148,7 +148,7 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
         .map(|ty| quote_spanned!(span=> const _: () = __mcp::diagnostics::returned_by_resource::<#ty>();));
     let convert = match &returns {
         Some(_) => quote!(__mcp::__private::ResourceReturn(#call).into_read_result(&__mcp_read)),
-        None => quote!(__mcp::IntoResourceContents::into_contents(#call, __mcp_read.uri(), __mcp_read.mime_type())),
+        None => quote!(__mcp::IntoResourceContents::into_contents(#call, __mcp_read.uri(), __mcp_read.mime())),
     };
     let states = resource.state_bindings(
         &quote!(__mcp_read.context()),

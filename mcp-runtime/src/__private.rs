@@ -44,10 +44,10 @@ macro_rules! declaration_parts {
 }
 declaration_parts!(ToolDescriptor, ResourceDescriptor, PromptDescriptor);
 
-/// Marks a declaration's handler as a plain `fn`: its body runs at the first poll, so it must
-/// always run as a task of its own, never where requests are read.
+/// Marks a declaration's handler as a plain `fn`: its body runs at the first poll and may
+/// block its thread, so it runs on the blocking pool, never on a worker.
 pub fn plain_fn<D: DeclarationParts>(mut declaration: D) -> D {
-    declaration.parts().0.kind = RunKind::Task;
+    declaration.parts().0.kind = RunKind::Blocking;
     declaration
 }
 
@@ -175,7 +175,7 @@ pub struct ResourceReturn<T>(pub T);
 
 impl<T: IntoResourceContents> ResourceReturn<T> {
     pub fn into_read_result(self, read: &ResourceRead) -> Result<Vec<ResourceContents>, ReadError> {
-        self.0.into_contents(read.uri(), read.mime_type())
+        self.0.into_contents(read.uri(), read.mime())
     }
 }
 
@@ -207,7 +207,7 @@ impl<T> NoResourceMime for ResourceMime<T> {}
 /// Declares `mime` unless the declaration already names one.
 pub fn with_default_mime(descriptor: ResourceDescriptor, mime: Option<&'static str>) -> ResourceDescriptor {
     match mime {
-        Some(mime) if descriptor.declared_mime_type().is_none() => descriptor.mime_type(mime),
+        Some(mime) if descriptor.declared_mime().is_none() => descriptor.mime(mime),
         _ => descriptor,
     }
 }

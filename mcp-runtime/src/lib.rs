@@ -1,5 +1,21 @@
 #![doc = include_str!("../README.md")]
+// The README links to items some features bring; built without them, the links go to docs.rs.
+#![cfg_attr(
+    not(feature = "macros"),
+    doc = "",
+    doc = "[`mcp_tool`]: https://docs.rs/mcp-runtime/latest/mcp_runtime/attr.mcp_tool.html"
+)]
+#![cfg_attr(
+    not(feature = "stdio"),
+    doc = "",
+    doc = "[`Server::run`]: https://docs.rs/mcp-runtime/latest/mcp_runtime/struct.Server.html#method.run",
+    doc = "[`Server::run_stdio`]: https://docs.rs/mcp-runtime/latest/mcp_runtime/struct.Server.html#method.run_stdio",
+    doc = "[`Server::serve_stdio`]: https://docs.rs/mcp-runtime/latest/mcp_runtime/struct.Server.html#method.serve_stdio"
+)]
 #![forbid(unsafe_code)]
+// docs.rs builds with every feature and `--cfg docsrs` on nightly: each item then says which
+// feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The crate's layers, each importing only from those before it:
 //
@@ -31,15 +47,18 @@ pub mod middleware;
 /// Telemetry (feature `telemetry`): OpenTelemetry spans and metrics as the conventions for
 /// MCP name them, exported over OTLP, and Prometheus text for `/metrics`.
 #[cfg(feature = "telemetry")]
+#[cfg_attr(docsrs, doc(cfg(feature = "telemetry")))]
 pub mod telemetry {
     pub use crate::middleware::telemetry::{OPERATION_BUCKETS, SESSION_BUCKETS, Telemetry, TelemetryError};
 }
 pub mod protocol;
 #[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod redis;
 mod serve;
 mod server;
 #[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
 mod transport;
 mod util;
@@ -69,6 +88,7 @@ pub use util::BoxFuture;
 pub use util::schema::{input_schema_for, schema_for};
 
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use transport::http::{Allowed, HttpOptions};
 
 /// Streamable HTTP: how the endpoint serves ([`HttpOptions`], at the root
@@ -76,6 +96,7 @@ pub use transport::http::{Allowed, HttpOptions};
 /// introspection verifiers with feature `oauth`), and the two stores instances behind a load
 /// balancer share (sessions, and the events of resumable streams).
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http {
     pub use crate::transport::http::{
         Allowed, DEFAULT_BODY_TIMEOUT, DEFAULT_HEAD_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT,
@@ -85,11 +106,14 @@ pub mod http {
     };
 
     #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
     pub use crate::auth::introspection::DEFAULT_INTROSPECTION_CACHE;
     #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
     pub use crate::auth::jwt::{DEFAULT_LEEWAY, DEFAULT_REFETCH_INTERVAL, DEFAULT_VERIFIED_CACHE};
     pub use crate::auth::{Authorization, Reject};
     #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
     pub use crate::auth::{IntrospectionVerifier, JwtVerifier};
 }
 
@@ -101,14 +125,17 @@ pub mod changes {
 }
 
 #[cfg(feature = "macros")]
+#[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
 #[doc = include_str!("docs/mcp_tool.md")]
 pub use mcp_runtime_macros::mcp_tool;
 
 #[cfg(feature = "macros")]
+#[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
 #[doc = include_str!("docs/mcp_resource.md")]
 pub use mcp_runtime_macros::mcp_resource;
 
 #[cfg(feature = "macros")]
+#[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
 #[doc = include_str!("docs/mcp_prompt.md")]
 pub use mcp_runtime_macros::mcp_prompt;
 
@@ -122,6 +149,7 @@ pub mod prelude {
         Server, State, Structured, ToolDescriptor, starting_with,
     };
     #[cfg(feature = "macros")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
     pub use crate::{mcp_prompt, mcp_resource, mcp_tool};
 }
 
@@ -210,6 +238,7 @@ impl Server {
     /// request from read to write. On a runtime of yours that might lack `enable_io`, that
     /// would panic, so this keeps the threads.)
     #[cfg(feature = "stdio")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
     pub async fn serve_stdio(self) -> Result<()> {
         self.serve_stdio_with(transport::stdio::Pipes::Threads).await
     }
@@ -233,6 +262,7 @@ impl Server {
     /// # }
     /// ```
     #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<()> {
         self.serve_http_with(addr, HttpOptions::default()).await
     }
@@ -240,15 +270,33 @@ impl Server {
     /// [`serve_http`](Self::serve_http) with options: the response mode, the allowed hosts
     /// and origins.
     #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub async fn serve_http_with(self, addr: impl tokio::net::ToSocketAddrs, options: HttpOptions) -> Result<()> {
+        self.serve_http_announced(addr, options, false).await
+    }
+
+    /// [`serve_http_with`](Self::serve_http_with); `announce`: the command line's `--http`,
+    /// which prints where it listens on standard error whatever the log level (a program
+    /// that serves HTTP itself says so through its own log, at `info`).
+    #[cfg(feature = "http")]
+    async fn serve_http_announced(
+        self,
+        addr: impl tokio::net::ToSocketAddrs,
+        options: HttpOptions,
+        announce: bool,
+    ) -> Result<()> {
         let (core, shutdown) = self.start()?;
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let local = listener.local_addr()?;
+        if announce {
+            eprintln!("serving MCP at http://{local}/mcp");
+        } else {
+            tracing::info!("serving MCP at http://{local}/mcp");
+        }
         let rules = transport::http::connection_rules(&options);
         let drain = core.config.drain_timeout;
         let routers = transport::http::router(core, options, Some(local))?;
         let (router, stop) = (routers.endpoint.merge(routers.metadata), routers.stop);
-        tracing::info!("serving MCP at http://{local}/mcp");
         let shutdown = async move {
             shutdown.await;
             let _ = stop.send(true);
@@ -282,6 +330,7 @@ impl Server {
     /// # }
     /// ```
     #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub fn http_router(self, options: HttpOptions) -> Result<axum::Router> {
         let (endpoint, metadata) = self.http_routers(options)?;
         Ok(endpoint.merge(metadata))
@@ -314,6 +363,7 @@ impl Server {
     /// # }
     /// ```
     #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub fn http_routers(self, options: HttpOptions) -> Result<(axum::Router, axum::Router)> {
         let (core, _shutdown) = self.start()?;
         let routers = transport::http::router(core, options, None)?;
@@ -348,6 +398,7 @@ impl Server {
     /// }
     /// ```
     #[cfg(feature = "stdio")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
     pub fn run(self) -> Result<()> {
         let command = match command_line::parse(std::env::args().skip(1)) {
             Ok(command) => command,
@@ -369,6 +420,7 @@ impl Server {
     /// }
     /// ```
     #[cfg(feature = "stdio")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
     pub fn run_stdio(self) -> Result<()> {
         self.block_on(command_line::Command::Serve(command_line::Transport::Stdio))
     }
@@ -377,6 +429,7 @@ impl Server {
     /// the caller's runtime. An argument it does not understand is returned as
     /// [`Error::Usage`], whose text ends with the usage.
     #[cfg(feature = "stdio")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
     pub async fn run_from_args(self) -> Result<()> {
         match command_line::parse(std::env::args().skip(1)) {
             Ok(command) => self.execute(command).await,
@@ -413,8 +466,9 @@ impl Server {
         if matches!(transport, command_line::Transport::Http { .. }) {
             transport::http::file_limit::raise_file_limit();
         }
-        // Served on a worker, not on this thread: the tasks it spawns (a plain `fn` handler
-        // runs as one) then start on the same worker, without waking another thread.
+        // Served on a worker, not on this thread: the tasks it spawns then start on the same
+        // worker, without waking another thread. (A plain `fn` handler runs on the blocking
+        // pool instead, so that one that blocks leaves the worker to poll the pipes.)
         let serving = runtime.spawn(async {
             let server =
                 if server.has_shutdown_signal() { server } else { server.with_graceful_shutdown(termination_signal()) };
@@ -492,7 +546,7 @@ impl Server {
                     true => options.metrics_path("/metrics"),
                     false => options,
                 };
-                self.serve_http_with(addr.as_str(), options).await
+                self.serve_http_announced(addr.as_str(), options, true).await
             }
         }
     }
@@ -530,6 +584,7 @@ impl Server {
 /// # }
 /// ```
 #[cfg(feature = "stdio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
 pub async fn termination_signal() {
     #[cfg(unix)]
     {

@@ -196,3 +196,29 @@ fn list_shows_each_item_s_scopes() {
     let plain = text(&gift_genius(&["--list"]).stdout);
     assert!(!plain.contains("[scopes:"), "items without scopes say nothing of them:\n{plain}");
 }
+
+/// `--http` says where it listens, on standard error, at the default log level (nothing else
+/// is printed there at that level) and when `RUST_LOG` silences everything.
+#[test]
+fn http_prints_where_it_listens_whatever_the_log_level() {
+    for log in [None, Some("off")] {
+        let port = mcp_tests::services::free_port();
+        let addr = format!("127.0.0.1:{port}");
+        let mut command = Command::new(example_binary("gift_genius"));
+        match log {
+            Some(log) => command.env("RUST_LOG", log),
+            None => command.env_remove("RUST_LOG"),
+        };
+        let mut server = command
+            .args(["--http", &addr])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("gift_genius starts");
+        mcp_tests::services::wait_for_port(port, "gift_genius", std::time::Duration::from_secs(10));
+        server.kill().expect("stopped");
+        let logs = text(&server.wait_with_output().expect("its output").stderr);
+        assert_eq!(logs, format!("serving MCP at http://{addr}/mcp\n"), "RUST_LOG={log:?}");
+    }
+}

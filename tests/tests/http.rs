@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use mcp_tests::example_binary;
 use mcp_tests::http::{HttpServer, initialize, post, send, stateless_headers};
 use mcp_tests::wire::{
-    CLIENT_CAPABILITIES_KEY, HANDSHAKE_REVISIONS, PROTOCOL_VERSION_KEY, STATELESS_REVISION, for_each_revision,
+    CLIENT_CAPABILITIES_KEY, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, PROTOCOL_VERSION_KEY, STATELESS_REVISION,
+    for_each_revision,
 };
 use serde_json::{Value, json};
 
@@ -619,4 +620,32 @@ fn the_standalone_stream_is_primed() {
         reader.read_line(&mut first).unwrap();
     }
     assert!(first.starts_with("id: get-") && first.contains("retry: ") && first.contains("data: \n"), "{first:?}");
+}
+
+/// A plain `fn` that blocks its thread runs on the blocking pool over HTTP too: a session's
+/// `ping`, and a 2026-07-28 `server/discover`, sent while it blocks, are answered at once.
+#[test]
+fn a_request_sent_while_a_plain_fn_blocks_its_thread_is_answered_at_once() {
+    let server = HttpServer::start(&example_binary("blocking"), &[]);
+    let url = &server.url;
+    let session = open_session(url, LATEST_HANDSHAKE_REVISION, json!({}));
+    let in_session = [("mcp-session-id", session.as_str()), ("mcp-protocol-version", LATEST_HANDSHAKE_REVISION)];
+    let lookup = json!({"name": "lookup", "arguments": {"ms": 3000}});
+    let quick = [
+        (request(1, "tools/call", lookup.clone()), request(2, "ping", json!({})), &in_session[..]),
+        (modern(3, "tools/call", lookup, json!({})), modern(4, "server/discover", json!({}), json!({})), &[][..]),
+    ];
+    std::thread::scope(|scope| {
+        for (call, quick, headers) in &quick {
+            let calling = scope.spawn(move || post(url, call, headers));
+            std::thread::sleep(Duration::from_millis(300));
+            let sent = Instant::now();
+            let answer = post(url, quick, headers);
+            let waited = sent.elapsed();
+            assert!(answer.last().get("result").is_some(), "{answer:?}");
+            assert!(waited < Duration::from_millis(50), "{}: answered after {waited:?}", quick["method"]);
+            let done = calling.join().expect("the calling thread");
+            assert_eq!(done.last()["result"]["content"][0]["text"], "looked up in 3000 ms", "{done:?}");
+        }
+    });
 }

@@ -1,10 +1,12 @@
 //! A server driven in-process over `tokio::io::duplex`, as a user's own tests would: the
-//! caching keys of `#[mcp_resource]` reach 2026-07-28 read results; a plain `fn` handler never
-//! runs where requests are read; the shutdown signal drains; the middleware seam (in
+//! caching keys of `#[mcp_resource]` reach 2026-07-28 read results; a plain `fn` handler runs
+//! on the blocking pool, never where requests are read or async handlers run; the shutdown signal drains; the middleware seam (in
 //! `in_memory/middleware.rs`).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use mcp_runtime::protocol::Revision;
+use mcp_runtime::testing::{TestClient, TestError};
 use mcp_runtime::{Server, mcp_prompt, mcp_resource, mcp_tool};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -73,14 +75,14 @@ fn block(ms: u64) -> String {
 /// A plain `fn` resource that blocks.
 #[mcp_resource("memo://slow")]
 fn slow() -> &'static str {
-    std::thread::sleep(Duration::from_millis(400));
+    std::thread::sleep(Duration::from_millis(1000));
     "slow"
 }
 
 /// A plain `fn` prompt that blocks.
 #[mcp_prompt]
 fn slow_prompt() -> String {
-    std::thread::sleep(Duration::from_millis(400));
+    std::thread::sleep(Duration::from_millis(1000));
     "slow".into()
 }
 
@@ -104,31 +106,78 @@ async fn initialized(server: Server) -> (Serving, Lines, ClientOut) {
     (serving, lines, client_out)
 }
 
-/// Each slow request is written, then a `ping`: the ping is answered first, so the plain
-/// `fn` ran off the reading loop. Two workers: one for the loop, one the blocked task takes.
+/// Sends a quick request (`ping`, or `server/discover` in 2026-07-28) 300 ms after `slow`
+/// started, in a message of its own; asserts it is answered within 50 ms while `slow` still
+/// blocks its thread; `slow`'s answer.
+async fn quick_while_blocked(client: &TestClient, slow: impl Future<Output = Result<Value, TestError>>) -> Value {
+    let method = if client.revision() == Revision::LATEST { "server/discover" } else { "ping" };
+    let quick = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let sent = Instant::now();
+        client.request(method, json!({})).await.unwrap_or_else(|e| panic!("{method}: {e}"));
+        sent.elapsed()
+    };
+    let (slow, waited) = tokio::join!(slow, quick);
+    assert!(waited < Duration::from_millis(50), "{method} answered after {waited:?} while a plain fn blocked");
+    slow.expect("the slow request")
+}
+
+/// A plain `fn` tool, resource or prompt never blocks a thread the connection needs: on a
+/// current-thread runtime, where a blocked thread would stop everything (the body runs on the
+/// blocking pool), a request sent while it blocks is answered at once, in both eras.
+#[tokio::test]
+async fn a_blocking_plain_fn_never_holds_up_the_connection() {
+    blocking_plain_fns_in_both_eras().await;
+}
+
+/// The same on a multi-threaded runtime, where the body blocks in place and the worker's
+/// other work moves to another thread.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn plain_fn_handlers_never_run_on_the_reading_loop() {
-    let server = Server::builder("plain", "1").tool(block).resource(slow).prompt(slow_prompt);
-    let (serving, mut lines, mut client_out) = initialized(server).await;
-    let slow_requests = [
-        json!({"method": "tools/call", "params": {"name": "block", "arguments": {"ms": 400}}}),
-        json!({"method": "resources/read", "params": {"uri": "memo://slow"}}),
-        json!({"method": "prompts/get", "params": {"name": "slow_prompt"}}),
-    ];
-    for (n, slow) in slow_requests.into_iter().enumerate() {
-        let id = 10 * (n + 1);
-        let mut request = slow.clone();
-        request["jsonrpc"] = json!("2.0");
-        request["id"] = json!(id);
-        let ping = json!({"jsonrpc": "2.0", "id": id + 1, "method": "ping"});
-        client_out.write_all(format!("{request}\n{ping}\n").as_bytes()).await.unwrap();
-        let first: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
-        let second: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
-        assert_eq!((first["id"].clone(), second["id"].clone()), (json!(id + 1), json!(id)), "{slow}: {first} {second}");
-        assert!(second.get("result").is_some(), "{second}");
-    }
-    client_out.shutdown().await.unwrap();
-    serving.await.unwrap().unwrap();
+async fn a_blocking_plain_fn_never_holds_up_the_connection_on_a_multi_threaded_runtime() {
+    blocking_plain_fns_in_both_eras().await;
+}
+
+async fn blocking_plain_fns_in_both_eras() {
+    // Both eras at once.
+    let check = async |revision: Revision| {
+        let server = Server::builder("plain", "1").tool(block).resource(slow).prompt(slow_prompt);
+        let client = TestClient::connect_as(server, revision).await.expect("connected");
+        let called = quick_while_blocked(&client, client.call_tool("block", json!({"ms": 3000}))).await;
+        assert_eq!(called["content"][0]["text"], "blocked 3000 ms", "{revision:?}");
+        let read = quick_while_blocked(&client, client.read_resource("memo://slow")).await;
+        assert_eq!(read["contents"][0]["text"], "slow", "{revision:?}");
+        let got = quick_while_blocked(&client, client.get_prompt("slow_prompt", json!({}))).await;
+        assert_eq!(got["messages"][0]["content"]["text"], "slow", "{revision:?}");
+        client.close().await.expect("closed");
+    };
+    tokio::join!(check(Revision::LATEST_HANDSHAKE), check(Revision::LATEST));
+}
+
+/// Blocks its thread for `ms` milliseconds, past its 200 ms time limit when `ms` is larger.
+#[mcp_tool(timeout = "200ms")]
+fn block_limited(ms: u64) -> String {
+    std::thread::sleep(Duration::from_millis(ms));
+    format!("blocked {ms} ms")
+}
+
+/// A plain `fn` past its time limit is answered at its limit, not when its thread returns;
+/// the thread cannot be stopped, so it keeps the request's slot until it returns (with one
+/// slot, the next call waits for it) and its result is dropped.
+#[tokio::test]
+async fn a_timed_out_plain_fn_is_answered_at_once_and_keeps_its_slot_until_its_thread_returns() {
+    let server = Server::builder("plain", "1").tool(block).tool(block_limited).max_in_flight(1);
+    let client = TestClient::connect(server).await.expect("connected");
+    let started = Instant::now();
+    let timed_out = client.call_tool("block_limited", json!({"ms": 1500})).await.expect("an answer");
+    let answered = started.elapsed();
+    assert_eq!(timed_out["isError"], true, "{timed_out}");
+    assert!(timed_out["content"][0]["text"].as_str().unwrap_or_default().contains("200 ms"), "{timed_out}");
+    assert!(answered < Duration::from_millis(1000), "answered after {answered:?}: at its limit, not its return");
+    let next = client.call_tool("block", json!({"ms": 0})).await.expect("the next call");
+    assert_eq!(next["content"][0]["text"], "blocked 0 ms");
+    let freed = started.elapsed();
+    assert!(freed >= Duration::from_millis(1500), "the slot was free after {freed:?}, before the thread returned");
+    client.close().await.expect("closed");
 }
 
 /// The shutdown signal stops reading, lets the request in flight answer, and ends serving

@@ -6,13 +6,23 @@ use quote::ToTokens;
 /// "unknown argument" with the valid keys, and the closest one when it is close.
 pub(crate) fn unknown_key(tokens: impl ToTokens, key: &str, attr: &str, valid: &[&str]) -> syn::Error {
     let list = valid.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-    let message = match closest(key, valid) {
+    let message = match same_as(key, valid).or_else(|| closest(key, valid)) {
         Some(guess) => {
             format!("unknown `{attr}` argument `{key}`; did you mean `{guess}`? (valid: {list})")
         }
         None => format!("unknown `{attr}` argument `{key}`; expected one of {list}"),
     };
     syn::Error::new_spanned(tokens, message)
+}
+
+/// Other names of a key, too far from it for [`closest`] to find: the protocol's spelling, or
+/// the builder API's former one.
+const SAME_AS: &[(&str, &str)] = &[("mime_type", "mime"), ("mimeType", "mime")];
+
+/// The key `key` is another name of, when that key is valid here.
+fn same_as<'a>(key: &str, valid: &[&'a str]) -> Option<&'a str> {
+    let (_, ours) = SAME_AS.iter().find(|(other, _)| *other == key)?;
+    valid.iter().find(|k| *k == ours).copied()
 }
 
 fn closest<'a>(key: &str, valid: &[&'a str]) -> Option<&'a str> {
@@ -50,5 +60,12 @@ mod tests {
         assert_eq!(closest("descripton", &valid), Some("description"));
         assert_eq!(closest("readonly", &valid), Some("read_only"));
         assert_eq!(closest("colour", &valid), None);
+    }
+
+    #[test]
+    fn another_name_of_a_key_is_answered_with_ours_where_it_is_valid() {
+        assert_eq!(super::same_as("mime_type", &["uri", "mime"]), Some("mime"));
+        assert_eq!(super::same_as("mimeType", &["uri", "mime"]), Some("mime"));
+        assert_eq!(super::same_as("mime_type", &["name", "title"]), None);
     }
 }

@@ -68,6 +68,7 @@ pub(crate) fn resource_uri(cx: &Ctxt, args: &ResourceArgs, item: Option<&Ident>)
 /// Template variables ↔ parameters, completions ↔ variables, `list` ↔ a template.
 pub(crate) fn resource_function(cx: &Ctxt, args: &ResourceArgs, resource: &FnItem, uri: &Uri) {
     super::function(cx, resource, crate::ast::RESOURCE);
+    super::local_plain_fn(cx, &args.common, resource);
     if matches!(uri, Uri::Broken) {
         return;
     }

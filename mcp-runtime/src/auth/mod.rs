@@ -28,8 +28,10 @@ use std::sync::Arc;
 use crate::context::Identity;
 
 #[cfg(feature = "oauth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
 pub use introspection::IntrospectionVerifier;
 #[cfg(feature = "oauth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
 pub use jwt::JwtVerifier;
 
 /// The application's own authentication: the request's headers in, who made it (or why
@@ -144,6 +146,7 @@ impl Authorization {
     /// Authorizes with JWT access tokens from `verifier`'s issuer (which the
     /// protected-resource metadata names as the authorization server).
     #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
     pub fn jwt(verifier: JwtVerifier) -> Self {
         let issuer = verifier.issuer().to_owned();
         Authorization::with(Verifier::Jwt(Arc::new(verifier)), vec![issuer])
@@ -151,6 +154,7 @@ impl Authorization {
 
     /// Authorizes with opaque tokens, asking `verifier`'s issuer about each (RFC 7662).
     #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
     pub fn introspection(verifier: IntrospectionVerifier) -> Self {
         let issuer = verifier.issuer().to_owned();
         Authorization::with(Verifier::Introspection(Arc::new(verifier)), vec![issuer])

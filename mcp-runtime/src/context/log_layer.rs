@@ -30,7 +30,7 @@ tokio::task_local! {
 /// [`forward_target`](Self::forward_target) or [`forward_all`](Self::forward_all). Handlers
 /// built without the macros have no known crate: opt in for them.
 ///
-/// [`Server::run`](crate::Server::run) installs it (beside a standard error logger) unless the
+/// [`Server::run`] installs it (beside a standard error logger) unless the
 /// application installed a subscriber of its own; then add it there:
 ///
 /// ```
@@ -50,6 +50,12 @@ tokio::task_local! {
 /// let subscriber = tracing_subscriber::registry().with(layer);
 /// # drop(subscriber);
 /// ```
+#[cfg_attr(feature = "stdio", doc = "", doc = "[`Server::run`]: crate::Server::run")]
+#[cfg_attr(
+    not(feature = "stdio"),
+    doc = "",
+    doc = "[`Server::run`]: https://docs.rs/mcp-runtime/latest/mcp_runtime/struct.Server.html#method.run"
+)]
 #[derive(Debug, Clone, Default)]
 pub struct ClientLogLayer {
     extra_targets: BTreeSet<String>,

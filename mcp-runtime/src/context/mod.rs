@@ -182,7 +182,13 @@ impl Context {
     }
 
     /// Who made the request, when the transport authenticated it (HTTP with an
-    /// authentication hook; see [`HttpOptions::bearer_auth`](crate::HttpOptions)).
+    /// authentication hook; see [`HttpOptions::bearer_auth`]).
+    #[cfg_attr(feature = "http", doc = "", doc = "[`HttpOptions::bearer_auth`]: crate::HttpOptions::bearer_auth")]
+    #[cfg_attr(
+        not(feature = "http"),
+        doc = "",
+        doc = "[`HttpOptions::bearer_auth`]: https://docs.rs/mcp-runtime/latest/mcp_runtime/struct.HttpOptions.html#method.bearer_auth"
+    )]
     pub fn identity(&self) -> Option<&Identity> {
         self.inner.extras.as_ref().and_then(|extras| extras.identity.as_ref())
     }

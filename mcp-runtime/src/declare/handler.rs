@@ -49,8 +49,12 @@ pub(crate) enum RunKind {
     /// An async handler: polled once where it was read, a task of its own only if it waits.
     #[default]
     Async,
-    /// A plain `fn` handler (its body runs at the first poll): always a task of its own.
+    /// Async work that must not run where the request was read (a resource lister, which
+    /// may wait): always a task of its own.
     Task,
+    /// A plain `fn` handler (its body runs at the first poll, and may block its thread): on
+    /// the blocking pool, never on a worker.
+    Blocking,
 }
 
 /// How a handler runs: its [`RunKind`] and its time limit.

@@ -64,8 +64,14 @@ impl ResourceRead {
     }
 
     /// The declared MIME type, if any.
-    pub fn mime_type(&self) -> Option<&str> {
+    pub fn mime(&self) -> Option<&str> {
         self.mime_type.as_deref()
+    }
+
+    /// The former name of [`mime`](Self::mime).
+    #[deprecated(since = "0.1.0", note = "renamed `mime`, as the `#[mcp_resource]` key is")]
+    pub fn mime_type(&self) -> Option<&str> {
+        self.mime()
     }
 }
 
@@ -99,6 +105,39 @@ impl fmt::Display for ResourceNotFound {
 
 impl std::error::Error for ResourceNotFound {}
 
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::NotFound => ResourceNotFound.fmt(f),
+            ReadError::Error(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+impl ReadError {
+    /// The error a read's `Err` is answered with, whatever its type, as a tool's or a
+    /// prompt's is: a [`ReadError`], [`ResourceNotFound`] or [`ErrorObject`] as it says, any
+    /// other error (`std::io::Error`, a database's, `String`) -32603 with its message.
+    fn of<E: fmt::Display + 'static>(error: E) -> ReadError {
+        // `Any` instead of more impls: coherence allows only one `Result<T, E>` impl.
+        let mut slot = Some(error);
+        let any = &mut slot as &mut dyn std::any::Any;
+        if let Some(read) = any.downcast_mut::<Option<ReadError>>().and_then(Option::take) {
+            return read;
+        }
+        if any.downcast_mut::<Option<ResourceNotFound>>().is_some() {
+            return ReadError::NotFound;
+        }
+        if let Some(object) = any.downcast_mut::<Option<ErrorObject>>().and_then(Option::take) {
+            return ReadError::Error(object);
+        }
+        let message = slot.map_or_else(|| "the read failed".to_owned(), |error| error.to_string());
+        ReadError::Error(ErrorObject::internal(message))
+    }
+}
+
 impl From<ResourceNotFound> for ReadError {
     fn from(_: ResourceNotFound) -> Self {
         ReadError::NotFound
@@ -125,12 +164,14 @@ impl From<&str> for ReadError {
 
 /// What a resource read may return: text (`String`, `&'static str`), bytes (`Vec<u8>`, sent
 /// base64), [`Json<T>`] (serialized text, `application/json` unless declared otherwise),
-/// [`ResourceContents`] or a `Vec` of them, and `Result<T, E>` with `E: Into<ReadError>`
-/// ([`ResourceNotFound`], [`ErrorObject`], `String`).
+/// [`ResourceContents`] or a `Vec` of them, and `Result<T, E>` with any error a tool may return
+/// (`E: Display`): [`ResourceNotFound`] answers "not found", a [`ReadError`] or [`ErrorObject`]
+/// as it says, any other (`std::io::Error`, a database's error, `String`) -32603 with its
+/// message.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from an MCP resource",
     label = "this type cannot become resource contents",
-    note = "return a `String`, `Vec<u8>`, `Json<T>`, `ResourceContents`, `Vec<ResourceContents>`, or a `Result` of one of them whose error is `ResourceNotFound`, `ErrorObject` or `String`"
+    note = "return a `String`, `Vec<u8>`, `Json<T>`, `ResourceContents`, `Vec<ResourceContents>`, or a `Result` of one of them whose error implements `Display` (`ResourceNotFound` answers \"not found\")"
 )]
 pub trait IntoResourceContents {
     /// The contents of the resource at `uri`, whose declared MIME type is `mime_type`.
@@ -187,9 +228,9 @@ impl<T: Serialize> IntoResourceContents for Json<T> {
     }
 }
 
-impl<T: IntoResourceContents, E: Into<ReadError>> IntoResourceContents for Result<T, E> {
+impl<T: IntoResourceContents, E: fmt::Display + 'static> IntoResourceContents for Result<T, E> {
     fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<Vec<ResourceContents>, ReadError> {
-        self.map_err(Into::into)?.into_contents(uri, mime_type)
+        self.map_err(ReadError::of)?.into_contents(uri, mime_type)
     }
 
     fn default_mime_type() -> Option<&'static str> {
@@ -214,7 +255,7 @@ pub(crate) enum Address {
 /// use mcp_runtime::{ResourceDescriptor, ResourceRead, ResourceNotFound};
 ///
 /// let readme = ResourceDescriptor::fixed("docs://readme", "readme")
-///     .mime_type("text/markdown")
+///     .mime("text/markdown")
 ///     .reader(|_read: ResourceRead| async { "# Hello" });
 /// let chapter = ResourceDescriptor::template("docs://chapters/{n}", "chapter")
 ///     .unwrap()
@@ -335,12 +376,20 @@ impl ResourceDescriptor {
         self.edit(|r| r.description = Some(d), |t| t.description = Some(copy))
     }
 
-    /// Sets the MIME type of the contents.
+    /// Sets the MIME type of the contents (the wire's `mimeType`; `mime` in
+    /// `#[mcp_resource]`).
     #[must_use]
-    pub fn mime_type(self, mime_type: impl Into<String>) -> Self {
-        let m = mime_type.into();
+    pub fn mime(self, mime: impl Into<String>) -> Self {
+        let m = mime.into();
         let copy = m.clone();
         self.edit(|r| r.mime_type = Some(m), |t| t.mime_type = Some(copy))
+    }
+
+    /// The former name of [`mime`](Self::mime).
+    #[deprecated(since = "0.1.0", note = "renamed `mime`, as the `#[mcp_resource]` key is")]
+    #[must_use]
+    pub fn mime_type(self, mime_type: impl Into<String>) -> Self {
+        self.mime(mime_type)
     }
 
     /// Sets the size in bytes (fixed resources only; templates have no size).
@@ -431,8 +480,14 @@ impl ResourceDescriptor {
         self
     }
 
-    /// The declared MIME type.
+    /// The former name of [`declared_mime`](Self::declared_mime).
+    #[deprecated(since = "0.1.0", note = "renamed `declared_mime`, as the `#[mcp_resource]` key is")]
     pub fn declared_mime_type(&self) -> Option<&str> {
+        self.declared_mime()
+    }
+
+    /// The declared MIME type.
+    pub fn declared_mime(&self) -> Option<&str> {
         match &self.address {
             Address::Fixed(r) => r.mime_type.as_deref(),
             Address::Template { template, .. } => template.mime_type.as_deref(),
@@ -495,7 +550,7 @@ impl ResourceDescriptor {
     /// Declares `R`'s default MIME type when none was set.
     fn with_default_mime<R: IntoResourceContents>(self) -> Self {
         match R::default_mime_type() {
-            Some(mime) if self.declared_mime_type().is_none() => self.mime_type(mime),
+            Some(mime) if self.declared_mime().is_none() => self.mime(mime),
             _ => self,
         }
     }
@@ -521,5 +576,29 @@ impl ResourceDescriptor {
     pub fn complete<M>(mut self, variable: impl Into<String>, completer: impl IntoCompleter<M>) -> Self {
         self.completions.push((variable.into(), completer.into_completer()));
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read<E: fmt::Display + 'static>(result: Result<String, E>) -> Result<Vec<ResourceContents>, ReadError> {
+        result.into_contents("memo://a", None)
+    }
+
+    #[test]
+    fn a_read_s_err_may_be_any_error_a_tool_may_return() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        assert_eq!(read(Err(io)), Err(ReadError::Error(ErrorObject::internal("no such file"))));
+        let parsed = "x".parse::<u32>().map(|n| n.to_string());
+        assert_eq!(read(parsed), Err(ReadError::Error(ErrorObject::internal("invalid digit found in string"))));
+        assert_eq!(read::<&str>(Err("gone")), Err(ReadError::Error(ErrorObject::internal("gone"))));
+        // The protocol's own errors keep what they say.
+        assert_eq!(read(Err(ResourceNotFound)), Err(ReadError::NotFound));
+        assert_eq!(read(Err(ReadError::NotFound)), Err(ReadError::NotFound));
+        let invalid = ErrorObject::invalid_params("bad id");
+        assert_eq!(read(Err(invalid.clone())), Err(ReadError::Error(invalid)));
+        assert_eq!(read::<ReadError>(Ok("text".into())).map(|c| c.len()), Ok(1));
     }
 }

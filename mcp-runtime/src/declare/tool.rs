@@ -252,7 +252,7 @@ impl ToolDescriptor {
     }
 
     /// Needs `scope` of a caller's token (`"notes:write"`): over HTTP with
-    /// [authorization](crate::http::Authorization), a call without it is refused (403
+    /// [authorization], a call without it is refused (403
     /// `insufficient_scope`, so the client can step up) before the handler runs, and lists
     /// leave the tool out. Without authorization (stdio, HTTP without a verifier) scopes are
     /// not checked.
@@ -262,6 +262,12 @@ impl ToolDescriptor {
     /// let tool = ToolDescriptor::new("write_note").scope("notes:write");
     /// assert_eq!(tool.scopes(), ["notes:write"]);
     /// ```
+    #[cfg_attr(feature = "http", doc = "", doc = "[authorization]: crate::http::Authorization")]
+    #[cfg_attr(
+        not(feature = "http"),
+        doc = "",
+        doc = "[authorization]: https://docs.rs/mcp-runtime/latest/mcp_runtime/http/struct.Authorization.html"
+    )]
     #[must_use]
     pub fn scope(mut self, scope: impl Into<String>) -> Self {
         self.scopes.add(scope.into());

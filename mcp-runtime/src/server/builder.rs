@@ -344,7 +344,7 @@ impl Server {
     /// Stops serving when `signal` completes, as axum's graceful shutdown does: reading
     /// stops, requests in flight get the [drain timeout](Self::drain_timeout) to finish and
     /// answer, the rest are aborted, and serving returns `Ok`. The library installs no signal
-    /// handler of its own; [`run`](Self::run) stops on SIGINT and SIGTERM unless a signal was
+    /// handler of its own; [`run`] stops on SIGINT and SIGTERM unless a signal was
     /// given here.
     ///
     /// ```
@@ -365,6 +365,12 @@ impl Server {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg_attr(feature = "stdio", doc = "", doc = "[`run`]: Self::run")]
+    #[cfg_attr(
+        not(feature = "stdio"),
+        doc = "",
+        doc = "[`run`]: https://docs.rs/mcp-runtime/latest/mcp_runtime/struct.Server.html#method.run"
+    )]
     #[must_use]
     pub fn with_graceful_shutdown(mut self, signal: impl Future<Output = ()> + Send + 'static) -> Self {
         self.shutdown = Some(ShutdownSignal(Box::pin(signal)));
@@ -412,6 +418,7 @@ impl Server {
     /// `mcp.server.session.duration` when a session ends. [`run`](Self::run) adds one made
     /// from `OTEL_*` by itself, outermost, when none was added.
     #[cfg(feature = "telemetry")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "telemetry")))]
     #[must_use]
     pub fn telemetry(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
         self.layers.push_telemetry(telemetry.clone());

@@ -9,6 +9,7 @@
 //! `cargo test -p mcp-tests --test request_path in_flight::`.
 
 mod back_pressure;
+mod blocking;
 mod common;
 mod in_flight;
 mod json_rpc;

@@ -52,6 +52,12 @@ fn complete_line(typed: &str, context: &CompletionContext) -> Vec<String> {
     vec![typed.to_owned()]
 }
 
+/// A read whose `Err` is any error a tool may return (`Display`), here `std::io::Error`.
+#[mcp_resource("files://settings")]
+fn settings() -> Result<String, std::io::Error> {
+    std::fs::read_to_string("/nonexistent/settings.toml")
+}
+
 /// Reserved expansion and several contents.
 #[mcp_resource("file:///{+path}", complete(path = |typed| vec![format!("{typed}/")]))]
 fn file(path: String) -> Vec<ResourceContents> {
@@ -72,7 +78,7 @@ async fn main() {
         let client = TestClient::connect_as(Server::new("forms", "1"), revision).await.expect("the server starts");
         let resources = client.list_resources().await.expect("a listing");
         let uris: Vec<&str> = resources.iter().filter_map(|r| r["uri"].as_str()).collect();
-        assert_eq!(uris, ["docs://manual", "docs://readme", "files://logo.png", "shop://orders/1/lines/1"]);
+        assert_eq!(uris, ["docs://manual", "docs://readme", "files://logo.png", "files://settings", "shop://orders/1/lines/1"]);
         let manual = &resources[0];
         assert_eq!((&manual["title"], &manual["description"]), (&json!("Manual"), &json!("Overrides the doc comment")));
         assert_eq!(manual["annotations"], json!({"audience": ["user", "assistant"], "priority": 0.5}));
@@ -105,6 +111,10 @@ async fn main() {
         assert!(client.read_resource("shop://orders/0/lines/4").await.expect_err("not found").rpc().is_some());
         assert!(client.read_resource("shop://orders/x/lines/4").await.expect_err("not a u32").rpc().is_some());
         assert_eq!(read("file:///a/b").await["contents"][0]["uri"], "file:///a/b");
+        let unreadable = client.read_resource("files://settings").await.expect_err("no such file");
+        let error = unreadable.rpc().expect("a JSON-RPC error");
+        assert_eq!(error.code, -32603, "{error:?}");
+        assert!(error.message.contains("No such file"), "{error:?}");
 
         let order = json!({"type": "ref/resource", "uri": "shop://orders/{id}/lines/{line}"});
         assert_eq!(client.complete(order, "line", "2").await.expect("values"), ["2"]);

@@ -8,9 +8,10 @@
 //!   buffer). A client that stops reading fills the queue, the slots stay taken, the
 //!   look-ahead fills and the transport stops reading: memory stays bounded.
 //! - An async handler is polled once where the request was read; ready, it answers with no
-//!   task hand-off. Still pending, or a plain `fn` handler, it runs as a task of its own (so a
-//!   slow one cannot stall `ping` or cancellations). The request's future is the handler's one
-//!   box; nothing here boxes it again.
+//!   task hand-off. Still pending, it runs as a task of its own (so a slow one cannot stall
+//!   `ping` or cancellations). A plain `fn` handler runs on the blocking pool, a task waiting
+//!   for it, so that one blocking its thread stalls no worker. The request's future is the
+//!   handler's one box; nothing here boxes it again.
 //! - The map from request ids to running tasks belongs to the reading loop: no lock, and an
 //!   entry exists before the task can finish.
 

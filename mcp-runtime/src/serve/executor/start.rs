@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll, Waker};
 use std::time::Duration;
 
+use tokio::runtime::RuntimeFlavor;
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
 
@@ -102,13 +103,29 @@ impl Start<'_> {
     /// An async handler's work is polled once here, inside the request's span, its context
     /// and `catch_unwind`; if it is ready, the response goes out with no task hand-off.
     /// Otherwise (and always for [`RunKind::Task`]) it runs as a task that holds the slot
-    /// until the response is queued.
+    /// until the response is queued. A plain `fn`'s work ([`RunKind::Blocking`]) runs on the
+    /// blocking pool, a task here waiting for it (see [`OnBlockingPool`]).
     pub(crate) fn run<F, T, Fin>(self, spec: HandlerSpec, context: &Context, mut work: F, finish: Fin) -> Started
     where
         F: Future<Output = T> + Send + Unpin + 'static,
         T: Send + 'static,
         Fin: FnOnce(Result<T, Failure>) -> Outgoing + Send + 'static,
     {
+        if spec.kind == RunKind::Blocking {
+            // Without a time limit, on a multi-threaded runtime, the body runs where its task
+            // is, the worker's other work (its queue, the I/O driver) handed to another thread
+            // meanwhile: as far off the workers as the blocking pool, with one hand-off
+            // fewer. A time limit must be kept while the body blocks, and a current-thread
+            // runtime has no other thread: there, the body goes to the blocking pool.
+            let multi_thread = tokio::runtime::Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread;
+            if spec.timeout.is_none() && multi_thread {
+                let work = crate::context::log_layer::REQUEST.scope(context.clone(), InPlace(work));
+                return self.spawn(None, context, work, finish, AfterCancel::Drop);
+            }
+            let work = crate::context::log_layer::REQUEST.scope(context.clone(), work).instrument(self.span.clone());
+            let work = OnBlockingPool::start(work, Arc::clone(&self.lease));
+            return self.spawn(spec.timeout, context, work, finish, AfterCancel::Answer);
+        }
         if spec.kind == RunKind::Async {
             let first = {
                 let _entered = self.span.enter();
@@ -129,7 +146,7 @@ impl Start<'_> {
             // Still pending: a correct future registers the task's waker at its next poll.
         }
         let work = crate::context::log_layer::REQUEST.scope(context.clone(), work);
-        self.spawn(spec.timeout, context, work, finish)
+        self.spawn(spec.timeout, context, work, finish, AfterCancel::Answer)
     }
 
     /// Runs the future `make` builds on the server's local thread (it need not be `Send`);
@@ -168,13 +185,21 @@ impl Start<'_> {
                 Err(Failure::Panicked("the thread of local handlers stopped before answering".to_owned()))
             })
         };
-        self.spawn(timeout, &context_for_wait, answer, move |outcome| finish(outcome.and_then(|inner| inner)))
+        let finish = move |outcome: Result<Result<T, Failure>, Failure>| finish(outcome.and_then(|inner| inner));
+        self.spawn(timeout, &context_for_wait, answer, finish, AfterCancel::Answer)
     }
 
     /// Runs `work` as a task of its own that holds the slot until the response is queued,
     /// within `timeout` if there is one (past it, the request's context is cancelled and the
     /// work dropped).
-    fn spawn<F, T, Fin>(self, timeout: Option<Duration>, context: &Context, work: F, finish: Fin) -> Started
+    fn spawn<F, T, Fin>(
+        self,
+        timeout: Option<Duration>,
+        context: &Context,
+        work: F,
+        finish: Fin,
+        after_cancel: AfterCancel,
+    ) -> Started
     where
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static,
@@ -184,6 +209,7 @@ impl Start<'_> {
         let out = executor.out.clone();
         let guard = executor.drain_guard();
         let token = cancel.clone();
+        let cancelled = cancel.clone();
         // Only a 2026-07-28 request that may ask the client can be interrupted.
         let interruptible = context.can_interrupt().then(|| context.clone());
         // Boxed to one type: the runtime's task code is compiled once, not once per kind of
@@ -191,28 +217,35 @@ impl Start<'_> {
         let task: Pin<Box<dyn Future<Output = ()> + Send>> = Box::pin(
             async move {
                 let _guard = guard;
-                let work = std::pin::pin!(work);
-                let limited = async {
-                    match timeout {
-                        None => guarded(work).await,
-                        Some(limit) => match tokio::time::timeout(limit, guarded(work)).await {
-                            Ok(outcome) => outcome,
-                            Err(_) => {
-                                token.cancel();
-                                Err(Failure::TimedOut(limit))
-                            }
+                // The work is dropped at the end of this block, before the slot is released
+                // (a plain `fn` past its limit hands its slot over to its thread then).
+                let outcome = {
+                    let work = std::pin::pin!(work);
+                    let limited = async {
+                        match timeout {
+                            None => guarded(work).await,
+                            Some(limit) => match tokio::time::timeout(limit, guarded(work)).await {
+                                Ok(outcome) => outcome,
+                                Err(_) => {
+                                    token.cancel();
+                                    Err(Failure::TimedOut(limit))
+                                }
+                            },
+                        }
+                    };
+                    match interruptible {
+                        None => limited.await,
+                        Some(context) => tokio::select! {
+                            outcome = limited => outcome,
+                            interrupt = context.interrupted() => Err(Failure::Interrupted(interrupt)),
                         },
                     }
                 };
-                let outcome = match interruptible {
-                    None => limited.await,
-                    Some(context) => tokio::select! {
-                        outcome = limited => outcome,
-                        interrupt = context.interrupted() => Err(Failure::Interrupted(interrupt)),
-                    },
-                };
-                let line = finish(outcome);
-                deliver(&out, reply_to, line).await;
+                // Cancelled while its body blocked the task (which an abort cannot stop
+                // then): nothing is sent for it, as for any cancelled request.
+                if after_cancel == AfterCancel::Answer || !cancelled.is_cancelled() {
+                    deliver(&out, reply_to, finish(outcome)).await;
+                }
                 lease.release();
             }
             .instrument(span),
@@ -220,6 +253,94 @@ impl Start<'_> {
         let task = tokio::spawn(task);
         executor.remember(id, Running { abort: task.abort_handle(), cancel });
         Started::Later
+    }
+}
+
+/// Whether a task answers once its work is done although its request was cancelled
+/// meanwhile. An abort drops awaited work at once (and a time limit's answer must go out);
+/// work that blocked its task in place ran to its end, and its answer is dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AfterCancel {
+    Answer,
+    Drop,
+}
+
+/// A plain `fn` handler's work, run where its task is polled, with the worker's other work
+/// (its queue, its LIFO slot, the I/O driver) handed to another thread meanwhile
+/// (`tokio::task::block_in_place`), so that while the body blocks, the connection still reads
+/// and answers and async handlers still run. A quick body takes its worker back before the
+/// other thread picked it up.
+struct InPlace<F>(F);
+
+impl<F: Future + Unpin> Future for InPlace<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<F::Output> {
+        let work = &mut self.0;
+        tokio::task::block_in_place(|| Pin::new(work).poll(cx))
+    }
+}
+
+/// A plain `fn` handler's work, run on tokio's blocking pool, so that a body that blocks its
+/// thread (a sleep, a synchronous database call, a `std::sync::Mutex` held elsewhere) never
+/// holds up a worker: the connection's reading loop, `ping`, cancellations and every async
+/// handler go on. Awaited by the request's task, which keeps the time limit and answers.
+///
+/// A thread cannot be stopped: dropped before it returns (its time limit passed, the request
+/// was cancelled, the connection ended), this hands the request's slot over to the thread,
+/// which frees it when it returns and its result is dropped. So the in-flight bound also bounds
+/// the threads a client can keep busy.
+struct OnBlockingPool<T> {
+    thread: tokio::task::JoinHandle<T>,
+    lease: Arc<SlotLease>,
+    /// Where the slot goes when this is dropped early; the thread holds the other reference,
+    /// so the slot is free once both are gone.
+    handover: Arc<std::sync::OnceLock<tokio::sync::OwnedSemaphorePermit>>,
+}
+
+impl<T: Send + 'static> OnBlockingPool<T> {
+    fn start<F: Future<Output = T> + Send + 'static>(work: F, lease: Arc<SlotLease>) -> Self {
+        let handover = Arc::new(std::sync::OnceLock::new());
+        let kept = Arc::clone(&handover);
+        // The body of a plain `fn` runs at the first poll, so one poll is all it takes (the
+        // blocking pool's threads are inside the runtime already); `block_on` covers a
+        // future that waits.
+        let thread = tokio::task::spawn_blocking(move || {
+            let _kept = kept;
+            let mut work = std::pin::pin!(work);
+            match work.as_mut().poll(&mut TaskContext::from_waker(Waker::noop())) {
+                Poll::Ready(value) => value,
+                Poll::Pending => tokio::runtime::Handle::current().block_on(work),
+            }
+        });
+        OnBlockingPool { thread, lease, handover }
+    }
+}
+
+impl<T> Future for OnBlockingPool<T> {
+    type Output = T;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<T> {
+        match Pin::new(&mut self.thread).poll(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Ok(value)) => Poll::Ready(value),
+            // Rethrown here, inside the request's `catch_unwind`, it answers as any panic does
+            // (the panic hook already reported it on its own thread).
+            Poll::Ready(Err(error)) => match error.try_into_panic() {
+                Ok(panic) => std::panic::resume_unwind(panic),
+                Err(_) => std::panic::resume_unwind(Box::new("the blocking pool stopped before the handler ran")),
+            },
+        }
+    }
+}
+
+impl<T> Drop for OnBlockingPool<T> {
+    fn drop(&mut self) {
+        if !self.thread.is_finished()
+            && let Some(permit) = self.lease.take()
+        {
+            let _ = self.handover.set(permit);
+        }
     }
 }
 

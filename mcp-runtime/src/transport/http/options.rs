@@ -336,6 +336,7 @@ impl HttpOptions {
     /// [`Server::telemetry`](crate::Server::telemetry); `run()` serves them at `/metrics`).
     /// The `Host` and `Origin` allow-lists apply, as for the endpoint.
     #[cfg(feature = "telemetry")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "telemetry")))]
     #[must_use]
     pub fn metrics_path(mut self, path: impl Into<String>) -> Self {
         self.metrics = Some(path.into());

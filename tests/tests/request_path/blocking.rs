@@ -1,0 +1,107 @@
+//! A plain `fn` that blocks its thread, served the way users serve theirs (`examples/blocking`
+//! through `run()`, and on a current-thread runtime of its own): it runs on the blocking
+//! pool, so the connection keeps reading and answering while it blocks.
+
+use std::time::{Duration, Instant};
+
+use mcp_tests::wire::{LATEST_HANDSHAKE_REVISION, STATELESS_REVISION, StdioServer, for_each_revision};
+use serde_json::{Value, json};
+
+use super::common::{send, send_call, send_quick};
+
+/// How the example serves stdio: `run()`'s own runtime, or a current-thread one.
+const RUNTIMES: [&[&str]; 2] = [&[], &["--current-thread"]];
+
+/// What "at once" means here: the reading loop answers `ping` in well under a millisecond;
+/// this leaves room for a loaded 2-core machine, and is far below the 2.7 s the tool still
+/// blocks when the `ping` is sent.
+const AT_ONCE: Duration = Duration::from_millis(50);
+
+fn blocking(revision: &str, test: &str, args: &[&str]) -> StdioServer {
+    let mut server =
+        StdioServer::builder(mcp_tests::example_binary("blocking")).args(args).record(revision, test).spawn();
+    if revision != STATELESS_REVISION {
+        server.handshake_with(revision, json!({"elicitation": {}}));
+    }
+    server
+}
+
+/// The text of a tool result.
+fn text(response: &Value) -> &str {
+    response["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("a text result: {response}"))
+}
+
+#[test]
+fn a_ping_sent_while_a_plain_fn_blocks_its_thread_is_answered_at_once() {
+    for_each_revision(&[LATEST_HANDSHAKE_REVISION, STATELESS_REVISION], |revision| {
+        for args in RUNTIMES {
+            let mut server = blocking(revision, "blocking_plain_fn_and_ping", args);
+            let call = send_call(&mut server, revision, "lookup", json!({"ms": 3000}));
+            // Sent in a write of its own, once the tool has started blocking (not in the same
+            // write as the call, where the reading loop would answer it before the tool runs).
+            std::thread::sleep(Duration::from_millis(300));
+            let sent = Instant::now();
+            let quick = send_quick(&mut server, revision);
+            let answer = server.recv();
+            let waited = sent.elapsed();
+            assert_eq!(answer["id"], quick, "{args:?}: the quick request is answered first: {answer}");
+            assert!(answer.get("result").is_some(), "{args:?}: {answer}");
+            assert!(waited < AT_ONCE, "{args:?}: answered after {waited:?} while the plain fn blocked");
+            let done = server.recv();
+            assert_eq!(done["id"], call);
+            assert_eq!(text(&done), "looked up in 3000 ms");
+            server.finish();
+        }
+    });
+}
+
+/// A `local` handler holds a `std::sync::Mutex` guard while it waits for the client's answer;
+/// a plain `fn` waits for the same mutex. The plain `fn` blocks only its own thread: `ping` is
+/// answered, the client's answer is read, the local handler finishes and lets the plain `fn`
+/// go on.
+#[test]
+fn a_plain_fn_waiting_for_a_lock_held_across_a_question_does_not_stall_the_connection() {
+    for args in RUNTIMES {
+        let revision = LATEST_HANDSHAKE_REVISION;
+        let mut server = blocking(revision, "blocking_lock_across_question", args);
+        let hold = send_call(&mut server, revision, "confirm_hold", json!({}));
+        let question = server.recv();
+        assert_eq!(question["method"], "elicitation/create", "{args:?}: {question}");
+        let count = send_call(&mut server, revision, "ledger_count", json!({}));
+        std::thread::sleep(Duration::from_millis(300));
+        let sent = Instant::now();
+        let ping = send(&mut server, revision, "ping", json!({}));
+        let answer = server.recv();
+        assert_eq!(answer["id"], ping, "{args:?}: {answer}");
+        assert!(sent.elapsed() < AT_ONCE, "{args:?}: ping answered after {:?}", sent.elapsed());
+        server.send(&json!({"jsonrpc": "2.0", "id": question["id"], "result": {
+            "action": "accept", "content": {"confirm": true}}}));
+        let mut results = [server.recv(), server.recv()];
+        results.sort_by_key(|r| r["id"].as_i64());
+        assert_eq!((results[0]["id"].as_i64(), text(&results[0])), (Some(hold), "1 entries"), "{args:?}");
+        assert_eq!((results[1]["id"].as_i64(), text(&results[1])), (Some(count), "1 entries"), "{args:?}");
+        server.close_stdin();
+        assert!(server.wait().success(), "{args:?}");
+    }
+}
+
+/// A plain `fn` cancelled while it blocks is not answered (its result is dropped when its
+/// thread returns), and the connection goes on meanwhile.
+#[test]
+fn a_plain_fn_cancelled_while_it_blocks_is_not_answered() {
+    for args in RUNTIMES {
+        let revision = LATEST_HANDSHAKE_REVISION;
+        let mut server = blocking(revision, "blocking_plain_fn_cancelled", args);
+        let call = send_call(&mut server, revision, "lookup", json!({"ms": 800}));
+        std::thread::sleep(Duration::from_millis(100));
+        server.notify("notifications/cancelled", Some(json!({"requestId": call, "reason": "no longer needed"})));
+        let ping = send(&mut server, revision, "ping", json!({}));
+        assert_eq!(server.recv()["id"], ping, "{args:?}");
+        // Past the body's return: nothing comes for the cancelled call.
+        server.assert_silent(Duration::from_millis(1200));
+        let after = send_call(&mut server, revision, "lookup", json!({"ms": 0}));
+        let done = server.recv();
+        assert_eq!((done["id"].as_i64(), text(&done)), (Some(after), "looked up in 0 ms"), "{args:?}");
+        server.finish();
+    }
+}
