@@ -220,3 +220,91 @@ async fn a_declaration_error_is_what_connect_returns() {
     let err = TestClient::connect(Server::builder("broken", "1").tool(search)).await.unwrap_err();
     assert!(matches!(&err, TestError::Server(_)) && err.to_string().contains("State"), "{err}");
 }
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Confirm {
+    /// Whether to delete it
+    delete: bool,
+}
+
+/// Deletes a bookmark once the user confirms it.
+#[mcp_tool(destructive)]
+async fn delete_bookmark(ctx: Context, url: String) -> Result<String, mcp_runtime::AskError> {
+    match ctx.elicit::<Confirm>(format!("Delete {url}?")).await? {
+        mcp_runtime::Elicitation::Accept(Confirm { delete: true }) => Ok(format!("deleted {url}")),
+        _ => Ok(format!("kept {url}")),
+    }
+}
+
+/// Asks the client's model to name a bookmark, then lists the client's roots.
+#[mcp_tool]
+async fn name_bookmark(ctx: Context, url: String) -> Result<String, mcp_runtime::AskError> {
+    let named = ctx.sample(mcp_runtime::SamplingRequest::new(20).user(format!("Name {url}"))).await?;
+    let roots = ctx.roots().await?;
+    let root = roots.first().map_or("none", |r| r.uri.as_str());
+    Ok(format!("{} (in {root})", named.text().unwrap_or("?")))
+}
+
+fn bookmarks() -> Server {
+    Server::builder("bookmarks", "1").tool(delete_bookmark).tool(name_bookmark)
+}
+
+/// The client answers the server's questions with the test's handlers, in both eras (a
+/// request the server sends; an input-required result and its retry), declares the
+/// capabilities they imply (the server asks only a client that declared them), and records
+/// the questions.
+#[tokio::test]
+async fn the_client_answers_elicitation_sampling_and_roots_in_both_eras() {
+    for revision in [Revision::V2025_06_18, Revision::V2025_11_25, Revision::V2026_07_28] {
+        let client = TestClient::builder()
+            .revision(revision)
+            .on_elicitation(|params| {
+                let yes = params["message"].as_str().is_some_and(|m| m.contains("old.example"));
+                json!({"action": "accept", "content": {"delete": yes}})
+            })
+            .on_sampling(|_| json!({"role": "assistant", "content": {"type": "text", "text": "Docs"}, "model": "m"}))
+            .on_roots(|_| json!({"roots": [{"uri": "file:///home/ada", "name": "home"}]}))
+            .connect(bookmarks())
+            .await
+            .expect("connected");
+        let deleted = client.call_tool("delete_bookmark", json!({"url": "https://old.example"})).await.expect("call");
+        assert_eq!(text(&deleted), "deleted https://old.example", "{revision:?}");
+        let kept = client.call_tool("delete_bookmark", json!({"url": "https://new.example"})).await.expect("call");
+        assert_eq!(text(&kept), "kept https://new.example", "{revision:?}");
+        let named = client.call_tool("name_bookmark", json!({"url": "https://docs.example"})).await.expect("call");
+        assert_eq!(text(&named), "Docs (in file:///home/ada)", "{revision:?}");
+        let asked: Vec<(String, Value)> =
+            client.questions().into_iter().map(|q| (q.method, q.params["message"].clone())).collect();
+        let methods: Vec<&str> = asked.iter().map(|(m, _)| m.as_str()).collect();
+        // In 2026-07-28 the retry runs the handler again: sampling is asked, then roots, the
+        // second round answering sampling from the sealed state.
+        assert_eq!(
+            methods,
+            ["elicitation/create", "elicitation/create", "sampling/createMessage", "roots/list"],
+            "{revision:?}"
+        );
+        assert_eq!(asked[0].1, "Delete https://old.example?", "{revision:?}");
+        client.close().await.expect("closed");
+    }
+}
+
+/// Without handlers the client declares no capability and is not asked: a handshake-era call
+/// ends in a tool error naming the capability, a 2026-07-28 one in -32021 naming it.
+#[tokio::test]
+async fn without_handlers_the_client_declares_nothing_and_is_not_asked() {
+    for revision in [Revision::V2025_11_25, Revision::V2026_07_28] {
+        let client = TestClient::connect_as(bookmarks(), revision).await.expect("connected");
+        let called = client.call_tool("delete_bookmark", json!({"url": "https://a.example"})).await;
+        if revision == Revision::V2026_07_28 {
+            let error = called.expect_err("refused").rpc().cloned().expect("a JSON-RPC error");
+            assert_eq!(error.code, -32021, "{error:?}");
+            assert_eq!(error.data, Some(json!({"requiredCapabilities": {"elicitation": {}}})));
+        } else {
+            let result = called.expect("a tool result");
+            assert_eq!(result["isError"], true, "{result}");
+            assert_eq!(text(&result), "the client did not declare the `elicitation` capability this needs");
+        }
+        assert!(client.questions().is_empty());
+        client.close().await.expect("closed");
+    }
+}

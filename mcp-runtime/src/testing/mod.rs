@@ -27,9 +27,51 @@
 //! # }
 //! ```
 //!
-//! Requests the server sends to the client (elicitation, sampling, roots) are answered with
-//! "method not found", as from a client that declared none of those capabilities;
-//! notifications are kept, in order, for [`TestClient::notifications`].
+//! The server's questions (elicitation, sampling, roots) are answered by the handlers given to
+//! [`TestClient::builder`], which declares the capabilities they imply, in both eras: a request
+//! the server sends in a handshake revision, the input-required result of 2026-07-28 (the client
+//! retries with the answers and the `requestState`, as a real one does). What was asked is kept
+//! for [`TestClient::questions`]. Without a handler, a question is answered "method not found"
+//! (handshake revisions) or its input-required result is returned as it is (2026-07-28).
+//! Notifications are kept, in order, for [`TestClient::notifications`].
+//!
+//! ```
+//! use mcp_runtime::protocol::Revision;
+//! use mcp_runtime::testing::TestClient;
+//! use mcp_runtime::{AskError, Context, Elicitation, Server, mcp_tool};
+//! use serde_json::json;
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Confirm {
+//!     /// Whether to delete it
+//!     delete: bool,
+//! }
+//!
+//! /// Deletes a bookmark once the user confirms.
+//! #[mcp_tool(destructive)]
+//! async fn delete_bookmark(ctx: Context, url: String) -> Result<String, AskError> {
+//!     match ctx.elicit::<Confirm>(format!("Delete {url}?")).await? {
+//!         Elicitation::Accept(Confirm { delete: true }) => Ok(format!("deleted {url}")),
+//!         _ => Ok(format!("kept {url}")),
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), mcp_runtime::testing::TestError> {
+//! for revision in [Revision::V2025_11_25, Revision::V2026_07_28] {
+//!     let client = TestClient::builder()
+//!         .revision(revision)
+//!         .on_elicitation(|_| json!({"action": "accept", "content": {"delete": true}}))
+//!         .connect(Server::builder("bookmarks", "1").tool(delete_bookmark))
+//!         .await?;
+//!     let result = client.call_tool("delete_bookmark", json!({"url": "https://a.example"})).await?;
+//!     assert_eq!(result["content"][0]["text"], "deleted https://a.example");
+//!     assert_eq!(client.questions()[0].params["message"], "Delete https://a.example?");
+//!     client.close().await?;
+//! }
+//! # Ok(())
+//! # }
+//! ```
 
 use std::collections::HashMap;
 use std::fmt;
@@ -42,6 +84,14 @@ use tokio::task::JoinHandle;
 
 use crate::Server;
 use crate::protocol::{ErrorObject, Feature, Revision};
+
+mod answers;
+
+pub use answers::Question;
+use answers::{Answerer, Answers};
+
+/// How many input-required rounds one request may take before the client gives up.
+const MAX_ROUNDS: usize = 16;
 
 /// Why a [`TestClient`] request failed.
 #[derive(Debug)]
@@ -103,6 +153,53 @@ pub struct TestClient {
     capabilities: tokio::sync::OnceCell<Value>,
     serving: JoinHandle<crate::Result<()>>,
     reading: JoinHandle<()>,
+    answers: Arc<Answers>,
+}
+
+/// Configures a [`TestClient`]: its revision and how it answers the server's questions.
+#[derive(Debug)]
+pub struct TestClientBuilder {
+    revision: Revision,
+    answers: Answers,
+}
+
+impl TestClientBuilder {
+    /// Speaks `revision` (by default [`Revision::LATEST_HANDSHAKE`]).
+    #[must_use]
+    pub fn revision(mut self, revision: Revision) -> Self {
+        self.revision = revision;
+        self
+    }
+
+    /// Answers `elicitation/create` with what `answer` returns for its params (an
+    /// `ElicitResult`: `{"action": "accept", "content": {..}}`, `decline` or `cancel`), and
+    /// declares the `elicitation` capability.
+    #[must_use]
+    pub fn on_elicitation(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
+        self.answers.elicitation = Some(Arc::new(answer) as Answerer);
+        self
+    }
+
+    /// Answers `sampling/createMessage` (a `CreateMessageResult`: `role`, `content`, `model`),
+    /// and declares the `sampling` capability.
+    #[must_use]
+    pub fn on_sampling(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
+        self.answers.sampling = Some(Arc::new(answer) as Answerer);
+        self
+    }
+
+    /// Answers `roots/list` (a `ListRootsResult`: `{"roots": [{"uri": "file:///.."}]}`), and
+    /// declares the `roots` capability.
+    #[must_use]
+    pub fn on_roots(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
+        self.answers.roots = Some(Arc::new(answer) as Answerer);
+        self
+    }
+
+    /// Connects to `server` (see [`TestClient::connect_as`]).
+    pub async fn connect(self, server: Server) -> Result<TestClient, TestError> {
+        TestClient::start(server, self.revision, Arc::new(self.answers)).await
+    }
 }
 
 impl TestClient {
@@ -115,6 +212,16 @@ impl TestClient {
     /// Connects speaking `revision`: with the handshake for the revisions that have one, else
     /// (2026-07-28) with no handshake, each request carrying its own `_meta`.
     pub async fn connect_as(server: Server, revision: Revision) -> Result<TestClient, TestError> {
+        TestClient::builder().revision(revision).connect(server).await
+    }
+
+    /// A client that answers the server's questions, or speaks another revision:
+    /// `TestClient::builder().on_elicitation(..).connect(server)`.
+    pub fn builder() -> TestClientBuilder {
+        TestClientBuilder { revision: Revision::LATEST_HANDSHAKE, answers: Answers::default() }
+    }
+
+    async fn start(server: Server, revision: Revision, answers: Arc<Answers>) -> Result<TestClient, TestError> {
         // Built here rather than in the task, so that a declaration error (a missing state, a
         // duplicate name) is what `connect` returns.
         let (core, shutdown) = server.start().map_err(TestError::Server)?;
@@ -126,9 +233,10 @@ impl TestClient {
         let reading = {
             // Weak: the server's input must close when the client does.
             let (pending, notifications, to_server) = (pending.clone(), notifications.clone(), to_server.downgrade());
+            let answers = Arc::clone(&answers);
             tokio::spawn(async move {
                 while let Some(bytes) = from_server.recv().await {
-                    route(&bytes, &pending, &notifications, &to_server).await;
+                    route(&bytes, &pending, &notifications, &answers, &to_server).await;
                 }
                 // The server is gone: whoever still waits learns it from the dropped senders.
                 lock(&pending).clear();
@@ -144,6 +252,7 @@ impl TestClient {
             capabilities: tokio::sync::OnceCell::new(),
             serving,
             reading,
+            answers,
         };
         if !revision.supports(Feature::Stateless) {
             let init = client
@@ -151,7 +260,7 @@ impl TestClient {
                     "initialize",
                     json!({
                         "protocolVersion": revision.as_str(),
-                        "capabilities": {},
+                        "capabilities": client.answers.capabilities(revision),
                         "clientInfo": {"name": "mcp-runtime-testing", "version": env!("CARGO_PKG_VERSION")},
                     }),
                 )
@@ -278,6 +387,12 @@ impl TestClient {
             .collect()
     }
 
+    /// The questions the server asked and this client's handlers answered, in order (a
+    /// 2026-07-28 question asked again in a retry is counted again).
+    pub fn questions(&self) -> Vec<Question> {
+        self.answers.asked()
+    }
+
     /// The notifications the server sent so far, in order.
     pub fn notifications(&self) -> Vec<Value> {
         lock(&self.notifications).clone()
@@ -324,7 +439,37 @@ impl TestClient {
         }
     }
 
+    /// Sends `method`; in 2026-07-28, answers an input-required result with this client's
+    /// handlers and retries, until the result is complete or a question has no handler.
     async fn send(&self, method: &str, params: Value) -> Result<Value, TestError> {
+        let mut retry = params.clone();
+        for _ in 0..MAX_ROUNDS {
+            let result = self.send_once(method, retry).await?;
+            if result["resultType"] != "input_required" || !self.answers.any() {
+                return Ok(result);
+            }
+            let requests = result["inputRequests"].as_object().ok_or_else(|| protocol(method, &result))?;
+            let mut responses = serde_json::Map::new();
+            for (key, question) in requests {
+                let asked = question["method"].as_str().unwrap_or_default();
+                match self.answers.answer(asked, &question["params"]) {
+                    Some(answer) => responses.insert(key.clone(), answer),
+                    // A question no handler answers: the test sees the result as it came.
+                    None => return Ok(result),
+                };
+            }
+            retry = params.clone();
+            if let Some(object) = retry.as_object_mut() {
+                object.insert("inputResponses".into(), Value::Object(responses));
+                if let Some(state) = result.get("requestState") {
+                    object.insert("requestState".into(), state.clone());
+                }
+            }
+        }
+        Err(TestError::Protocol(format!("{method} still asked for input after {MAX_ROUNDS} rounds")))
+    }
+
+    async fn send_once(&self, method: &str, params: Value) -> Result<Value, TestError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (answer, answered) = oneshot::channel();
         lock(&self.pending).insert(id, answer);
@@ -364,7 +509,10 @@ impl TestClient {
             let meta = object.entry("_meta").or_insert_with(|| json!({}));
             if let Some(meta) = meta.as_object_mut() {
                 meta.insert("io.modelcontextprotocol/protocolVersion".into(), json!(self.revision.as_str()));
-                meta.insert("io.modelcontextprotocol/clientCapabilities".into(), json!({}));
+                meta.insert(
+                    "io.modelcontextprotocol/clientCapabilities".into(),
+                    self.answers.capabilities(self.revision),
+                );
                 meta.insert(
                     "io.modelcontextprotocol/clientInfo".into(),
                     json!({"name": "mcp-runtime-testing", "version": env!("CARGO_PKG_VERSION")}),
@@ -380,6 +528,7 @@ async fn route(
     bytes: &[u8],
     pending: &Pending,
     notifications: &Mutex<Vec<Value>>,
+    answers: &Answers,
     to_server: &mpsc::WeakSender<Vec<u8>>,
 ) {
     let Ok(message) = serde_json::from_slice::<Value>(bytes) else {
@@ -389,8 +538,17 @@ async fn route(
     let id = message.get("id").cloned();
     match (message.get("method").and_then(Value::as_str), id) {
         (Some(method), Some(id)) => {
-            let error = json!({"code": crate::protocol::code::METHOD_NOT_FOUND, "message": format!("the test client does not answer {method}")});
-            let mut reply = json!({"jsonrpc": "2.0", "id": id, "error": error}).to_string().into_bytes();
+            let params = message.get("params").cloned().unwrap_or_else(|| json!({}));
+            let answer = if method == "ping" { Some(json!({})) } else { answers.answer(method, &params) };
+            let reply = match answer {
+                Some(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                None => {
+                    let message = format!("the test client does not answer {method}");
+                    let error = json!({"code": crate::protocol::code::METHOD_NOT_FOUND, "message": message});
+                    json!({"jsonrpc": "2.0", "id": id, "error": error})
+                }
+            };
+            let mut reply = reply.to_string().into_bytes();
             reply.push(b'\n');
             if let Some(to_server) = to_server.upgrade() {
                 let _ = to_server.send(reply).await;
