@@ -6,6 +6,50 @@
 
 use crate::protocol::Revision;
 
+/// A flag of the standard command line, defined once: what [`parse`] matches, what [`usage`]
+/// shows, and what `cli::ServeArgs` declares (feature `cli`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Flag {
+    /// The name after `--`.
+    pub(crate) long: &'static str,
+    /// What follows it in the usage text (` ADDR`, ` [REVISION]`), if it takes a value.
+    pub(crate) value: Option<&'static str>,
+    /// What it does.
+    pub(crate) help: &'static str,
+}
+
+/// `--stdio`.
+pub(crate) const STDIO: Flag =
+    Flag { long: "stdio", value: None, help: "serve one client on standard input and output (the default)" };
+/// `--http ADDR`.
+pub(crate) const HTTP: Flag =
+    Flag { long: "http", value: Some("ADDR"), help: "serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:3000)" };
+/// `--oauth-issuer URL`.
+pub(crate) const OAUTH_ISSUER: Flag = Flag {
+    long: "oauth-issuer",
+    value: Some("URL"),
+    help: "with --http: accept only JWT access tokens URL issued for http://ADDR/mcp (an OAuth 2.1 protected resource)",
+};
+/// `--list [REVISION]`.
+pub(crate) const LIST: Flag = Flag {
+    long: "list",
+    value: Some("[REVISION]"),
+    help: "print the tools, resources and prompts with their schemas as a client of REVISION sees them, and exit",
+};
+
+/// The flags this build accepts, in the order the usage text lists them.
+pub(crate) fn flags() -> Vec<Flag> {
+    let mut flags = vec![STDIO];
+    if cfg!(feature = "http") {
+        flags.push(HTTP);
+    }
+    if cfg!(feature = "oauth") {
+        flags.push(OAUTH_ISSUER);
+    }
+    flags.push(LIST);
+    flags
+}
+
 /// What the command line asks the server binary to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Command {
@@ -50,14 +94,15 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
             Some((flag, value)) if flag.starts_with("--") => (flag.to_owned(), Some(value.to_owned())),
             _ => (arg.clone(), None),
         };
-        if inline.is_some() && matches!(flag.as_str(), "--stdio" | "--help" | "--version") {
+        let long = flag.strip_prefix("--").unwrap_or_default();
+        if inline.is_some() && (long == STDIO.long || matches!(long, "help" | "version")) {
             return Err(format!("`{flag}` takes no value"));
         }
         let next = match flag.as_str() {
-            "--stdio" => Command::Serve(Transport::Stdio),
+            _ if long == STDIO.long => Command::Serve(Transport::Stdio),
             "-h" | "--help" => Command::Print(Print::Help),
             "-V" | "--version" => Command::Print(Print::Version),
-            "--http" => {
+            _ if long == HTTP.long => {
                 let addr = inline.or_else(|| args.next_if(|a| !a.starts_with('-')));
                 match addr {
                     Some(addr) if !addr.is_empty() => http(addr)?,
@@ -65,7 +110,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
                 }
             }
             #[cfg(feature = "oauth")]
-            "--oauth-issuer" => {
+            _ if long == OAUTH_ISSUER.long => {
                 let url = inline.or_else(|| args.next_if(|a| !a.starts_with('-'))).filter(|url| !url.is_empty());
                 let Some(url) = url else {
                     return Err("`--oauth-issuer` needs the authorization server's URL, e.g. \
@@ -77,7 +122,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
                 }
                 continue;
             }
-            "--list" => match inline.or_else(|| args.next_if(|a| !a.starts_with('-'))) {
+            _ if long == LIST.long => match inline.or_else(|| args.next_if(|a| !a.starts_with('-'))) {
                 None => Command::Print(Print::List(Revision::LATEST)),
                 Some(revision) => Command::Print(Print::List(Revision::parse(&revision).ok_or_else(|| {
                     format!("`--list {revision}`: not a protocol revision; use one of {}", revisions())
@@ -118,40 +163,52 @@ fn revisions() -> String {
     names.join(", ")
 }
 
-/// The text `--help` prints, and a usage error ends with.
+/// The text `--help` prints, and a usage error ends with: every flag of [`flags`], then
+/// `--help` and `--version`.
 pub(crate) fn usage(program: &str, name: &str, version: &str) -> String {
-    let http = if cfg!(feature = "http") {
-        "  --http ADDR        serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:3000)\n"
-    } else {
-        ""
-    };
-    let oauth = if cfg!(feature = "oauth") {
-        "  --oauth-issuer URL with --http: accept only JWT access tokens URL issued for\n\
-         \x20                    http://ADDR/mcp (an OAuth 2.1 protected resource)\n"
-    } else {
-        ""
-    };
-    format!(
-        "{name} {version}: an MCP server\n\
-         \n\
-         Usage: {program} [--stdio{http_mode} | --list [REVISION] | --help | --version]\n\
-         \n\
-         \x20 --stdio            serve one client on standard input and output (the default)\n\
-         {http}\
-         {oauth}\
-         \x20 --list [REVISION]  print the tools, resources and prompts with their schemas as a\n\
-         \x20                    client of REVISION sees them, and exit; REVISION is one of\n\
-         \x20                    {all} (default {latest})\n\
-         \x20 -h, --help         print this help\n\
-         \x20 -V, --version      print the name and version\n",
-        http_mode = match (cfg!(feature = "http"), cfg!(feature = "oauth")) {
-            (true, true) => " | --http ADDR [--oauth-issuer URL]",
-            (true, false) => " | --http ADDR",
-            _ => "",
-        },
-        latest = Revision::LATEST.as_str(),
-        all = revisions(),
-    )
+    let mut modes: Vec<String> = vec![format!("--{}", STDIO.long)];
+    if cfg!(feature = "http") {
+        let oauth = if cfg!(feature = "oauth") { " [--oauth-issuer URL]" } else { "" };
+        modes.push(format!("--{} ADDR{oauth}", HTTP.long));
+    }
+    modes.extend(["--list [REVISION]".to_owned(), "--help".to_owned(), "--version".to_owned()]);
+    let mut text = format!("{name} {version}: an MCP server\n\nUsage: {program} [{}]\n\n", modes.join(" | "));
+    for flag in flags() {
+        let mut help = flag.help.to_owned();
+        if flag == LIST {
+            help.push_str(&format!("; REVISION is one of {} (default {})", revisions(), Revision::LATEST.as_str()));
+        }
+        let name = format!("--{}{}", flag.long, flag.value.map(|v| format!(" {v}")).unwrap_or_default());
+        text.push_str(&described(&name, &help));
+    }
+    text.push_str(&described("-h, --help", "print this help"));
+    text.push_str(&described("-V, --version", "print the name and version"));
+    text
+}
+
+/// One flag's lines of the usage text: its name, then its help wrapped at 90 columns.
+fn described(name: &str, help: &str) -> String {
+    const INDENT: usize = 21;
+    let mut out = format!("  {name:<width$}", width = INDENT - 2);
+    if name.len() > INDENT - 3 {
+        out.push('\n');
+        out.push_str(&" ".repeat(INDENT));
+    }
+    let mut column = INDENT;
+    for (n, word) in help.split(' ').enumerate() {
+        if n > 0 && column + 1 + word.len() > 90 {
+            out.push('\n');
+            out.push_str(&" ".repeat(INDENT));
+            column = INDENT;
+        } else if n > 0 {
+            out.push(' ');
+            column += 1;
+        }
+        out.push_str(word);
+        column += word.len();
+    }
+    out.push('\n');
+    out
 }
 
 /// The program's name as invoked, for the usage line.

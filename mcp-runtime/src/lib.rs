@@ -51,6 +51,9 @@ pub mod middleware;
 pub mod telemetry {
     pub use crate::middleware::telemetry::{OPERATION_BUCKETS, SESSION_BUCKETS, Telemetry, TelemetryError};
 }
+#[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
+pub mod cli;
 pub mod protocol;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
@@ -531,7 +534,9 @@ impl Server {
             command_line::Transport::Stdio => self.serve_stdio_with(pipes).await,
             #[cfg(feature = "http")]
             command_line::Transport::Http { addr, oauth_issuer } => {
-                let options = HttpOptions::default();
+                let mut server = self;
+                // `run_with`'s options, or the defaults.
+                let options = server.run_http_options.take().unwrap_or_default();
                 // `--oauth-issuer`: JWT access tokens of that issuer, for this server's URI.
                 #[cfg(feature = "oauth")]
                 let options = match oauth_issuer {
@@ -542,11 +547,11 @@ impl Server {
                 let _ = oauth_issuer;
                 // With telemetry, `--http` serves the metrics too.
                 #[cfg(feature = "telemetry")]
-                let options = match self.telemetry.is_some() {
+                let options = match server.telemetry.is_some() {
                     true => options.metrics_path("/metrics"),
                     false => options,
                 };
-                self.serve_http_announced(addr.as_str(), options, true).await
+                server.serve_http_announced(addr.as_str(), options, true).await
             }
         }
     }

@@ -64,6 +64,9 @@ pub struct Server {
     pub(super) only_tags: Option<Vec<String>>,
     #[cfg(feature = "telemetry")]
     pub(crate) telemetry: Option<crate::telemetry::Telemetry>,
+    /// The HTTP options `run_with` serves `--http` with (feature `cli`).
+    #[cfg(feature = "http")]
+    pub(crate) run_http_options: Option<crate::HttpOptions>,
 }
 
 /// The future that tells a serving server to stop.
@@ -106,6 +109,8 @@ impl Server {
             only_tags: None,
             #[cfg(feature = "telemetry")]
             telemetry: None,
+            #[cfg(feature = "http")]
+            run_http_options: None,
         }
     }
 
