@@ -536,6 +536,80 @@ fn test_prompt_with_image() -> Vec<PromptMessage> {
     vec![PromptMessage { role: Role::User, content: image() }, PromptMessage::user("Please analyze the image above.")]
 }
 
+// The tasks extension's fixtures (2026-07-28): a plain tool, tools that may or must run as
+// tasks, one that fails as a tool, one that fails as a protocol error, tasks that ask the
+// user, and one that asks first and becomes a task after.
+
+/// Greets `name`; never a task.
+#[mcp_tool]
+fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Works for `seconds` (at most ten minutes), then says so; a task when the client asks.
+#[mcp_tool(task = "optional")]
+async fn slow_compute(seconds: f64, label: Option<String>) -> String {
+    tokio::time::sleep(Duration::from_secs_f64(seconds.clamp(0.0, 600.0))).await;
+    format!("Computed {} in {seconds} s", label.unwrap_or_default())
+}
+
+/// Fails as a tool after a second; runs only as a task.
+#[mcp_tool(task = "required")]
+async fn failing_job() -> Result<String, String> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err("The job failed".into())
+}
+
+/// Breaks (panics) after a moment: its task fails with a protocol error.
+#[mcp_tool(task = "optional")]
+async fn protocol_error_job() -> String {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    panic!("the job broke")
+}
+
+#[derive(Deserialize, Serialize, schemars::JsonSchema)]
+struct Confirm {
+    /// Delete it?
+    confirm: bool,
+}
+
+/// Deletes `filename` once the user confirms; in a task, the question waits in the task.
+#[mcp_tool(task = "optional")]
+async fn confirm_delete(ctx: Context, filename: String) -> Result<String, AskError> {
+    Ok(match ctx.elicit::<Confirm>(format!("Delete {filename}?")).await? {
+        Elicitation::Accept(Confirm { confirm: true }) => format!("Deleted {filename}"),
+        _ => format!("Kept {filename}"),
+    })
+}
+
+#[derive(Deserialize, Serialize, schemars::JsonSchema)]
+struct Entry {
+    name: Option<String>,
+    confirm: Option<bool>,
+}
+
+/// Asks two questions at once.
+#[mcp_tool(task = "optional")]
+async fn multi_input(ctx: Context) -> Result<String, AskError> {
+    let (first, second) = tokio::join!(
+        ctx.input("first").elicit::<Entry>("First entry?"),
+        ctx.input("second").elicit::<Entry>("Second?")
+    );
+    let name = |answer: Elicitation<Entry>| match answer {
+        Elicitation::Accept(Entry { name, .. }) => name.unwrap_or_default(),
+        _ => String::new(),
+    };
+    Ok(format!("Got {} and {}", name(first?), name(second?)))
+}
+
+/// Asks the user's name first (an input-required round), then works on as a task.
+#[mcp_tool(task = "required", task_after_input)]
+async fn test_tool_with_task(ctx: Context) -> Result<String, AskError> {
+    let name = name_of(ctx.input("user_name").elicit::<Name>("What is your name?").await?);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Ok(format!("Hello, {name}, from a task!"))
+}
+
 fn main() -> mcp_runtime::Result<()> {
     let server = Server::new("mcp-conformance-server", env!("CARGO_PKG_VERSION")).client_logging().dynamic_lists();
     // The trigger tools change the lists through the server's own handle.

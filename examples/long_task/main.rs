@@ -3,6 +3,11 @@
 //! and stops when the client cancels it (`notifications/cancelled`) or when its time limit
 //! passes. A cancelled handler is dropped at its next `.await`; what must happen even then
 //! (here: recording how far the run got) goes in a `Drop`.
+//!
+//! A 2026-07-28 client that opts in to the tasks extension gets `work` as a task: the call is
+//! answered at once with the task, the progress shows as its `statusMessage`, and
+//! `tasks/cancel` stops it as `notifications/cancelled` stops a plain call. A client that does
+//! not opt in gets a plain result.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -32,7 +37,7 @@ impl Drop for Record<'_> {
 }
 
 /// Works through `steps` steps of `step_ms` milliseconds each, reporting progress after each.
-#[mcp_tool(timeout = "60s")]
+#[mcp_tool(timeout = "60s", task = "optional")]
 async fn work(
     ctx: Context,
     runs: State<Runs>,
@@ -115,5 +120,31 @@ mod tests {
         let done: u64 = stopped.and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{runs}"));
         assert!((1..1000).contains(&done), "{runs}");
         client.close().await.expect("the server stops cleanly");
+    }
+
+    #[tokio::test]
+    async fn as_a_task_it_reports_its_step_and_stops_when_the_task_is_cancelled() {
+        use mcp_runtime::protocol::Revision;
+
+        let client = TestClient::builder().revision(Revision::V2026_07_28).tasks().connect(super::server()).await;
+        let client = client.expect("the server starts");
+        let done = client.call_tool_as_task("work", json!({"steps": 3, "step_ms": 5})).await.expect("a task");
+        assert_eq!(done["status"], "completed");
+        assert_eq!(done["statusMessage"], "step 3 of 3", "the last progress is the task's status message");
+        assert_eq!(done["result"]["content"][0]["text"], "Finished 3 steps");
+
+        let created = client.start_tool_call("work", json!({"steps": 1000, "step_ms": 10})).await.expect("a task");
+        let id = created["taskId"].as_str().expect("a task id").to_owned();
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        client.cancel_task(&id).await.expect("cancelled");
+        assert_eq!(client.get_task(&id).await.expect("the task")["status"], "cancelled");
+        let runs = client.call_tool("runs", json!({})).await.expect("a result");
+        let runs = runs["content"][0]["text"].as_str().expect("text").to_owned();
+        assert!(runs.lines().nth(1).is_some_and(|l| l.starts_with("stopped after ")), "{runs}");
+
+        // Without the opt-in, the same call is a plain one.
+        let plain = TestClient::connect_as(super::server(), Revision::V2026_07_28).await.expect("the server starts");
+        let result = plain.call_tool("work", json!({"steps": 1, "step_ms": 1})).await.expect("a result");
+        assert_eq!(result["content"][0]["text"], "Finished 1 steps");
     }
 }

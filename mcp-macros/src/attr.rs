@@ -15,7 +15,7 @@ use syn::{Expr, Lit, LitBool, LitStr, Token};
 use crate::ctxt::Ctxt;
 
 mod param;
-mod suggest;
+pub(crate) mod suggest;
 
 pub(crate) use param::ParamArgs;
 use suggest::unknown_key;
@@ -313,6 +313,10 @@ pub(crate) struct ToolArgs {
     pub(crate) open_world: Slot<LitBool>,
     pub(crate) input_schema: Slot<Expr>,
     pub(crate) output_schema: Slot<Expr>,
+    /// `task = "optional"`: whether calls may run as tasks (never, optional, required).
+    pub(crate) task: Slot<LitStr>,
+    /// `task_after_input`: the task starts after the handler's first questions.
+    pub(crate) task_after_input: Slot<LitBool>,
 }
 
 /// Every key `#[mcp_tool]` accepts, in the order the docs list them.
@@ -330,6 +334,8 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "scopes",
     "input_schema",
     "output_schema",
+    "task",
+    "task_after_input",
     "timeout",
     "local",
     "crate",
@@ -347,6 +353,8 @@ impl ToolArgs {
             open_world: Slot::new("open_world"),
             input_schema: Slot::new("input_schema"),
             output_schema: Slot::new("output_schema"),
+            task: Slot::new("task"),
+            task_after_input: Slot::new("task_after_input"),
         };
         parse_args(cx, args, |key, meta| {
             if let Some(result) = out.common.parse_key(cx, ATTR, key, meta) {
@@ -362,6 +370,9 @@ impl ToolArgs {
                 // input_schema = my_schema()   (any expression of type serde_json::Value)
                 "input_schema" => out.input_schema.set(cx, ATTR, path, meta.value()?.parse()?),
                 "output_schema" => out.output_schema.set(cx, ATTR, path, meta.value()?.parse()?),
+                // task = "never" | "optional" | "required"
+                "task" => out.task.set(cx, ATTR, path, string_value(meta, "task")?),
+                "task_after_input" => out.task_after_input.set(cx, ATTR, path, flag_value(meta, "task_after_input")?),
                 _ => return Err(unknown_key(path, key, ATTR, TOOL_KEYS)),
             }
             Ok(())

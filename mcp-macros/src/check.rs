@@ -125,6 +125,34 @@ fn local_plain_fn(cx: &Ctxt, common: &CommonArgs, function: &FnItem) {
     }
 }
 
+/// `task = "..."` names a policy, and `task_after_input` goes with a task on an `async fn`.
+fn task(cx: &Ctxt, args: &ToolArgs, tool: &FnItem) {
+    const POLICIES: [&str; 3] = ["never", "optional", "required"];
+    let policy = args.task.get().map(|lit| (lit, lit.value()));
+    if let Some((lit, value)) = &policy
+        && !POLICIES.contains(&value.as_str())
+    {
+        let hint = crate::attr::suggest::closest(value, &POLICIES)
+            .map(|near| format!(" (did you mean `\"{near}\"`?)"))
+            .unwrap_or_default();
+        cx.error_spanned_by(lit, format!("`task` is one of \"never\", \"optional\" or \"required\"{hint}"));
+    }
+    let Some(after) = args.task_after_input.get().filter(|flag| flag.value()) else { return };
+    if !matches!(policy.as_ref().map(|(_, v)| v.as_str()), Some("optional" | "required")) {
+        cx.error_spanned_by(
+            after,
+            "`task_after_input` says when a call's task starts; give the tool `task = \"optional\"` or \
+             `task = \"required\"` too",
+        );
+    } else if tool.item.sig.asyncness.is_none() {
+        cx.error_spanned_by(
+            after,
+            "a plain `fn` asks no questions (it cannot `.await` them), so its task always starts at once; \
+             remove `task_after_input`",
+        );
+    }
+}
+
 /// The rules about one parameter and its `#[mcp(...)]`.
 fn parameter(cx: &Ctxt, param: &Param, declares: Declares) {
     let Declares { kind, attr, item: what } = declares;
@@ -241,6 +269,7 @@ fn option_argument(ty: &Type) -> Option<&Type> {
 pub(crate) fn tool(cx: &Ctxt, args: &ToolArgs, tool: &FnItem) {
     function(cx, tool, crate::ast::TOOL);
     local_plain_fn(cx, &args.common, tool);
+    task(cx, args, tool);
     if let Some(name) = args.common.name.get()
         && !is_tool_name(&name.value())
     {

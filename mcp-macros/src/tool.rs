@@ -54,6 +54,20 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
     if let Some(schema) = args.input_schema.get() {
         builder.push(quote!(.input_schema(#schema)));
     }
+    if let Some(policy) = args.task.get() {
+        let variant = format_ident!(
+            "{}",
+            match policy.value().as_str() {
+                "optional" => "Optional",
+                "required" => "Required",
+                _ => "Never",
+            }
+        );
+        builder.push(quote!(.task(__mcp::TaskSupport::#variant)));
+    }
+    if args.task_after_input.get().is_some_and(|flag| flag.value()) {
+        builder.push(quote!(.task_after_input()));
+    }
     for param in tool.params.iter() {
         if let Some(header) = &param.header {
             let argument = &param.wire_name;

@@ -19,8 +19,8 @@
 
 // The crate's layers, each importing only from those before it:
 //
-//   error, protocol < util < context < declare < middleware < auth < server < serve
-//   < transport < the facade
+//   error, protocol < util < context < declare < middleware < auth < tasks < server
+//   < serve < transport < the facade
 //
 // - `protocol`: the wire types; `util`: small shared pieces;
 // - `context`: what a handler sees of its request (and its questions to the client, states);
@@ -28,6 +28,7 @@
 // - `middleware`: the seam tower layers wrap, and the built-in layers;
 // - `auth`: authorization at the HTTP edge (verifiers, challenges, metadata) and the scope
 //   check, a layer on the seam;
+// - `tasks`: the tasks extension's records, their store, and the tasks this process runs;
 // - `server`: the builder, the built core, the registry, the handle and the change bus;
 // - `serve`: one connection: session intake, the route table, the executor, the methods;
 // - `transport`: the connection loop, newline-delimited JSON, stdio, Streamable HTTP;
@@ -60,6 +61,7 @@ pub mod protocol;
 pub mod redis;
 mod serve;
 mod server;
+mod tasks;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
@@ -81,14 +83,16 @@ pub use declare::completion::{CompletionContext, IntoCompleter, IntoCompletionVa
 pub use declare::prompt::{IntoPromptResult, PromptDescriptor, PromptGet};
 pub use declare::resource::{IntoResourceContents, ReadError, ResourceDescriptor, ResourceNotFound, ResourceRead};
 pub use declare::selection::Selection;
+pub use declare::task::TaskSupport;
 pub use declare::tool::{IntoToolResult, Json, Structured, ToolCall, ToolDescriptor};
 pub use error::{Error, ItemKind, Result};
 pub use mcp_uri_template::{UriTemplate, UriTemplateError};
 pub use protocol::{CachePolicy, CacheScope, Cacheable, CallToolResult, Content};
 pub use server::builder::Server;
 pub use server::handle::ServerHandle;
-pub use util::BoxFuture;
+pub use tasks::{DEFAULT_TASK_LIMIT, MemoryTaskStore, TaskRecord, TaskStatus, TaskStore, TaskStoreError};
 pub use util::schema::{input_schema_for, schema_for};
+pub use util::{BoxFuture, StoreError};
 
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]

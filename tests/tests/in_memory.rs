@@ -13,6 +13,8 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 #[path = "in_memory/middleware.rs"]
 mod middleware;
+#[path = "in_memory/tasks.rs"]
+mod tasks;
 
 /// Cacheable privately for five seconds.
 #[mcp_resource("memo://note", ttl_ms = 5000, cache_scope = "private")]

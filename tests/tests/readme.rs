@@ -97,13 +97,14 @@ fn crate_names(table: &str) -> Vec<String> {
 
 /// The layers of `mcp-runtime/src`, in the order they may import each other (a folder or file
 /// name; anything else is the facade, last).
-const LAYERS: [&[&str]; 10] = [
+const LAYERS: [&[&str]; 11] = [
     &["error", "protocol"],
     &["util"],
     &["context"],
     &["declare"],
     &["middleware"],
     &["auth"],
+    &["tasks"],
     &["server"],
     &["serve"],
     &["transport"],

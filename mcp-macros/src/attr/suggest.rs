@@ -25,7 +25,8 @@ fn same_as<'a>(key: &str, valid: &[&'a str]) -> Option<&'a str> {
     valid.iter().find(|k| *k == ours).copied()
 }
 
-fn closest<'a>(key: &str, valid: &[&'a str]) -> Option<&'a str> {
+/// The valid word closest to `key`, when it is close enough to be a typo of it.
+pub(crate) fn closest<'a>(key: &str, valid: &[&'a str]) -> Option<&'a str> {
     valid
         .iter()
         .map(|k| (levenshtein(key, k), *k))

@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::context::asking::{InputRound, PendingRequests};
 use crate::context::outlet::Outlet;
 use crate::context::slot::SlotLease;
+use crate::context::task_link::TaskAsker;
 use crate::protocol::LogLevel;
 
 /// How a request's handler reaches its client: notifications on the connection, sent before
@@ -37,6 +38,9 @@ pub(crate) enum Asker {
     Connection { pending: Arc<PendingRequests>, timeout: Duration },
     /// 2026-07-28: an input-required result, the client's retry bringing the answer.
     Round(Arc<InputRound>),
+    /// A tool call running as a task (or about to): the task's `inputRequests`, answered by
+    /// `tasks/update`.
+    Task(Arc<TaskAsker>),
 }
 
 /// Which log messages a request may send its client.

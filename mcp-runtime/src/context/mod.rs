@@ -11,6 +11,7 @@ mod questions;
 pub(crate) mod request_state;
 pub(crate) mod slot;
 pub(crate) mod state;
+pub(crate) mod task_link;
 
 pub use cancel::CancelToken;
 #[cfg(feature = "http")]
@@ -239,9 +240,32 @@ impl Context {
     /// request carried a `progressToken`, only when `progress` is greater than the last one
     /// sent, and never once the response is on its way. `message` reaches clients of
     /// 2025-03-26 and later. Returns whether it was sent.
+    ///
+    /// In a tool call running as a task, progress becomes the task's `statusMessage` (its
+    /// `message`, else how far it got), which `tasks/get` shows.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        if let Some(task) = self.task() {
+            if !progress.is_finite() {
+                return false;
+            }
+            task.status(task_link::progress_text(progress, total, message));
+            return true;
+        }
         let Some(line) = self.progress_line(progress, total, message) else { return false };
         self.send(line).await
+    }
+
+    /// The task this handler runs as, once it is one.
+    fn task(&self) -> Option<&Arc<dyn task_link::TaskLink>> {
+        match self.inner.link.as_ref()?.asker.as_ref()? {
+            Asker::Task(asker) => asker.task.get(),
+            Asker::Round(_) | Asker::Connection { .. } => None,
+        }
+    }
+
+    /// Whether this handler runs as a task (a tool call of the tasks extension).
+    pub fn is_task(&self) -> bool {
+        self.task().is_some()
     }
 
     fn progress_line(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Option<Vec<u8>> {

@@ -71,6 +71,9 @@ pub(crate) enum Outlet {
     Connection(mpsc::Sender<Vec<u8>>),
     /// The request's own stream.
     Request(RequestStream),
+    /// Nowhere: a task's handler sends no notifications (its request was answered when the
+    /// task was created).
+    Nowhere,
 }
 
 impl Outlet {
@@ -79,6 +82,7 @@ impl Outlet {
         match self {
             Outlet::Connection(out) => out.send(line).await.is_ok(),
             Outlet::Request(stream) => stream.send(Outgoing::interim(line)).await.is_ok(),
+            Outlet::Nowhere => false,
         }
     }
 
@@ -87,6 +91,7 @@ impl Outlet {
         match self {
             Outlet::Connection(out) => out.try_send(line).is_ok(),
             Outlet::Request(stream) => stream.try_send(Outgoing::interim(line)).is_ok(),
+            Outlet::Nowhere => false,
         }
     }
 }

@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 
 use super::{Asker, Context};
 use crate::context::asking::{
-    AskError, Elicitation, Interrupt, Question, Root, SampledMessage, SamplingRequest, elicitation_from, form_schema,
+    AskError, Elicitation, InputRound, Interrupt, Question, Root, SampledMessage, SamplingRequest, elicitation_from,
+    form_schema,
 };
 use crate::protocol::{Feature, request_line};
 
@@ -165,16 +166,34 @@ impl Context {
             return Err(AskError::Unavailable);
         }
         let declared = question.declared_in(self.client_capabilities());
-        match link.asker.as_ref().ok_or(AskError::Unavailable)? {
-            Asker::Round(round) => {
-                if !declared {
-                    round.stop(Interrupt::MissingCapability(question));
-                } else if let Some(answer) = round.next(question, key) {
-                    return Ok(answer);
+        let asker = link.asker.as_ref().ok_or(AskError::Unavailable)?;
+        let round = match asker {
+            Asker::Round(round) => Some(round),
+            Asker::Task(asker) => match asker.task.get() {
+                Some(task) => {
+                    if !declared {
+                        return Err(AskError::NotDeclared(question.capability_name()));
+                    }
+                    let key = key.map_or_else(|| self.inner.asked.load(Ordering::Relaxed).to_string(), str::to_owned);
+                    let answer = task.ask(key, json!({"method": question.method, "params": question.params}));
+                    // The task waits as long as it lives (its time to live bounds it).
+                    return answer.await.map_err(|_| AskError::Disconnected);
                 }
-                // The executor answers the request now; this handler is dropped while it waits.
-                std::future::pending().await
+                None => asker.round.as_ref(),
+            },
+            Asker::Connection { .. } => None,
+        };
+        if let Some(round) = round {
+            if !declared {
+                round.stop(Interrupt::MissingCapability(question));
+            } else if let Some(answer) = round.next(question, key) {
+                return Ok(answer);
             }
+            // The executor answers the request now; this handler is dropped while it waits.
+            return std::future::pending().await;
+        }
+        match asker {
+            Asker::Round(_) | Asker::Task(_) => Err(AskError::Unavailable),
             Asker::Connection { pending, timeout } => {
                 if !declared {
                     return Err(AskError::NotDeclared(question.capability_name()));
@@ -212,23 +231,30 @@ impl Context {
     /// Completes when this 2026-07-28 request's handler was interrupted to ask the client
     /// (never for other requests).
     pub(crate) async fn interrupted(&self) -> Interrupt {
-        match self.inner.link.as_ref().and_then(|link| link.asker.as_ref()) {
-            Some(Asker::Round(round)) => round.interrupted().await,
-            _ => std::future::pending().await,
+        match self.round() {
+            Some(round) => round.interrupted().await,
+            None => std::future::pending().await,
         }
     }
 
     /// The interruption, if the handler was interrupted (checked after its first poll).
     pub(crate) fn take_interrupt(&self) -> Option<Interrupt> {
-        match self.inner.link.as_ref().and_then(|link| link.asker.as_ref()) {
-            Some(Asker::Round(round)) => round.take(),
-            _ => None,
-        }
+        self.round().and_then(|round| round.take())
     }
 
     /// Whether this request can be interrupted to ask the client (2026-07-28).
     pub(crate) fn can_interrupt(&self) -> bool {
-        matches!(self.inner.link.as_ref().and_then(|link| link.asker.as_ref()), Some(Asker::Round(_)))
+        self.round().is_some()
+    }
+
+    /// The request's round of questions, while its questions go there (2026-07-28, not in a
+    /// task).
+    fn round(&self) -> Option<&InputRound> {
+        match self.inner.link.as_ref().and_then(|link| link.asker.as_ref())? {
+            Asker::Round(round) => Some(round),
+            Asker::Task(asker) if asker.task.get().is_none() => asker.round.as_deref(),
+            Asker::Task(_) | Asker::Connection { .. } => None,
+        }
     }
 }
 

@@ -12,4 +12,5 @@ pub(crate) mod resource;
 pub(crate) mod scopes;
 pub(crate) mod selection;
 pub(crate) mod tags;
+pub(crate) mod task;
 pub(crate) mod tool;

@@ -15,6 +15,7 @@ use crate::declare::handler::{HandlerFn, HandlerSpec};
 use crate::declare::output::{OutputSchema, OutputValue};
 use crate::declare::scopes::Scopes;
 use crate::declare::tags::Tags;
+use crate::declare::task::{TaskPolicy, TaskSupport};
 use crate::protocol::{CallToolResult, Content, Icon, Tool, ToolAnnotations};
 use crate::util::BoxFuture;
 use crate::util::schema;
@@ -104,6 +105,7 @@ pub struct ToolDescriptor {
     pub(crate) header_params: Vec<(String, String)>,
     pub(crate) tags: Tags,
     pub(crate) scopes: Scopes,
+    pub(crate) task: TaskPolicy,
 }
 
 impl fmt::Debug for ToolDescriptor {
@@ -140,6 +142,7 @@ impl ToolDescriptor {
             header_params: Vec::new(),
             tags: Tags::default(),
             scopes: Scopes::default(),
+            task: TaskPolicy::default(),
         }
     }
 
@@ -297,6 +300,31 @@ impl ToolDescriptor {
     pub fn header_param(mut self, argument: impl Into<String>, header: impl Into<String>) -> Self {
         self.header_params.push((argument.into(), header.into()));
         self
+    }
+
+    /// Says whether calls may run as tasks (the tasks extension of 2026-07-28; see
+    /// [`TaskSupport`]). The server declares the extension when a tool allows tasks.
+    #[must_use]
+    pub fn task(mut self, support: TaskSupport) -> Self {
+        self.task.support = support;
+        self
+    }
+
+    /// Starts a call's task only once the handler first waits on something other than a
+    /// question: questions it asks before that reach the client as in any call (input-required
+    /// results, answered by the client's retry), and the retry that brings the last answer is
+    /// the one answered with the task. Without this, a task starts before the handler runs and
+    /// every question waits in the task (`tasks/get` shows it, `tasks/update` answers it).
+    /// What `#[mcp_tool(task = "...", task_after_input)]` does.
+    #[must_use]
+    pub fn task_after_input(mut self) -> Self {
+        self.task.after_input = true;
+        self
+    }
+
+    /// Whether calls may run as tasks.
+    pub fn task_support(&self) -> TaskSupport {
+        self.task.support
     }
 
     /// Sets how long a call may run: past it the call ends with an `isError` result saying so

@@ -144,6 +144,18 @@ impl WireResult for Map<String, Value> {
     }
 }
 
+/// A task made for a tool call (`CreateTaskResult`, the tasks extension): its result type is
+/// `task`, the only result that has it.
+#[derive(Debug, Serialize)]
+#[serde(transparent)]
+pub(crate) struct TaskCreated(pub(crate) Map<String, Value>);
+
+impl WireResult for TaskCreated {
+    fn result_type(&self) -> &'static str {
+        "task"
+    }
+}
+
 macro_rules! plain_results {
     ($($ty:ty),* $(,)?) => { $(impl WireResult for $ty {})* };
 }

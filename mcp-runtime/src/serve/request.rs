@@ -16,6 +16,7 @@ use crate::context::asking::{InputRound, Interrupt, PendingRequests};
 use crate::context::outlet::{Outgoing, Outlet};
 use crate::context::request_state::LazyState;
 use crate::context::slot::SlotLease;
+use crate::context::task_link::TaskAsker;
 use crate::context::{
     Asker, CancelToken, ClientLink, Context, Identity, LogLimiter, LogThreshold, Negotiated, RequestExtras,
     RequestParts,
@@ -163,6 +164,45 @@ impl Request<'_> {
         }))
     }
 
+    /// The context of a tool call that runs as a task: its handler sends nothing on the
+    /// request's way (the request is answered with the task), asks through the task (or,
+    /// `after_input`, through the request's input-required rounds until the task exists) and
+    /// follows the task's cancellation.
+    pub(crate) fn task_context(
+        &self,
+        origin: Option<&'static str>,
+        after_input: bool,
+        cancel: CancelToken,
+    ) -> Result<(Context, Arc<TaskAsker>), ErrorObject> {
+        let asker = Arc::new(match after_input {
+            true => TaskAsker::before(Arc::new(self.input_round()?)),
+            false => TaskAsker::new(),
+        });
+        let link = ClientLink {
+            out: Outlet::Nowhere,
+            progress_token: None,
+            log: LogThreshold::Off,
+            limiter: Arc::default(),
+            origin,
+            asker: Some(Asker::Task(Arc::clone(&asker))),
+            lease: None,
+        };
+        let context = Context::for_request(RequestParts {
+            negotiated: Arc::clone(&self.negotiated),
+            request_id: self.id.clone(),
+            states: Arc::clone(&self.core.states),
+            cancel,
+            link: Some(link),
+            extras: self.extras.clone(),
+        });
+        Ok((context, asker))
+    }
+
+    /// The subject of the identity the transport authenticated, when it did.
+    pub(crate) fn principal(&self) -> Option<&str> {
+        self.extras.as_ref().and_then(|e| e.identity.as_ref()).map(Identity::subject)
+    }
+
     /// The answers a 2026-07-28 request brings: those its verified `requestState` holds,
     /// then its `inputResponses`, by question key (keys no question asks are never read).
     fn input_round(&self) -> Result<InputRound, ErrorObject> {
@@ -174,8 +214,7 @@ impl Request<'_> {
             #[serde(default)]
             request_state: Option<String>,
         }
-        let principal = self.extras.as_ref().and_then(|e| e.identity.as_ref()).map(Identity::subject);
-        let state = LazyState::new(self.method, self.raw_params(), principal);
+        let state = LazyState::new(self.method, self.raw_params(), self.principal());
         let retry: Retry = match self.raw_params().map(RawValue::get) {
             Some(text) if mentions!(text, "inputResponses") || mentions!(text, "requestState") => {
                 serde_json::from_str(text).map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?

@@ -6,7 +6,7 @@ use serde_json::value::RawValue;
 use crate::context::outlet::Outgoing;
 use crate::protocol::{Cacheable, Feature, Revision, ServerCapabilities};
 use crate::serve::executor::WorkFn;
-use crate::serve::methods::{lifecycle, prompts, resources, tools};
+use crate::serve::methods::{lifecycle, prompts, resources, tasks, tools};
 use crate::serve::request::{Caching, Request};
 use crate::serve::session::Session;
 
@@ -73,6 +73,8 @@ enum Needs {
     Prompts,
     Completions,
     Logging,
+    /// The tasks extension (declared when a tool allows tasks).
+    Tasks,
 }
 
 impl Needs {
@@ -87,6 +89,7 @@ impl Needs {
             // 2024-11-05 had the method without the capability.
             Needs::Completions => capabilities.completions.is_some(),
             Needs::Logging => capabilities.logging.is_some(),
+            Needs::Tasks => capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(crate::tasks::EXTENSION)),
         }
     }
 }
@@ -147,6 +150,9 @@ const TABLE: &[Route] = &[
     cached(row("prompts/list", All, Needs::Prompts, Inline(prompts::list)), Configured(Cacheable::PromptList)),
     row("prompts/get", All, Needs::Prompts, Work(prompts::get)),
     row("completion/complete", All, Needs::Completions, Inline(prompts::complete)),
+    row("tasks/get", Stateless, Needs::Tasks, Work(tasks::get)),
+    row("tasks/update", Stateless, Needs::Tasks, Work(tasks::update)),
+    row("tasks/cancel", Stateless, Needs::Tasks, Work(tasks::cancel)),
 ];
 
 /// The row of `method`, if the server declared the capability it needs: without it, the

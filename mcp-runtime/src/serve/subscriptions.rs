@@ -37,6 +37,9 @@ pub(crate) struct Filter {
     resources_list_changed: bool,
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     resource_subscriptions: BTreeSet<String>,
+    /// Tasks whose changes the stream wants (the tasks extension).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    task_ids: BTreeSet<String>,
 }
 
 #[derive(Deserialize)]
@@ -48,8 +51,25 @@ struct ListenParams {
 struct Listen {
     id: RequestId,
     filter: Filter,
+    /// Who opened it, when the transport authenticates: only their tasks are told.
+    caller: Option<String>,
     /// The listen request's own stream (an HTTP response); `None`: the connection's output.
     stream: Option<Stream>,
+}
+
+/// The most task ids one listen stream follows.
+const MAX_TASK_IDS: usize = 256;
+
+/// A `subscriptions/listen` request, as its stream opens.
+pub(crate) struct Opening<'a> {
+    pub(crate) id: &'a RequestId,
+    pub(crate) params: &'a str,
+    /// The request's own stream (an HTTP response); `None`: the connection's output.
+    pub(crate) stream: Option<Stream>,
+    /// Who opened it, when the transport authenticated them.
+    pub(crate) caller: Option<&'a str>,
+    /// Whether the request opted in to the tasks extension (needed for `taskIds`).
+    pub(crate) tasks_opted_in: bool,
 }
 
 /// A stream of one request's own.
@@ -123,15 +143,13 @@ impl Subscriptions {
 
     /// `subscriptions/listen`: opens a stream and returns its acknowledgement, which honours
     /// only what the server can send.
-    pub(crate) fn listen(
-        &mut self,
-        core: &ServerCore,
-        id: &RequestId,
-        params: &str,
-        stream: Option<Stream>,
-    ) -> Result<Vec<u8>, ErrorObject> {
+    pub(crate) fn listen(&mut self, core: &ServerCore, opening: Opening<'_>) -> Result<Vec<u8>, ErrorObject> {
+        let Opening { id, params, stream, caller, tasks_opted_in } = opening;
         let params: ListenParams = serde_json::from_str(params)
             .map_err(|e| ErrorObject::invalid_params(format!("Invalid `subscriptions/listen` params: {e}")))?;
+        if !params.notifications.task_ids.is_empty() && !tasks_opted_in {
+            return Err(crate::serve::methods::tasks::needs_extension("Listening to `taskIds`"));
+        }
         if self.listens.len() >= self.limit {
             return Err(ErrorObject::invalid_request(format!(
                 "Invalid request: {} streams are open, the most this connection may have; cancel one first",
@@ -156,9 +174,11 @@ impl Subscriptions {
                 .into_iter()
                 .filter(|uri| check_subscribable(&registry, uri).is_ok())
                 .collect(),
+            // Any id is taken: a task another caller made is simply never told.
+            task_ids: wanted.task_ids.into_iter().take(MAX_TASK_IDS).collect(),
         };
         let ack = json!({ "notifications": filter, "_meta": { SUBSCRIPTION_ID: id } });
-        self.listens.push(Listen { id: id.clone(), filter, stream });
+        self.listens.push(Listen { id: id.clone(), filter, caller: caller.map(str::to_owned), stream });
         Ok(notification_line("notifications/subscriptions/acknowledged", Some(&ack)))
     }
 
@@ -203,6 +223,17 @@ impl Subscriptions {
                 for listen in self.listens.iter().filter(|l| l.filter.resource_subscriptions.contains(&**uri)) {
                     let params = json!({ "uri": &**uri, "_meta": { SUBSCRIPTION_ID: listen.id } });
                     lines.push((listen.stream.clone(), Outgoing::interim(notification_line(method, Some(&params)))));
+                }
+            }
+            Announcement::Task(notice) => {
+                let wanted = |l: &&Listen| {
+                    l.filter.task_ids.contains(&notice.task_id) && l.caller.as_deref() == notice.owner.as_deref()
+                };
+                for listen in self.listens.iter().filter(wanted) {
+                    let mut params = notice.detailed.clone();
+                    params.insert("_meta".into(), json!({ SUBSCRIPTION_ID: listen.id }));
+                    let line = notification_line("notifications/tasks", Some(&params));
+                    lines.push((listen.stream.clone(), Outgoing::interim(line)));
                 }
             }
         }

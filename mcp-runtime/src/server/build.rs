@@ -12,14 +12,16 @@ use crate::declare::prompt::PromptDescriptor;
 use crate::declare::resource::ResourceDescriptor;
 use crate::declare::scopes::Scopes;
 use crate::declare::selection::every_declared;
+use crate::declare::task::TaskSupport;
 use crate::declare::tool::ToolDescriptor;
 use crate::error::{Error, Result};
 use crate::protocol::{ListChangedCapability, ResourcesCapability, Revision, ServerCapabilities};
 use crate::server::builder::{Server, ShutdownSignal};
-use crate::server::changes::ChangeNotice;
+use crate::server::changes::{Announcement, ChangeNotice, TaskNotice};
 use crate::server::core::ServerCore;
 use crate::server::local::LocalThread;
 use crate::server::registry::{Registry, check_states};
+use crate::tasks::live::Tasks;
 
 /// Whether `id` names an extension as the protocol requires: a prefix of dot-separated labels
 /// (each starting with a letter), a `/`, and a name (`io.modelcontextprotocol/ui`).
@@ -78,6 +80,10 @@ impl Server {
         if !registry.declared_scopes().is_empty() {
             self.layers.push_check(crate::auth::check::layer());
         }
+        // Tools that may run as tasks: the tasks extension is declared (2026-07-28).
+        if registry.tools.iter().any(|tool| tool.task.support != TaskSupport::Never) {
+            self.extensions.entry(crate::tasks::EXTENSION).or_insert_with(|| serde_json::json!({}));
+        }
         let dynamic = self.dynamic_lists;
         let list_changed = ListChangedCapability { list_changed: dynamic.then_some(true) };
         let capabilities = ServerCapabilities {
@@ -96,7 +102,11 @@ impl Server {
             Some(key) => Sealer::new(key, self.request_state_ttl),
             None => Sealer::random(self.request_state_ttl),
         };
+        let origin = crate::util::random::random_id();
+        let task_store = self.task_store.map_or_else(|| Arc::new(crate::MemoryTaskStore::default()) as _, |s| s.0);
+        let tasks = Tasks::new(task_store, Some(self.task_ttl), Some(self.task_poll_interval), origin.clone());
         let core = Arc::new(ServerCore {
+            tasks,
             sealer: Arc::new(sealer),
             states: Arc::new(self.states),
             local: LocalThread::default(),
@@ -108,7 +118,7 @@ impl Server {
             registry: RwLock::new(Arc::new(registry)),
             announcements: broadcast::channel(self.event_backlog).0,
             ended_sessions: broadcast::channel(self.event_backlog).0,
-            origin: crate::util::random::random_id(),
+            origin,
             bus: self.bus,
             config: self.config,
             layers_only_check: self.layers.only_checks(),
@@ -124,6 +134,19 @@ impl Server {
                 true
             }
             None => false,
+        }));
+        // Task changes reach the listen streams that named the task.
+        let telling = Arc::downgrade(&core);
+        core.tasks.on_change(Box::new(move |record| {
+            if let Some(core) = telling.upgrade() {
+                let notice = TaskNotice {
+                    task_id: record.task_id().to_owned(),
+                    owner: record.owner().map(str::to_owned),
+                    detailed: record.detailed(),
+                };
+                // No connection listening is not an error.
+                let _ = core.announcements.send(Announcement::Task(Arc::new(notice)));
+            }
         }));
         self.handle.attach(&core);
         Ok(core)

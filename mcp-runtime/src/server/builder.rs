@@ -60,6 +60,12 @@ pub struct Server {
     pub(super) event_backlog: usize,
     pub(super) bus: Bus,
     pub(super) layers: Layers,
+    /// Where tasks are kept (a [`MemoryTaskStore`](crate::MemoryTaskStore) unless set).
+    pub(super) task_store: Option<crate::tasks::store::SharedTaskStore>,
+    /// How long a task is kept after it was made.
+    pub(super) task_ttl: Duration,
+    /// How often task clients are asked to poll.
+    pub(super) task_poll_interval: Duration,
     /// Only the items with one of these tags are offered (`Server::only_tags`).
     pub(super) only_tags: Option<Vec<String>>,
     #[cfg(feature = "telemetry")]
@@ -68,6 +74,12 @@ pub struct Server {
     #[cfg(feature = "http")]
     pub(crate) run_http_options: Option<crate::HttpOptions>,
 }
+
+/// How long a task is kept unless [`Server::task_ttl`] says otherwise.
+const DEFAULT_TASK_TTL: Duration = Duration::from_secs(60 * 60);
+
+/// How often task clients are asked to poll unless [`Server::task_poll_interval`] says.
+const DEFAULT_TASK_POLL_INTERVAL: Duration = Duration::from_secs(1);
 
 /// The future that tells a serving server to stop.
 pub(crate) struct ShutdownSignal(pub(crate) BoxFuture<'static, ()>);
@@ -106,6 +118,9 @@ impl Server {
             event_backlog: EVENT_BACKLOG,
             bus: Bus::default(),
             layers: Layers::default(),
+            task_store: None,
+            task_ttl: DEFAULT_TASK_TTL,
+            task_poll_interval: DEFAULT_TASK_POLL_INTERVAL,
             only_tags: None,
             #[cfg(feature = "telemetry")]
             telemetry: None,
@@ -336,6 +351,32 @@ impl Server {
     #[must_use]
     pub fn change_bus(mut self, bus: impl ChangeBus) -> Self {
         self.bus = Bus(Arc::new(bus));
+        self
+    }
+
+    /// Keeps tasks (the tasks extension, see [`TaskSupport`](crate::TaskSupport)) in `store`
+    /// instead of the process's memory ([`MemoryTaskStore`](crate::MemoryTaskStore), at most
+    /// [`DEFAULT_TASK_LIMIT`](crate::DEFAULT_TASK_LIMIT) tasks).
+    #[must_use]
+    pub fn task_store(mut self, store: impl crate::TaskStore) -> Self {
+        self.task_store = Some(crate::tasks::store::SharedTaskStore(Arc::new(store)));
+        self
+    }
+
+    /// Sets how long a task is kept after it was made, whether it ended or not (an hour by
+    /// default): its `ttlMs`. Past it, a task still running is stopped, and `tasks/get`
+    /// answers as for a task that never existed.
+    #[must_use]
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = ttl;
+        self
+    }
+
+    /// Sets how often clients are asked to poll a task (`pollIntervalMs`; a second by
+    /// default).
+    #[must_use]
+    pub fn task_poll_interval(mut self, interval: Duration) -> Self {
+        self.task_poll_interval = interval;
         self
     }
 

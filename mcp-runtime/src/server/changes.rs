@@ -18,6 +18,18 @@ pub(crate) enum Announcement {
     ListChanged(ItemKind),
     /// The resource at this URI changed.
     ResourceUpdated(Arc<str>),
+    /// A task changed (the tasks extension): for the listen streams that named it.
+    Task(Arc<TaskNotice>),
+}
+
+/// A task as its change notification (`notifications/tasks`) carries it.
+#[derive(Debug)]
+pub(crate) struct TaskNotice {
+    pub(crate) task_id: String,
+    /// Who may see it (`None`: whoever knows its id).
+    pub(crate) owner: Option<String>,
+    /// The task as `tasks/get` answers it.
+    pub(crate) detailed: serde_json::Map<String, serde_json::Value>,
 }
 
 /// A change to an item of a server's lists, made by name (see

@@ -14,6 +14,7 @@ use crate::protocol::{CachePolicies, Implementation, ServerCapabilities};
 use crate::server::changes::{Announcement, Bus, ChangeEvent, ChangeNotice};
 use crate::server::local::LocalThread;
 use crate::server::registry::Registry;
+use crate::tasks::live::Tasks;
 
 /// Limits and sizes a server works with.
 #[derive(Debug, Clone)]
@@ -54,6 +55,8 @@ impl Default for Config {
 /// A built server, shared by every connection.
 #[derive(Debug)]
 pub(crate) struct ServerCore {
+    /// The tasks of the tasks extension (made only by tools that allow them).
+    pub(crate) tasks: Arc<Tasks>,
     /// Seals the `requestState` of input-required results.
     pub(crate) sealer: Arc<Sealer>,
     /// The application's states.

@@ -24,6 +24,7 @@ use mcp_uri_template::UriTemplate;
 
 use crate::declare::scopes::{Scopes, is_scope};
 use crate::declare::tags::Tags;
+use crate::declare::task::TaskPolicy;
 
 /// A registered tool, ready to list and call.
 #[derive(Clone)]
@@ -43,6 +44,8 @@ pub(crate) struct ToolEntry {
     pub(crate) header_params: Vec<(String, String)>,
     pub(crate) tags: Tags,
     pub(crate) scopes: Scopes,
+    /// Whether its calls may run as tasks.
+    pub(crate) task: TaskPolicy,
 }
 
 impl ToolEntry {
@@ -258,6 +261,7 @@ impl Registry {
                     header_params: d.header_params,
                     tags: d.tags,
                     scopes,
+                    task: d.task,
                 };
                 Ok((entry, d.defined_at.into_owned()))
             })

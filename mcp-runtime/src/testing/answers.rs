@@ -27,6 +27,8 @@ pub(crate) struct Answers {
     pub(crate) elicitation: Option<Answerer>,
     pub(crate) sampling: Option<Answerer>,
     pub(crate) roots: Option<Answerer>,
+    /// The client opts in to the tasks extension (2026-07-28).
+    pub(crate) tasks: bool,
     asked: Mutex<Vec<Question>>,
 }
 
@@ -54,6 +56,9 @@ impl Answers {
         }
         if self.roots.is_some() {
             capabilities.insert("roots".into(), json!({}));
+        }
+        if self.tasks && revision.supports(crate::protocol::Feature::Stateless) {
+            capabilities.insert("extensions".into(), json!({ crate::tasks::EXTENSION: {} }));
         }
         Value::Object(capabilities)
     }

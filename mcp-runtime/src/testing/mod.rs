@@ -86,6 +86,7 @@ use crate::Server;
 use crate::protocol::{ErrorObject, Feature, Revision};
 
 mod answers;
+mod tasks;
 
 pub use answers::Question;
 use answers::{Answerer, Answers};
@@ -193,6 +194,14 @@ impl TestClientBuilder {
     #[must_use]
     pub fn on_roots(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
         self.answers.roots = Some(Arc::new(answer) as Answerer);
+        self
+    }
+
+    /// Opts in to the tasks extension on every request (2026-07-28): a tool that allows
+    /// tasks then runs as one (see [`TestClient::call_tool_as_task`]).
+    #[must_use]
+    pub fn tasks(mut self) -> Self {
+        self.answers.tasks = true;
         self
     }
 

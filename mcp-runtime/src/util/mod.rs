@@ -7,10 +7,15 @@ pub(crate) mod duration;
 pub(crate) mod http_client;
 pub(crate) mod random;
 pub(crate) mod schema;
+pub(crate) mod time;
 pub(crate) mod woken;
 
 use std::future::Future;
 use std::pin::Pin;
+
+/// What a store (of sessions, events or tasks) reports when it cannot do what it was asked
+/// (its backend is down, say): the request is refused and the error logged.
+pub type StoreError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A boxed future that is `Send`: what handlers and the transports' hooks return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -17,7 +17,7 @@
 
 mod start;
 
-pub(crate) use start::{Failure, Start, deliver, guarded, panic_message};
+pub(crate) use start::{Failure, Start, deliver, detached, guarded, panic_message, within};
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -299,6 +299,7 @@ pub(crate) fn collect_batch(out: Outlet, guard: Option<DrainGuard>) -> mpsc::Unb
             let _ = match out {
                 Outlet::Connection(out) => out.send(array).await.is_ok(),
                 Outlet::Request(stream) => stream.send(Outgoing::success(array, None)).await.is_ok(),
+                Outlet::Nowhere => false,
             };
         }
     });

@@ -21,7 +21,7 @@ use crate::declare::handler::HandlerFn;
 use crate::declare::handler::{HandlerSpec, RunKind};
 use crate::protocol::RequestId;
 use crate::serve::reply::{Reply, ReplyTo, Started};
-use crate::server::local::LocalJob;
+use crate::server::local::{LocalJob, LocalThread};
 
 use super::{Executor, Running};
 
@@ -123,7 +123,7 @@ impl Start<'_> {
                 return self.spawn(None, context, work, finish, AfterCancel::Drop);
             }
             let work = crate::context::log_layer::REQUEST.scope(context.clone(), work).instrument(self.span.clone());
-            let work = OnBlockingPool::start(work, Arc::clone(&self.lease));
+            let work = OnBlockingPool::start(work, Some(Arc::clone(&self.lease)));
             return self.spawn(spec.timeout, context, work, finish, AfterCancel::Answer);
         }
         if spec.kind == RunKind::Async {
@@ -159,32 +159,8 @@ impl Start<'_> {
         T: Send + 'static,
         Fin: FnOnce(Result<T, Failure>) -> Outgoing + Send + 'static,
     {
-        let (tx, rx) = oneshot::channel::<Result<T, Failure>>();
         let context_for_wait = context.clone();
-        let job: LocalJob = Box::new(move || {
-            Box::pin(async move {
-                let mut tx = tx;
-                let made = crate::context::log_layer::REQUEST
-                    .sync_scope(context.clone(), || std::panic::catch_unwind(AssertUnwindSafe(make)));
-                let outcome = match made {
-                    Ok(work) => tokio::select! {
-                        outcome = crate::context::log_layer::REQUEST.scope(context, guarded(work)) => outcome,
-                        // The request was cancelled, timed out, or the connection ended.
-                        () = tx.closed() => return,
-                    },
-                    Err(panic) => Err(Failure::Panicked(panic_message(panic))),
-                };
-                let _ = tx.send(outcome);
-            })
-        });
-        if !self.executor.core.local.spawn(job) {
-            tracing::error!("a local handler could not run: its thread is not available");
-        }
-        let answer = async move {
-            rx.await.unwrap_or_else(|_| {
-                Err(Failure::Panicked("the thread of local handlers stopped before answering".to_owned()))
-            })
-        };
+        let answer = on_local_thread(&self.executor.core.local, context, make);
         let finish = move |outcome: Result<Result<T, Failure>, Failure>| finish(outcome.and_then(|inner| inner));
         self.spawn(timeout, &context_for_wait, answer, finish, AfterCancel::Answer)
     }
@@ -256,6 +232,95 @@ impl Start<'_> {
     }
 }
 
+/// Runs the future `make` builds on the local thread (it need not be `Send`): the returned
+/// future waits for its output, and dropping it drops the local future too.
+fn on_local_thread<M, F, T>(
+    local: &LocalThread,
+    context: Context,
+    make: M,
+) -> impl Future<Output = Result<T, Failure>> + Send + 'static
+where
+    M: FnOnce() -> F + Send + 'static,
+    F: Future<Output = T> + Unpin + 'static,
+    T: Send + 'static,
+{
+    let (tx, rx) = oneshot::channel::<Result<T, Failure>>();
+    let job: LocalJob = Box::new(move || {
+        Box::pin(async move {
+            let mut tx = tx;
+            let made = crate::context::log_layer::REQUEST
+                .sync_scope(context.clone(), || std::panic::catch_unwind(AssertUnwindSafe(make)));
+            let outcome = match made {
+                Ok(work) => tokio::select! {
+                    outcome = crate::context::log_layer::REQUEST.scope(context, guarded(work)) => outcome,
+                    // The request was cancelled, timed out, or the connection ended.
+                    () = tx.closed() => return,
+                },
+                Err(panic) => Err(Failure::Panicked(panic_message(panic))),
+            };
+            let _ = tx.send(outcome);
+        })
+    });
+    if !local.spawn(job) {
+        tracing::error!("a local handler could not run: its thread is not available");
+    }
+    async move {
+        rx.await.unwrap_or_else(|_| {
+            Err(Failure::Panicked("the thread of local handlers stopped before answering".to_owned()))
+        })
+    }
+}
+
+/// A handler's work run detached from any request (a task's): an async handler as it is, a
+/// plain `fn` on the blocking pool, a `local` one on the local thread; within `timeout` when
+/// there is one; its panics caught. `context` is current while it runs (for the log layer).
+pub(crate) fn detached<I, O>(
+    local: &LocalThread,
+    handler: &HandlerFn<I, O>,
+    spec: HandlerSpec,
+    context: &Context,
+    input: I,
+) -> crate::util::BoxFuture<'static, Result<O, Failure>>
+where
+    I: Send + 'static,
+    O: Send + 'static,
+{
+    let work: crate::util::BoxFuture<'static, Result<O, Failure>> = match handler {
+        HandlerFn::Send(handler) => {
+            let created = crate::context::log_layer::REQUEST
+                .sync_scope(context.clone(), || std::panic::catch_unwind(AssertUnwindSafe(|| handler(input))));
+            match created {
+                Err(panic) => return Box::pin(std::future::ready(Err(Failure::Panicked(panic_message(panic))))),
+                Ok(work) => {
+                    let work = crate::context::log_layer::REQUEST.scope(context.clone(), work);
+                    match spec.kind {
+                        RunKind::Blocking => Box::pin(guarded(Box::pin(OnBlockingPool::start(work, None)))),
+                        RunKind::Async | RunKind::Task => Box::pin(guarded(Box::pin(work))),
+                    }
+                }
+            }
+        }
+        HandlerFn::Local(handler) => {
+            let handler = Arc::clone(handler);
+            Box::pin(on_local_thread(local, context.clone(), move || handler(input)))
+        }
+    };
+    within(spec.timeout, work)
+}
+
+/// `work` within `limit`, when there is one: past it, [`Failure::TimedOut`].
+pub(crate) fn within<T: Send + 'static>(
+    limit: Option<Duration>,
+    work: crate::util::BoxFuture<'static, Result<T, Failure>>,
+) -> crate::util::BoxFuture<'static, Result<T, Failure>> {
+    match limit {
+        None => work,
+        Some(limit) => {
+            Box::pin(async move { tokio::time::timeout(limit, work).await.unwrap_or(Err(Failure::TimedOut(limit))) })
+        }
+    }
+}
+
 /// Whether a task answers once its work is done although its request was cancelled
 /// meanwhile. An abort drops awaited work at once (and a time limit's answer must go out);
 /// work that blocked its task in place ran to its end, and its answer is dropped.
@@ -292,14 +357,15 @@ impl<F: Future + Unpin> Future for InPlace<F> {
 /// the threads a client can keep busy.
 struct OnBlockingPool<T> {
     thread: tokio::task::JoinHandle<T>,
-    lease: Arc<SlotLease>,
+    /// The request's slot (`None` for a task's work, which holds none).
+    lease: Option<Arc<SlotLease>>,
     /// Where the slot goes when this is dropped early; the thread holds the other reference,
     /// so the slot is free once both are gone.
     handover: Arc<std::sync::OnceLock<tokio::sync::OwnedSemaphorePermit>>,
 }
 
 impl<T: Send + 'static> OnBlockingPool<T> {
-    fn start<F: Future<Output = T> + Send + 'static>(work: F, lease: Arc<SlotLease>) -> Self {
+    fn start<F: Future<Output = T> + Send + 'static>(work: F, lease: Option<Arc<SlotLease>>) -> Self {
         let handover = Arc::new(std::sync::OnceLock::new());
         let kept = Arc::clone(&handover);
         // The body of a plain `fn` runs at the first poll, so one poll is all it takes (the
@@ -337,7 +403,7 @@ impl<T> Future for OnBlockingPool<T> {
 impl<T> Drop for OnBlockingPool<T> {
     fn drop(&mut self) {
         if !self.thread.is_finished()
-            && let Some(permit) = self.lease.take()
+            && let Some(permit) = self.lease.as_ref().and_then(|lease| lease.take())
         {
             let _ = self.handover.set(permit);
         }

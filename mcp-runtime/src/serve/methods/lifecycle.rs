@@ -14,6 +14,7 @@ use crate::protocol::{ErrorObject, Feature, InitializeParams, InitializeResult, 
 use crate::serve::reply::{Empty, ReplyTo};
 use crate::serve::request::Request;
 use crate::serve::session::{Era, Session};
+use crate::serve::subscriptions::Opening;
 
 pub(crate) fn initialize(session: &mut Session, request: &Request<'_>) -> Outgoing {
     let refuse = |error: ErrorObject| {
@@ -148,7 +149,14 @@ pub(crate) fn listen(session: &mut Session, request: &Request<'_>) -> Outgoing {
         ReplyTo::Stream(stream) => Some(stream.clone()),
         ReplyTo::Connection | ReplyTo::Batch(_) => None,
     };
-    match session.subscriptions.listen(&request.core, &request.id, params, stream) {
+    let opening = Opening {
+        id: &request.id,
+        params,
+        stream,
+        caller: request.principal(),
+        tasks_opted_in: crate::serve::methods::tasks::opted_in(&request.negotiated),
+    };
+    match session.subscriptions.listen(&request.core, opening) {
         Ok(ack) => Outgoing::interim(ack),
         Err(e) => request.error(&e),
     }

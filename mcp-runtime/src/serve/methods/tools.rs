@@ -6,11 +6,12 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use crate::context::outlet::Outgoing;
+use crate::declare::task::TaskSupport;
 use crate::declare::tool::ToolCall;
 use crate::error::ItemKind;
 use crate::protocol::{CallToolResult, ErrorObject, Feature, Shape, code, excerpt, members, shape_of, string_value};
 use crate::serve::executor::{Failure, Start};
-use crate::serve::methods::{list_cursor, page_result, shown};
+use crate::serve::methods::{list_cursor, page_result, shown, tasks};
 use crate::serve::reply::Page;
 use crate::serve::reply::Started;
 use crate::serve::request::Request;
@@ -99,6 +100,18 @@ pub(crate) fn call(request: &Request<'_>, start: Start<'_>) -> Started {
         }
         Some(text) => Some(Box::from(text)),
     };
+    // The tasks extension (2026-07-28): a tool that allows tasks runs as one when the client
+    // opted in on this request; one that requires a task refuses a client that did not.
+    if revision.supports(Feature::Stateless) && entry.task.support != TaskSupport::Never {
+        if tasks::opted_in(&request.negotiated) {
+            let tool_call = ToolCall { name: Arc::clone(&entry.name), arguments, context: crate::Context::detached() };
+            return tasks::call(request, start, entry, tool_call);
+        }
+        if entry.task.support == TaskSupport::Required {
+            let what = format!("Tool `{}` runs only as a task: it", entry.name);
+            return start.reply(request.error(&tasks::needs_extension(&what)));
+        }
+    }
     let context = match request.context(entry.origin) {
         Ok(context) => context,
         Err(e) => return start.reply(request.error(&e)),

@@ -16,9 +16,7 @@ use crate::protocol::{Implementation, LogLevel, Revision};
 use crate::serve::session::SessionState;
 use crate::util::BoxFuture;
 
-/// What a store reports when it cannot do what it was asked (its backend is down, say): the
-/// endpoint answers 503 and logs it.
-pub type StoreError = Box<dyn std::error::Error + Send + Sync>;
+pub use crate::util::StoreError;
 
 /// A session as a [`SessionStore`] keeps it: serializable, so that a store shared by several
 /// processes can write it anywhere.

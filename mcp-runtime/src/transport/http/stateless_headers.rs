@@ -19,6 +19,8 @@ pub(super) struct ParamsHead<'a> {
     pub(super) version: Option<Cow<'a, str>>,
     pub(super) name: Option<Cow<'a, str>>,
     pub(super) uri: Option<Cow<'a, str>>,
+    /// The task a `tasks/*` request names.
+    pub(super) task_id: Option<Cow<'a, str>>,
     /// The text of `arguments`, read only for a tool whose arguments are mirrored in headers.
     pub(super) arguments: Option<&'a str>,
 }
@@ -31,10 +33,16 @@ impl<'a> ParamsHead<'a> {
         if !mentions!(params, "io.modelcontextprotocol/protocolVersion") {
             return ParamsHead::default();
         }
-        let [meta, name, uri, arguments] = members(params, ["_meta", "name", "uri", "arguments"]);
+        let [meta, name, uri, task_id, arguments] = members(params, ["_meta", "name", "uri", "taskId", "arguments"]);
         let version =
             meta.and_then(|meta| member(meta, "io.modelcontextprotocol/protocolVersion")).and_then(string_value);
-        ParamsHead { version, name: name.and_then(string_value), uri: uri.and_then(string_value), arguments }
+        ParamsHead {
+            version,
+            name: name.and_then(string_value),
+            uri: uri.and_then(string_value),
+            task_id: task_id.and_then(string_value),
+            arguments,
+        }
     }
 }
 
@@ -64,6 +72,8 @@ pub(super) fn check_stateless_headers(
     let named = match method {
         "tools/call" | "prompts/get" => params.name.as_deref(),
         "resources/read" => params.uri.as_deref(),
+        // The tasks extension names its task in `Mcp-Name` too.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => params.task_id.as_deref(),
         _ => return Ok(()),
     };
     if header_str(headers, NAME_HEADER).map(decode_header_value).as_deref() != named {
