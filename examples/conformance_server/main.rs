@@ -1,6 +1,7 @@
 //! The fixtures the official MCP conformance suite calls, declared as ordinary user code:
 //! tools of every content kind, logging, progress, sampling, elicitation, a tool that closes
-//! its SSE stream mid-call, resources (text, binary, subscribable, a template) and prompts.
+//! its SSE stream mid-call, resources (text, binary, subscribable, a template), prompts, the
+//! tasks extension's tools and a skill (`conformance_server/skills`).
 //!
 //! `cargo run --example conformance_server -- --http 127.0.0.1:3001` serves it at
 //! `http://127.0.0.1:3001/mcp`; without flags it serves stdio.
@@ -611,7 +612,13 @@ async fn test_tool_with_task(ctx: Context) -> Result<String, AskError> {
 }
 
 fn main() -> mcp_runtime::Result<()> {
-    let server = Server::new("mcp-conformance-server", env!("CARGO_PKG_VERSION")).client_logging().dynamic_lists();
+    // The skills extension's fixture: one skill, `skill://acme/refunds`, with two folders,
+    // checked and carried in the binary.
+    let skills = mcp_runtime::embed_skills!("skills");
+    let server = Server::new("mcp-conformance-server", env!("CARGO_PKG_VERSION"))
+        .client_logging()
+        .dynamic_lists()
+        .skills(skills);
     // The trigger tools change the lists through the server's own handle.
     let handle = server.handle();
     server.state(handle).run()

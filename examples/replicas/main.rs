@@ -4,8 +4,8 @@
 //! - `MCP_LISTEN`: where to serve Streamable HTTP (default `127.0.0.1:8080`);
 //! - `MCP_INSTANCE`: this instance's tag, which starts the session ids it mints, so that a
 //!   load balancer can route each session to the instance that opened it;
-//! - `MCP_REDIS_URL`: a Redis the instances share, for the change bus and the events of
-//!   resumable streams;
+//! - `MCP_REDIS_URL`: a Redis the instances share, for the change bus, the events of
+//!   resumable streams and the tasks (`report` and `sign` run as tasks);
 //! - `MCP_SESSIONS=shared`: keep the handshake-era sessions in that Redis too, so that any
 //!   instance serves any session (otherwise each instance keeps its own: route with
 //!   affinity);
@@ -62,6 +62,26 @@ async fn greet(ctx: Context, instance: State<Instance>) -> Result<String, AskErr
     }
 }
 
+/// A report written in `steps` steps of `step_ms` milliseconds, run as a task when the client
+/// asks (the tasks extension): any instance reads and cancels it, the work stays where it began.
+#[mcp_tool(task = "optional")]
+async fn report(ctx: Context, instance: State<Instance>, steps: u32, step_ms: u64) -> String {
+    for step in 1..=steps {
+        tokio::time::sleep(std::time::Duration::from_millis(step_ms)).await;
+        ctx.progress(f64::from(step), Some(f64::from(steps)), Some(&format!("step {step} of {steps}"))).await;
+    }
+    format!("Report of {steps} steps (written on {})", instance.0)
+}
+
+/// Asks for a name inside a task: the answer (`tasks/update`) may reach any instance.
+#[mcp_tool(task = "required")]
+async fn sign(ctx: Context, instance: State<Instance>) -> Result<String, AskError> {
+    match ctx.elicit::<Name>("Who signs the report?").await? {
+        Elicitation::Accept(Name { name }) => Ok(format!("Signed by {name} (on {})", instance.0)),
+        _ => Ok("Not signed".to_owned()),
+    }
+}
+
 /// 64 hex digits as a key.
 fn parse_key(hex: &str) -> Result<[u8; 32], BoxError> {
     let mut key = [0u8; 32];
@@ -95,7 +115,7 @@ async fn main() -> Result<(), BoxError> {
     }
     if let Some(url) = env("MCP_REDIS_URL") {
         let redis = Redis::connect(&url).await?;
-        server = server.change_bus(redis.change_bus().await?);
+        server = server.change_bus(redis.change_bus().await?).task_store(redis.task_store());
         options = options.event_store(redis.event_store());
         if env("MCP_SESSIONS").as_deref() == Some("shared") {
             options = options.session_store(redis.session_store());

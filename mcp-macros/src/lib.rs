@@ -10,6 +10,8 @@ mod expand;
 mod paths;
 mod prompt;
 mod resource;
+#[cfg(feature = "skills")]
+mod skills;
 mod tool;
 
 use proc_macro::TokenStream;
@@ -30,4 +32,11 @@ pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     prompt::expand(args.into(), item.into()).into()
+}
+
+/// Embeds the skills under a folder of the package. See `mcp_runtime::embed_skills`.
+#[cfg(feature = "skills")]
+#[proc_macro]
+pub fn embed_skills(input: TokenStream) -> TokenStream {
+    skills::expand(input.into()).into()
 }

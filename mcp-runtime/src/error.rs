@@ -137,6 +137,8 @@ pub enum Error {
     },
     /// The command line could not be understood.
     Usage(String),
+    /// A skill could not be read or served (the skills extension): what and why.
+    Skill(String),
     /// The client closed the server's output (it stopped reading): the server stopped,
     /// aborting the requests in flight.
     OutputClosed(Option<std::io::Error>),
@@ -153,6 +155,7 @@ impl fmt::Debug for Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Error::Skill(why) => write!(f, "skills: {why}"),
             Error::Duplicate { kind, name, first, second } => write!(
                 f,
                 "two {kind}s are named `{name}`: one defined at {first}, the other at {second}; rename one of them"

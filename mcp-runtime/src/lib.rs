@@ -29,6 +29,7 @@
 // - `auth`: authorization at the HTTP edge (verifiers, challenges, metadata) and the scope
 //   check, a layer on the seam;
 // - `tasks`: the tasks extension's records, their store, and the tasks this process runs;
+//   `skills`: the skills extension's skills (read from folders) and the server's catalog;
 // - `server`: the builder, the built core, the registry, the handle and the change bus;
 // - `serve`: one connection: session intake, the route table, the executor, the methods;
 // - `transport`: the connection loop, newline-delimited JSON, stdio, Streamable HTTP;
@@ -61,6 +62,7 @@ pub mod protocol;
 pub mod redis;
 mod serve;
 mod server;
+mod skills;
 mod tasks;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
@@ -86,10 +88,17 @@ pub use declare::selection::Selection;
 pub use declare::task::TaskSupport;
 pub use declare::tool::{IntoToolResult, Json, Structured, ToolCall, ToolDescriptor};
 pub use error::{Error, ItemKind, Result};
+#[cfg(feature = "skills")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+pub use mcp_skill_folder::{FrontmatterError, MAX_BYTES as SKILL_MAX_BYTES, MAX_FILES as SKILL_MAX_FILES, SkillError};
 pub use mcp_uri_template::{UriTemplate, UriTemplateError};
 pub use protocol::{CachePolicy, CacheScope, Cacheable, CallToolResult, Content};
 pub use server::builder::Server;
 pub use server::handle::ServerHandle;
+pub use skills::Skill;
+#[cfg(feature = "skills")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+pub use skills::{EmbeddedSkill, EmbeddedSkills};
 pub use tasks::{DEFAULT_TASK_LIMIT, MemoryTaskStore, TaskRecord, TaskStatus, TaskStore, TaskStoreError};
 pub use util::schema::{input_schema_for, schema_for};
 pub use util::{BoxFuture, StoreError};
@@ -145,6 +154,11 @@ pub use mcp_runtime_macros::mcp_resource;
 #[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
 #[doc = include_str!("docs/mcp_prompt.md")]
 pub use mcp_runtime_macros::mcp_prompt;
+
+#[cfg(all(feature = "macros", feature = "skills"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "macros", feature = "skills"))))]
+#[doc = include_str!("docs/embed_skills.md")]
+pub use mcp_runtime_macros::embed_skills;
 
 pub mod diagnostics;
 

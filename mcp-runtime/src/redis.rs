@@ -40,6 +40,10 @@ use crate::transport::http::event_store::{EventStore, StoredEvents};
 use crate::transport::http::session_store::{SessionRecord, SessionStore, StoreError};
 use crate::util::BoxFuture;
 
+mod tasks;
+
+pub use tasks::RedisTaskStore;
+
 /// Events kept per stream, about (Redis trims whole nodes: `MAXLEN ~`).
 const EVENTS_PER_STREAM: usize = 1_024;
 /// How long a stream's events are kept after its last one.

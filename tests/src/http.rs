@@ -102,6 +102,7 @@ pub fn stateless_headers(body: &Value) -> Vec<(String, String)> {
     let named = match method {
         "tools/call" | "prompts/get" => body["params"]["name"].as_str(),
         "resources/read" => body["params"]["uri"].as_str(),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => body["params"]["taskId"].as_str(),
         _ => None,
     };
     if let Some(name) = named {

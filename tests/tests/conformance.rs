@@ -159,3 +159,19 @@ fn suite_0_2_passes_the_2026_07_28_requirements() {
         );
     }
 }
+
+/// The skills extension's server scenarios (tagged `extension`, in no requirement set): run by
+/// name, each against the fixture's skill, every check run.
+const SKILLS_SCENARIOS: [&str; 3] =
+    ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"];
+
+#[test]
+fn suite_0_2_passes_the_skills_scenarios() {
+    let mut checks = Vec::new();
+    for scenario in SKILLS_SCENARIOS {
+        checks.extend(run_suite(Suite::V0_2, &["--scenario", scenario], &format!("0.2.0-alpha.12-{scenario}")));
+    }
+    assert_all_pass(&checks);
+    let ran: std::collections::BTreeSet<&str> = checks.iter().map(|(s, ..)| scenario_of(s)).collect();
+    assert_eq!(ran, SKILLS_SCENARIOS.into_iter().collect(), "every skills scenario ran");
+}

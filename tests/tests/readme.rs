@@ -104,7 +104,7 @@ const LAYERS: [&[&str]; 11] = [
     &["declare"],
     &["middleware"],
     &["auth"],
-    &["tasks"],
+    &["tasks", "skills"],
     &["server"],
     &["serve"],
     &["transport"],

@@ -78,6 +78,8 @@ pub enum Cacheable {
     ResourceTemplateList,
     /// `prompts/list`.
     PromptList,
+    /// `skills/list` and `skills/get` (the skills extension).
+    Skills,
 }
 
 /// The policy of each cached result kind.

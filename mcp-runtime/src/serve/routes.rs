@@ -6,7 +6,7 @@ use serde_json::value::RawValue;
 use crate::context::outlet::Outgoing;
 use crate::protocol::{Cacheable, Feature, Revision, ServerCapabilities};
 use crate::serve::executor::WorkFn;
-use crate::serve::methods::{lifecycle, prompts, resources, tasks, tools};
+use crate::serve::methods::{lifecycle, prompts, resources, skills, tasks, tools};
 use crate::serve::request::{Caching, Request};
 use crate::serve::session::Session;
 
@@ -75,6 +75,8 @@ enum Needs {
     Logging,
     /// The tasks extension (declared when a tool allows tasks).
     Tasks,
+    /// The skills extension (declared when the server has skills).
+    Skills,
 }
 
 impl Needs {
@@ -90,6 +92,7 @@ impl Needs {
             Needs::Completions => capabilities.completions.is_some(),
             Needs::Logging => capabilities.logging.is_some(),
             Needs::Tasks => capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(crate::tasks::EXTENSION)),
+            Needs::Skills => capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(crate::skills::EXTENSION)),
         }
     }
 }
@@ -153,6 +156,9 @@ const TABLE: &[Route] = &[
     row("tasks/get", Stateless, Needs::Tasks, Work(tasks::get)),
     row("tasks/update", Stateless, Needs::Tasks, Work(tasks::update)),
     row("tasks/cancel", Stateless, Needs::Tasks, Work(tasks::cancel)),
+    cached(row("skills/list", Stateless, Needs::Skills, Inline(skills::list)), Configured(Cacheable::Skills)),
+    cached(row("skills/get", Stateless, Needs::Skills, Inline(skills::get)), Configured(Cacheable::Skills)),
+    row("resources/directory/read", Stateless, Needs::Skills, Inline(skills::read_directory)),
 ];
 
 /// The row of `method`, if the server declared the capability it needs: without it, the
@@ -196,7 +202,9 @@ mod tests {
                 "resources/list",
                 "resources/templates/list",
                 "resources/read",
-                "prompts/list"
+                "prompts/list",
+                "skills/list",
+                "skills/get"
             ]
         );
     }

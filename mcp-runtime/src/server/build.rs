@@ -17,11 +17,11 @@ use crate::declare::tool::ToolDescriptor;
 use crate::error::{Error, Result};
 use crate::protocol::{ListChangedCapability, ResourcesCapability, Revision, ServerCapabilities};
 use crate::server::builder::{Server, ShutdownSignal};
-use crate::server::changes::{Announcement, ChangeNotice, TaskNotice};
+use crate::server::changes::{ChangeEvent, ChangeNotice};
 use crate::server::core::ServerCore;
 use crate::server::local::LocalThread;
 use crate::server::registry::{Registry, check_states};
-use crate::tasks::live::Tasks;
+use crate::tasks::live::{Forwarded, Tasks};
 
 /// Whether `id` names an extension as the protocol requires: a prefix of dot-separated labels
 /// (each starting with a letter), a `/`, and a name (`io.modelcontextprotocol/ui`).
@@ -84,11 +84,17 @@ impl Server {
         if registry.tools.iter().any(|tool| tool.task.support != TaskSupport::Never) {
             self.extensions.entry(crate::tasks::EXTENSION).or_insert_with(|| serde_json::json!({}));
         }
+        let skills = crate::skills::Catalog::new(std::mem::take(&mut self.skills)).map_err(Error::Skill)?;
+        if !skills.is_empty() {
+            self.extensions
+                .entry(crate::skills::EXTENSION)
+                .or_insert_with(|| serde_json::json!({ "directoryRead": true }));
+        }
         let dynamic = self.dynamic_lists;
         let list_changed = ListChangedCapability { list_changed: dynamic.then_some(true) };
         let capabilities = ServerCapabilities {
             tools: (dynamic || !registry.tools.is_empty()).then(|| list_changed.clone()),
-            resources: (dynamic || registry.has_resources()).then(|| ResourcesCapability {
+            resources: (dynamic || registry.has_resources() || !skills.is_empty()).then(|| ResourcesCapability {
                 subscribe: registry.has_subscribable_resources().then_some(true),
                 list_changed: dynamic.then_some(true),
             }),
@@ -107,6 +113,7 @@ impl Server {
         let tasks = Tasks::new(task_store, Some(self.task_ttl), Some(self.task_poll_interval), origin.clone());
         let core = Arc::new(ServerCore {
             tasks,
+            skills,
             sealer: Arc::new(sealer),
             states: Arc::new(self.states),
             local: LocalThread::default(),
@@ -135,17 +142,28 @@ impl Server {
             }
             None => false,
         }));
-        // Task changes reach the listen streams that named the task.
+        // Task changes go out on the bus, so that the listen streams that named the task hear
+        // of them on every server; what a client asks of a task another server runs goes to
+        // that server the same way.
         let telling = Arc::downgrade(&core);
         core.tasks.on_change(Box::new(move |record| {
             if let Some(core) = telling.upgrade() {
-                let notice = TaskNotice {
+                core.publish(ChangeEvent::TaskChanged {
                     task_id: record.task_id().to_owned(),
                     owner: record.owner().map(str::to_owned),
-                    detailed: record.detailed(),
-                };
-                // No connection listening is not an error.
-                let _ = core.announcements.send(Announcement::Task(Arc::new(notice)));
+                    task: record.detailed(),
+                });
+            }
+        }));
+        let forwarding = Arc::downgrade(&core);
+        core.tasks.forward_with(Box::new(move |forwarded| {
+            if let Some(core) = forwarding.upgrade() {
+                core.publish(match forwarded {
+                    Forwarded::Input { runner, task_id, responses } => {
+                        ChangeEvent::TaskInput { runner, task_id, responses }
+                    }
+                    Forwarded::Cancel { runner, task_id } => ChangeEvent::TaskCancelled { runner, task_id },
+                });
             }
         }));
         self.handle.attach(&core);

@@ -66,6 +66,8 @@ pub struct Server {
     pub(super) task_ttl: Duration,
     /// How often task clients are asked to poll.
     pub(super) task_poll_interval: Duration,
+    /// The skills served (the skills extension).
+    pub(super) skills: Vec<crate::Skill>,
     /// Only the items with one of these tags are offered (`Server::only_tags`).
     pub(super) only_tags: Option<Vec<String>>,
     #[cfg(feature = "telemetry")]
@@ -121,6 +123,7 @@ impl Server {
             task_store: None,
             task_ttl: DEFAULT_TASK_TTL,
             task_poll_interval: DEFAULT_TASK_POLL_INTERVAL,
+            skills: Vec::new(),
             only_tags: None,
             #[cfg(feature = "telemetry")]
             telemetry: None,
@@ -377,6 +380,51 @@ impl Server {
     #[must_use]
     pub fn task_poll_interval(mut self, interval: Duration) -> Self {
         self.task_poll_interval = interval;
+        self
+    }
+
+    /// Serves `skill` (the skills extension, a draft: experimental): its files become
+    /// resources under `skill://`, readable with `resources/read` (its `SKILL.md` listed by
+    /// `resources/list`), its entry listed by `skills/list` and given by `skills/get`, its
+    /// folders listed by `resources/directory/read`. The extension is declared (with
+    /// `directoryRead`) when the server has a skill.
+    #[must_use]
+    pub fn skill(mut self, skill: crate::Skill) -> Self {
+        self.skills.push(skill);
+        self
+    }
+
+    /// Serves every skill under `dir`, read now: each folder holding a `SKILL.md` is a skill
+    /// (named as its folder), and a folder without one is a prefix of the skills inside it
+    /// (`dir/acme/refunds/SKILL.md` is served as `skill://acme/refunds`). A skill that cannot
+    /// be read fails the server's start, naming the file and the fault.
+    ///
+    /// ```no_run
+    /// let server = mcp_runtime::Server::new("support", "1.0.0").skills_dir("skills");
+    /// # let _ = server;
+    /// ```
+    #[cfg(feature = "skills")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+    #[must_use]
+    pub fn skills_dir(mut self, dir: impl AsRef<std::path::Path>) -> Self {
+        match crate::skills::read_dir(dir.as_ref()) {
+            Ok(skills) => self.skills.extend(skills),
+            Err(e) => self.refused.push(Error::Skill(e.to_string())),
+        }
+        self
+    }
+
+    /// Serves the skills a binary carries, made by [`embed_skills!`](crate::embed_skills)
+    /// (checked when the binary was built):
+    /// `Server::new("support", "1.0.0").skills(mcp_runtime::embed_skills!("skills"))`.
+    #[cfg(feature = "skills")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+    #[must_use]
+    pub fn skills(mut self, skills: crate::EmbeddedSkills) -> Self {
+        match skills.to_skills() {
+            Ok(skills) => self.skills.extend(skills),
+            Err(e) => self.refused.push(Error::Skill(e.to_string())),
+        }
         self
     }
 

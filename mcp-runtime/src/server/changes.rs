@@ -77,6 +77,34 @@ pub enum ChangeEvent {
         /// The session's id.
         session: String,
     },
+    /// A task changed (the tasks extension), on whichever server: the listen streams that
+    /// named it, on every server, are told (`notifications/tasks`).
+    TaskChanged {
+        /// The task's id.
+        task_id: String,
+        /// Who may see it (`None`: whoever knows its id).
+        owner: Option<String>,
+        /// The task as `tasks/get` answers it.
+        task: serde_json::Map<String, serde_json::Value>,
+    },
+    /// A client answered a task's questions (`tasks/update`) through another server than the
+    /// one running it: that server (`runner`) hands the answers to the waiting handler.
+    TaskInput {
+        /// The id of the server running the task.
+        runner: String,
+        /// The task's id.
+        task_id: String,
+        /// The answers, by question key.
+        responses: serde_json::Map<String, serde_json::Value>,
+    },
+    /// A client cancelled a task (`tasks/cancel`) through another server than the one running
+    /// it: that server (`runner`) stops the work.
+    TaskCancelled {
+        /// The id of the server running the task.
+        runner: String,
+        /// The task's id.
+        task_id: String,
+    },
 }
 
 /// A [`ChangeEvent`] on the bus, with the server it came from.

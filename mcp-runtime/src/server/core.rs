@@ -11,10 +11,10 @@ use crate::context::state::States;
 use crate::error::Error;
 use crate::middleware::McpService;
 use crate::protocol::{CachePolicies, Implementation, ServerCapabilities};
-use crate::server::changes::{Announcement, Bus, ChangeEvent, ChangeNotice};
+use crate::server::changes::{Announcement, Bus, ChangeEvent, ChangeNotice, TaskNotice};
 use crate::server::local::LocalThread;
 use crate::server::registry::Registry;
-use crate::tasks::live::Tasks;
+use crate::tasks::live::{Forwarded, Tasks};
 
 /// Limits and sizes a server works with.
 #[derive(Debug, Clone)]
@@ -57,6 +57,8 @@ impl Default for Config {
 pub(crate) struct ServerCore {
     /// The tasks of the tasks extension (made only by tools that allow them).
     pub(crate) tasks: Arc<Tasks>,
+    /// The skills served (the skills extension).
+    pub(crate) skills: crate::skills::Catalog,
     /// Seals the `requestState` of input-required results.
     pub(crate) sealer: Arc<Sealer>,
     /// The application's states.
@@ -184,9 +186,36 @@ impl ServerCore {
                 let _ = self.ended_sessions.send(Arc::from(session.as_str()));
                 return;
             }
+            ChangeEvent::TaskChanged { task_id, owner, task } => Announcement::Task(Arc::new(TaskNotice {
+                task_id: task_id.clone(),
+                owner: owner.clone(),
+                detailed: task.clone(),
+            })),
+            ChangeEvent::TaskInput { runner, task_id, responses } => {
+                let forwarded =
+                    Forwarded::Input { runner: runner.clone(), task_id: task_id.clone(), responses: responses.clone() };
+                self.apply_forwarded(runner, forwarded);
+                return;
+            }
+            ChangeEvent::TaskCancelled { runner, task_id } => {
+                let forwarded = Forwarded::Cancel { runner: runner.clone(), task_id: task_id.clone() };
+                self.apply_forwarded(runner, forwarded);
+                return;
+            }
         };
         // No connection listening is not an error.
         let _ = self.announcements.send(event);
+    }
+
+    /// Applies what a client asked of a task through another server, when this server runs it.
+    fn apply_forwarded(&self, runner: &str, forwarded: Forwarded) {
+        if runner != self.origin {
+            return;
+        }
+        // Heard on the bus's own task, or inside a handler's publish: a runtime is there.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let tasks = Arc::clone(&self.tasks);
+        runtime.spawn(async move { tasks.apply_forwarded(forwarded).await });
     }
 
     /// Replaces the registry with what `change` makes of it (`None`: nothing changes).

@@ -39,6 +39,36 @@ pub(crate) enum TaskError {
 /// Called with every change of a task (for `notifications/tasks`).
 pub(crate) type OnChange = Box<dyn Fn(&TaskRecord) + Send + Sync>;
 
+/// What a client asked of a task that another process runs, handed to that process (see
+/// [`Tasks::forward_with`]).
+#[derive(Debug, Clone)]
+pub(crate) enum Forwarded {
+    /// Answers to the task's questions (`tasks/update`).
+    Input {
+        /// The process that runs the task.
+        runner: String,
+        task_id: String,
+        responses: Map<String, Value>,
+    },
+    /// The task is cancelled (`tasks/cancel`): its work is to stop.
+    Cancel {
+        /// The process that runs the task.
+        runner: String,
+        task_id: String,
+    },
+}
+
+/// Hands a [`Forwarded`] request to the process that runs the task.
+pub(crate) type Forward = Box<dyn Fn(Forwarded) + Send + Sync>;
+
+/// The error a task ends with when the process that ran it stopped before it ended.
+fn runner_stopped() -> Value {
+    serde_json::json!({
+        "code": crate::protocol::code::INTERNAL_ERROR,
+        "message": "The server instance running the task stopped before the task ended",
+    })
+}
+
 /// The server's tasks (see the module documentation).
 pub(crate) struct Tasks {
     store: Arc<dyn TaskStore>,
@@ -51,6 +81,9 @@ pub(crate) struct Tasks {
     /// The tasks this process runs, by id, until they end.
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
     on_change: OnceLock<OnChange>,
+    forward: OnceLock<Forward>,
+    /// Whether the store was told that this process runs tasks.
+    running: std::sync::Once,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -66,13 +99,48 @@ impl Tasks {
         poll_interval: Option<Duration>,
         runner: String,
     ) -> Arc<Self> {
-        Arc::new(Tasks { store, ttl, poll_interval, runner, live: Mutex::default(), on_change: OnceLock::new() })
+        Arc::new(Tasks {
+            store,
+            ttl,
+            poll_interval,
+            runner,
+            live: Mutex::default(),
+            on_change: OnceLock::new(),
+            forward: OnceLock::new(),
+            running: std::sync::Once::new(),
+        })
     }
 
     /// Calls `on_change` with every change of a task from now on (once; later calls are
     /// ignored).
     pub(crate) fn on_change(&self, on_change: OnChange) {
         let _ = self.on_change.set(on_change);
+    }
+
+    /// Hands what clients ask of tasks other processes run to `forward` (once; later calls
+    /// are ignored). Without it, such answers and cancellations reach only the store.
+    pub(crate) fn forward_with(&self, forward: Forward) {
+        let _ = self.forward.set(forward);
+    }
+
+    /// Applies what a client asked, through another process, of a task this process runs;
+    /// `forwarded` for a task that is not run here (or no longer) changes nothing.
+    pub(crate) async fn apply_forwarded(&self, forwarded: Forwarded) {
+        match forwarded {
+            Forwarded::Input { task_id, responses, .. } => {
+                let task = self.live().get(&task_id).cloned();
+                let Some(task) = task else { return };
+                if let Some(record) = task.answer(responses) {
+                    task.persist(record).await;
+                }
+            }
+            Forwarded::Cancel { task_id, .. } => {
+                let task = self.live().get(&task_id).cloned();
+                if let Some(task) = task {
+                    task.stop().await;
+                }
+            }
+        }
     }
 
     fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
@@ -100,6 +168,7 @@ impl Tasks {
     /// Keeps `task` (durably, as the store is): from now on `tasks/get` finds it.
     pub(crate) async fn create(&self, task: &Arc<LiveTask>) -> Result<(), TaskStoreError> {
         let record = task.snapshot();
+        self.running.call_once(|| self.store.runner_started(&self.runner));
         self.store.create(&record).await?;
         self.live().insert(record.task_id.clone(), Arc::clone(task));
         Ok(())
@@ -140,13 +209,30 @@ impl Tasks {
         });
     }
 
-    /// Task `id` as `caller` may see it.
+    /// Task `id` as `caller` may see it. A task another process ran, still unended although
+    /// that process stopped, ends `failed` now, saying so.
     pub(crate) async fn get(&self, id: &str, caller: Option<&str>) -> Result<TaskRecord, TaskError> {
         let live = self.live().get(id).cloned();
-        let record = match live {
-            Some(task) => task.snapshot(),
+        let mut record = match live {
+            Some(task) => return self.visible(task.snapshot(), caller),
             None => self.store.load(id).await.map_err(TaskError::Store)?.ok_or(TaskError::Unknown)?,
         };
+        record = self.visible(record, caller)?;
+        let orphaned = !record.status.is_terminal()
+            && record.runner != self.runner
+            && !self.store.runner_alive(&record.runner).await.map_err(TaskError::Store)?;
+        if orphaned && record.end(TaskStatus::Failed, None, Some(runner_stopped())) {
+            record.status_message = Some("The server instance running this task stopped".into());
+            self.store.save(&record).await.map_err(TaskError::Store)?;
+            self.changed(&record);
+            // Another reader may have ended it first: what is kept is the answer.
+            record = self.store.load(id).await.map_err(TaskError::Store)?.ok_or(TaskError::Unknown)?;
+        }
+        Ok(record)
+    }
+
+    /// `record` if `caller` may see it and it has not expired.
+    fn visible(&self, record: TaskRecord, caller: Option<&str>) -> Result<TaskRecord, TaskError> {
         if record.owner.as_deref() != caller || record.expired(now_ms()) {
             return Err(TaskError::Unknown);
         }
@@ -162,9 +248,14 @@ impl Tasks {
         caller: Option<&str>,
         responses: Map<String, Value>,
     ) -> Result<(), TaskError> {
-        self.get(id, caller).await?;
+        let record = self.get(id, caller).await?;
         let Some(task) = self.live().get(id).cloned() else {
-            // Ended, or run by another process: nothing here waits for these answers.
+            // Run by another process: its questions wait there.
+            if record.status == TaskStatus::InputRequired
+                && let Some(forward) = self.forward.get()
+            {
+                forward(Forwarded::Input { runner: record.runner, task_id: record.task_id, responses });
+            }
             return Ok(());
         };
         if let Some(record) = task.answer(responses) {
@@ -179,20 +270,17 @@ impl Tasks {
         let record = self.get(id, caller).await?;
         let live = self.live().get(id).cloned();
         match live {
-            Some(task) => {
-                let changed = task.change(|record| record.end(TaskStatus::Cancelled, None, None));
-                task.cancel.cancel();
-                task.close_questions();
-                if let Some(record) = changed {
-                    task.persist(record).await;
-                }
-            }
+            Some(task) => task.stop().await,
             None if !record.status.is_terminal() => {
-                // Kept, not ended, but not run here.
+                // Kept, not ended, but run by another process: the end is kept now (an ending
+                // save wins over the runner's later changes), and the runner stops the work.
                 let mut record = record;
                 if record.end(TaskStatus::Cancelled, None, None) {
                     self.store.save(&record).await.map_err(TaskError::Store)?;
                     self.changed(&record);
+                    if let Some(forward) = self.forward.get() {
+                        forward(Forwarded::Cancel { runner: record.runner, task_id: record.task_id });
+                    }
                 }
             }
             None => {}
@@ -295,9 +383,15 @@ impl LiveTask {
         Some(state.record.clone())
     }
 
-    /// Ends every wait for an answer (the task was cancelled).
-    fn close_questions(&self) {
+    /// Ends the task `cancelled` (unless it ended already) and stops its work: its context is
+    /// cancelled and its questions stop waiting.
+    async fn stop(&self) {
+        let changed = self.change(|record| record.end(TaskStatus::Cancelled, None, None));
+        self.cancel.cancel();
         self.lock().waiting.clear();
+        if let Some(record) = changed {
+            self.persist(record).await;
+        }
     }
 }
 

@@ -125,6 +125,18 @@ impl TaskRecord {
         self.expires_at().is_some_and(|at| now >= at)
     }
 
+    /// The id of the server instance that runs it (the process whose
+    /// [`TaskStore::runner_started`](crate::TaskStore::runner_started) named it).
+    pub fn runner(&self) -> &str {
+        &self.runner
+    }
+
+    /// Whether a store keeping `kept` replaces it with this record: never once `kept` ended;
+    /// otherwise when this record is newer (a higher version) or ends the task.
+    pub fn replaces(&self, kept: &TaskRecord) -> bool {
+        !kept.status.is_terminal() && (self.version > kept.version || self.status.is_terminal())
+    }
+
     /// A change: the update time and version move on.
     pub(crate) fn touch(&mut self) {
         self.last_updated_at = crate::util::time::now_ms().max(self.last_updated_at);

@@ -49,12 +49,30 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Keeps a new task; [`TaskStoreError::Full`] when the store holds its limit.
     fn create<'a>(&'a self, record: &'a TaskRecord) -> BoxFuture<'a, Result<(), TaskStoreError>>;
 
-    /// Replaces task `record.task_id()` with `record` unless what is kept is newer (a higher
-    /// version) or ended already.
+    /// Replaces task `record.task_id()` with `record` unless what is kept ended already, or
+    /// is newer (a higher version) while `record` does not end the task: an ending (a cancel
+    /// kept by another process than the runner, say) wins over changes the runner made
+    /// meanwhile. [`TaskRecord::replaces`] is the rule.
     fn save<'a>(&'a self, record: &'a TaskRecord) -> BoxFuture<'a, Result<(), StoreError>>;
 
     /// Task `id`, if it is kept and not expired.
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>>;
+
+    /// Told once, before this process keeps its first task, that the process `runner` runs
+    /// tasks ([`TaskRecord::runner`]) from now on. A store shared by several processes keeps
+    /// a sign of life for it, so that the others can tell when it stopped; the default does
+    /// nothing (a store in memory is seen by its own process only).
+    fn runner_started(&self, runner: &str) {
+        let _ = runner;
+    }
+
+    /// Whether the process `runner` still runs (see [`TaskStore::runner_started`]): a task it
+    /// ran that has not ended then never will, and is ended `failed` when next read. The
+    /// default says it does.
+    fn runner_alive<'a>(&'a self, runner: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let _ = runner;
+        Box::pin(async { Ok(true) })
+    }
 }
 
 impl<S: TaskStore + ?Sized> TaskStore for Arc<S> {
@@ -68,6 +86,14 @@ impl<S: TaskStore + ?Sized> TaskStore for Arc<S> {
 
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         (**self).load(id)
+    }
+
+    fn runner_started(&self, runner: &str) {
+        (**self).runner_started(runner);
+    }
+
+    fn runner_alive<'a>(&'a self, runner: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        (**self).runner_alive(runner)
     }
 }
 
@@ -135,8 +161,7 @@ impl TaskStore for MemoryTaskStore {
     fn save<'a>(&'a self, record: &'a TaskRecord) -> BoxFuture<'a, Result<(), StoreError>> {
         let mut tasks = self.lock();
         if let Some(kept) = tasks.get_mut(&record.task_id)
-            && kept.version < record.version
-            && !kept.status.is_terminal()
+            && record.replaces(kept)
         {
             *kept = record.clone();
         }

@@ -369,6 +369,23 @@ impl TestClient {
         Ok(result)
     }
 
+    /// Every skill's entry (`skills/list`, the skills extension), across pages.
+    pub async fn list_skills(&self) -> Result<Vec<Value>, TestError> {
+        self.list_all("skills/list", "skills").await
+    }
+
+    /// The entry of the skill whose `SKILL.md` is at `uri` (`skills/get`).
+    pub async fn get_skill(&self, uri: &str) -> Result<Value, TestError> {
+        let result = self.send("skills/get", json!({"uri": uri})).await?;
+        result.get("skill").cloned().ok_or_else(|| protocol("skills/get", &result))
+    }
+
+    /// The direct children of the folder at `uri` (`resources/directory/read`), across pages:
+    /// files, and folders as `inode/directory`.
+    pub async fn read_directory(&self, uri: &str) -> Result<Vec<Value>, TestError> {
+        self.list_all_with("resources/directory/read", json!({"uri": uri}), "resources").await
+    }
+
     /// Every prompt, across pages.
     pub async fn list_prompts(&self) -> Result<Vec<Value>, TestError> {
         self.list_all("prompts/list", "prompts").await
@@ -432,10 +449,19 @@ impl TestClient {
     }
 
     async fn list_all(&self, method: &str, field: &str) -> Result<Vec<Value>, TestError> {
+        self.list_all_with(method, json!({}), field).await
+    }
+
+    /// Every item of `field` across the pages of `method`, each page asked with `params` and
+    /// the previous page's cursor.
+    async fn list_all_with(&self, method: &str, params: Value, field: &str) -> Result<Vec<Value>, TestError> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
-            let params = cursor.as_ref().map_or_else(|| json!({}), |c| json!({"cursor": c}));
+            let mut params = params.clone();
+            if let Some(cursor) = &cursor {
+                params["cursor"] = json!(cursor);
+            }
             let page = self.send(method, params).await?;
             items.extend(page[field].as_array().ok_or_else(|| protocol(method, &page))?.iter().cloned());
             match page.get("nextCursor").and_then(Value::as_str) {

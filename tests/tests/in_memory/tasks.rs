@@ -4,9 +4,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_runtime::changes::MemoryChangeBus;
 use mcp_runtime::protocol::Revision;
 use mcp_runtime::testing::{TestClient, TestError};
-use mcp_runtime::{AskError, Context, Elicitation, MemoryTaskStore, Server, mcp_tool};
+use mcp_runtime::{
+    AskError, BoxFuture, Context, Elicitation, MemoryTaskStore, Server, StoreError, TaskRecord, TaskStore,
+    TaskStoreError, mcp_tool,
+};
 use serde_json::json;
 use tokio::sync::Notify;
 
@@ -323,4 +327,98 @@ async fn a_listen_stream_naming_a_task_is_told_of_its_changes() {
     let plain = TestClient::connect_as(server(), Revision::V2026_07_28).await.unwrap();
     let refused = plain.request("subscriptions/listen", json!({"notifications": {"taskIds": ["x"]}})).await;
     assert_eq!(rpc_code(&refused.unwrap_err()), -32021);
+}
+
+/// Two servers sharing a task store and a change bus, as instances behind a load balancer do
+/// with Redis: the second answers and cancels what the first one runs.
+fn sharing(store: &Arc<MemoryTaskStore>, bus: &Arc<MemoryChangeBus>, server: Server) -> Server {
+    server.task_store(Arc::clone(store)).change_bus(Arc::clone(bus))
+}
+
+#[tokio::test]
+async fn a_task_run_by_one_server_is_read_answered_and_cancelled_through_another() {
+    let (store, bus) = (Arc::new(MemoryTaskStore::default()), Arc::new(MemoryChangeBus::default()));
+    let seen = Arc::new(Notify::new());
+    // Both clients can answer questions; only the other one polls, so only it answers.
+    let answering = || {
+        TestClient::builder()
+            .revision(Revision::V2026_07_28)
+            .tasks()
+            .on_elicitation(|_| json!({"action": "accept", "content": {"confirm": true}}))
+    };
+    let runner = answering().connect(sharing(&store, &bus, server_telling(Arc::clone(&seen)))).await.unwrap();
+    let other = answering().connect(sharing(&store, &bus, server())).await.unwrap();
+    // The question asked on the runner is answered through the other server.
+    let created = runner.start_tool_call("purge", json!({})).await.unwrap();
+    let id = created["taskId"].as_str().unwrap();
+    let done = other.wait_for_task(id).await.unwrap();
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "purged");
+    assert_eq!(other.questions()[0].params["message"], "Purge everything?");
+    assert!(runner.questions().is_empty());
+    assert_eq!(runner.get_task(id).await.unwrap()["status"], "completed");
+    // A cancel through the other server stops the handler where it runs.
+    let created = runner.start_tool_call("wait_for_cancel", json!({})).await.unwrap();
+    let id = created["taskId"].as_str().unwrap();
+    let saw = seen.notified();
+    assert_eq!(other.cancel_task(id).await.unwrap()["resultType"], "complete");
+    tokio::time::timeout(Duration::from_secs(5), saw).await.expect("the runner's handler saw the cancel");
+    for client in [&runner, &other] {
+        assert_eq!(client.get_task(id).await.unwrap()["status"], "cancelled");
+    }
+}
+
+/// A memory store whose runners can be declared stopped, as a Redis store finds them when
+/// their sign of life is gone.
+#[derive(Default)]
+struct Mortal {
+    store: MemoryTaskStore,
+    started: std::sync::Mutex<Vec<String>>,
+    stopped: std::sync::Mutex<Vec<String>>,
+}
+
+impl Mortal {
+    fn stop_every_runner(&self) {
+        *self.stopped.lock().unwrap() = self.started.lock().unwrap().clone();
+    }
+}
+
+impl TaskStore for Mortal {
+    fn create<'a>(&'a self, record: &'a TaskRecord) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        self.store.create(record)
+    }
+    fn save<'a>(&'a self, record: &'a TaskRecord) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.store.save(record)
+    }
+    fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        self.store.load(id)
+    }
+    fn runner_started(&self, runner: &str) {
+        self.started.lock().unwrap().push(runner.to_owned());
+    }
+    fn runner_alive<'a>(&'a self, runner: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let alive = !self.stopped.lock().unwrap().iter().any(|r| r == runner);
+        Box::pin(async move { Ok(alive) })
+    }
+}
+
+#[tokio::test]
+async fn a_task_whose_runner_stopped_ends_failed_with_a_reason_on_its_next_read() {
+    let store = Arc::new(Mortal::default());
+    let bus = Arc::new(MemoryChangeBus::default());
+    let share = |server: Server| server.task_store(Arc::clone(&store)).change_bus(Arc::clone(&bus));
+    let runner = client(share(server())).await;
+    let other = client(share(server())).await;
+    let created = runner.start_tool_call("wait_for_cancel", json!({})).await.unwrap();
+    let id = created["taskId"].as_str().unwrap();
+    assert_eq!(other.get_task(id).await.unwrap()["status"], "working", "its runner still runs");
+    store.stop_every_runner();
+    let failed = other.get_task(id).await.unwrap();
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["error"]["code"], -32603);
+    assert_eq!(failed["error"]["message"], "The server instance running the task stopped before the task ended");
+    assert_eq!(failed["statusMessage"], "The server instance running this task stopped");
+    // Kept so: the next read says the same.
+    let again = other.get_task(id).await.unwrap();
+    assert_eq!((&again["status"], &again["lastUpdatedAt"]), (&failed["status"], &failed["lastUpdatedAt"]));
 }

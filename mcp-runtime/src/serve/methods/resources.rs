@@ -29,7 +29,13 @@ pub(crate) fn list(request: &Request<'_>, start: Start<'_>) -> Started {
     let registry = request.core.registry();
     let fixed =
         shown(request, registry.resources.iter(), ItemKind::Resource, |r| (&r.resource.uri, &r.tags, &r.scopes));
-    let fixed: Vec<Resource> = fixed.into_iter().map(|r| r.resource.clone()).collect();
+    let mut fixed: Vec<Resource> = fixed.into_iter().map(|r| r.resource.clone()).collect();
+    // Each skill's `SKILL.md` (the skills extension).
+    for skill in request.core.skills.skills() {
+        if let Some(resource) = skill.listed_resource() {
+            fixed.push(resource);
+        }
+    }
     // A template hidden from the caller hides what its lister enumerates.
     let templates = shown(request, registry.templates.iter(), ItemKind::ResourceTemplate, template_tags);
     let listers: Vec<_> = templates.into_iter().filter_map(|t| t.lister.clone()).collect();
@@ -134,6 +140,10 @@ pub(crate) fn read(request: &Request<'_>, start: Start<'_>) -> Started {
         (entry.reader.clone(), Vec::new(), entry.resource.mime_type.clone(), entry.cache, entry.spec, entry.origin)
     } else if let Some((entry, variables)) = registry.match_template(&params.uri) {
         (entry.reader.clone(), variables, entry.template.mime_type.clone(), entry.cache, entry.spec, entry.origin)
+    } else if let Some(crate::skills::Found::File(skill, file)) = request.core.skills.find(&params.uri) {
+        // A skill's file (the skills extension): from the catalog, no user code.
+        let result = ReadResourceResult { contents: vec![skill.contents(file)] }.for_revision(revision);
+        return start.reply(request.respond(Some(Default::default()), result));
     } else {
         return start.reply(request.error(&not_found(revision, &params.uri)));
     };
