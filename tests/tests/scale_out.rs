@@ -10,6 +10,10 @@
 //!   client's session stays on the instance that opened it, and when that instance stops, the
 //!   session gets a clean 404 and a new `initialize` succeeds.
 //!
+//! - tasks (in Redis, with the bus): a task made on one instance is polled, answered and
+//!   cancelled through the others, a task whose instance is killed ends `failed` on its next
+//!   read, and the Redis task store holds its limit and forgets tasks past their time to live.
+//!
 //! The load runs print their requests per second (one instance, then three), for the record.
 
 use std::path::PathBuf;
@@ -357,4 +361,130 @@ fn a_delete_through_nginx_ends_the_session_everywhere() {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// The client capabilities of a 2026-07-28 request that opts in to tasks and can be asked.
+fn task_capabilities() -> Value {
+    json!({"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {}})
+}
+
+/// Sends a 2026-07-28 request opting in to tasks to `url`: its result (or error) message.
+fn task_request(url: &str, id: i64, method: &str, params: Value) -> Value {
+    let body = request(id, method, stateless_params(Some(params), task_capabilities()));
+    let answer = post(url, &body, &[]);
+    assert_eq!(answer.status, 200, "{method} at {url}: {answer:?}");
+    answer.last().clone()
+}
+
+/// Polls task `id` through `url` until `done` holds of it (at most ten seconds): the task as
+/// `tasks/get` shows it then.
+fn poll_task(url: &str, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let task = task_request(url, 90, "tasks/get", json!({"taskId": id}))["result"].clone();
+        if done(&task) {
+            return task;
+        }
+        assert!(Instant::now() < deadline, "task {id} at {url} stayed {task}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Starts tool `name` as a task through `url`: the task's id.
+fn start_task(url: &str, name: &str, arguments: Value) -> String {
+    let created = task_request(url, 1, "tools/call", json!({"name": name, "arguments": arguments}));
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    created["result"]["taskId"].as_str().expect("a task id").to_owned()
+}
+
+#[test]
+fn a_task_made_on_one_instance_is_read_answered_and_cancelled_through_the_others() {
+    let mut cluster = Cluster::start("nginx-shared.conf", true);
+    let (a, b) = (cluster.instances[0].url(), cluster.instances[1].url());
+    let nginx = cluster.nginx.url();
+
+    // Made on a, polled through nginx (every instance in turn) to its end.
+    let id = start_task(&a, "report", json!({"steps": 3, "step_ms": 100}));
+    let done = poll_task(&nginx, &id, |task| task["status"] != "working");
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "Report of 3 steps (written on a)");
+
+    // A question asked on a, seen and answered through b: the answer reaches the handler on a.
+    let id = start_task(&a, "sign", json!({}));
+    let waiting = poll_task(&b, &id, |task| task["status"] == "input_required");
+    let (key, question) = waiting["inputRequests"].as_object().unwrap().iter().next().unwrap();
+    assert_eq!(question["params"]["message"], "Who signs the report?");
+    let answer = json!({key: {"action": "accept", "content": {"name": "Ada"}}});
+    let ack = task_request(&b, 2, "tasks/update", json!({"taskId": id, "inputResponses": answer}));
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let signed = poll_task(&nginx, &id, |task| task["status"] == "completed");
+    assert_eq!(signed["result"]["content"][0]["text"], "Signed by Ada (on a)");
+
+    // Cancelled through b while a works on it: cancelled everywhere, and a's later progress
+    // does not bring it back.
+    let id = start_task(&a, "report", json!({"steps": 50, "step_ms": 100}));
+    poll_task(&a, &id, |task| task.get("statusMessage").is_some());
+    let ack = task_request(&b, 3, "tasks/cancel", json!({"taskId": id}));
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    std::thread::sleep(Duration::from_millis(300));
+    for url in [&a, &b, &nginx] {
+        assert_eq!(poll_task(url, &id, |_| true)["status"], "cancelled", "through {url}");
+    }
+
+    // Instance c is killed (SIGKILL) while its task works: read through b, the task ends
+    // failed, saying why, once c's sign of life is gone.
+    let c = cluster.instances[2].url();
+    let id = start_task(&c, "report", json!({"steps": 600, "step_ms": 100}));
+    assert_eq!(poll_task(&b, &id, |_| true)["status"], "working");
+    cluster.instances[2].stop();
+    let failed = poll_task(&b, &id, |task| task["status"] != "working");
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["statusMessage"], "The server instance running this task stopped");
+    assert_eq!(failed["error"]["code"], -32603);
+}
+
+/// A report that takes `ms` milliseconds, run as a task when the client asks.
+fn report_tool() -> mcp_runtime::ToolDescriptor {
+    mcp_runtime::ToolDescriptor::new("report").task(mcp_runtime::TaskSupport::Optional).handler(
+        |arguments: Value| async move {
+            tokio::time::sleep(Duration::from_millis(arguments["ms"].as_u64().unwrap_or(0))).await;
+            "reported".to_owned()
+        },
+    )
+}
+
+#[test]
+fn the_redis_task_store_is_bounded_by_its_limit_and_its_time_to_live() {
+    use mcp_runtime::protocol::Revision;
+    use mcp_runtime::testing::TestClient;
+    let redis = services::Redis::start();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let shared = mcp_runtime::redis::Redis::connect(&redis.url).await.expect("Redis");
+        let server = mcp_runtime::Server::builder("reports", "1.0.0")
+            .tool(report_tool())
+            .task_store(shared.task_store().with_limit(2))
+            .change_bus(shared.change_bus().await.expect("the bus"))
+            .task_ttl(Duration::from_millis(1_500));
+        let client = TestClient::builder().revision(Revision::V2026_07_28).tasks().connect(server).await.unwrap();
+        let mut ids = Vec::new();
+        for _ in 0..2 {
+            let created = client.start_tool_call("report", json!({"ms": 60_000})).await.unwrap();
+            ids.push(created["taskId"].as_str().unwrap().to_owned());
+        }
+        // Past the limit: refused, saying why.
+        let refused = client.start_tool_call("report", json!({"ms": 0})).await.unwrap_err();
+        let error = refused.rpc().unwrap_or_else(|| panic!("a JSON-RPC error: {refused:?}"));
+        assert_eq!(error.code, -32603);
+        assert!(error.message.contains("2 tasks, the most it keeps"), "{}", error.message);
+        // Past their time to live the two are gone (-32602) and make room.
+        assert_eq!(client.get_task(&ids[0]).await.unwrap()["status"], "working");
+        tokio::time::sleep(Duration::from_millis(1_700)).await;
+        for id in &ids {
+            let gone = client.get_task(id).await.unwrap_err();
+            assert_eq!(gone.rpc().map(|e| e.code), Some(-32602), "{gone:?}");
+        }
+        let created = client.start_tool_call("report", json!({"ms": 0})).await.unwrap();
+        assert_eq!(created["resultType"], "task", "{created}");
+    });
 }
