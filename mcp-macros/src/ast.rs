@@ -36,6 +36,9 @@ pub(crate) struct Param {
     /// `#[serde]`/`#[schemars]` attributes written on it (removed from the emitted function),
     /// for `check`.
     pub(crate) misplaced: Vec<syn::Attribute>,
+    /// Other attributes no one reads on a parameter (`#[description = ".."]`,
+    /// `#[doc(alias = "..")]`), removed, for `check`; `cfg` and lint attributes stay.
+    pub(crate) foreign: Vec<syn::Attribute>,
 }
 
 impl Param {
@@ -74,6 +77,9 @@ pub(crate) struct FnItem {
     pub(crate) item: ItemFn,
     pub(crate) params: Vec<Param>,
     pub(crate) docs: Vec<Expr>,
+    /// Other declaring attributes on the same function (`#[mcp_prompt]` under `#[mcp_tool]`),
+    /// removed so that they do not run, for `check`.
+    pub(crate) other_declarations: Vec<syn::Attribute>,
 }
 
 impl FnItem {
@@ -94,9 +100,10 @@ impl FnItem {
                 FnArg::Typed(typed) => {
                     let docs = take_docs(&mut typed.attrs);
                     let args = ParamArgs::take(cx, &mut typed.attrs);
-                    let (misplaced, kept) = std::mem::take(&mut typed.attrs)
+                    let (misplaced, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut typed.attrs)
                         .into_iter()
                         .partition(|a| a.path().is_ident("serde") || a.path().is_ident("schemars"));
+                    let (kept, foreign) = kept.into_iter().partition(is_rust_attribute);
                     typed.attrs = kept;
                     let Pat::Ident(pat) = &*typed.pat else {
                         cx.error_spanned_by(
@@ -133,7 +140,9 @@ impl FnItem {
                     };
                     let wire_name = match &args.rename {
                         Some(rename) => rename.value(),
-                        None => unraw(&pat.ident),
+                        // A resource's variables are named by its URI template.
+                        None if declares.kind == Kind::Resource => unraw(&pat.ident),
+                        None => argument_name(&pat.ident),
                     };
                     params.push(Param {
                         ident: pat.ident.clone(),
@@ -145,12 +154,15 @@ impl FnItem {
                         kind,
                         args,
                         misplaced,
+                        foreign,
                     });
                 }
             }
         }
         let docs = docs(&item.attrs);
-        FnItem { item, params, docs }
+        let (other_declarations, attrs) = std::mem::take(&mut item.attrs).into_iter().partition(is_declaration);
+        item.attrs = attrs;
+        FnItem { item, params, docs, other_declarations }
     }
 
     /// The parameters that are arguments (of a tool, a template or a prompt).
@@ -201,6 +213,30 @@ impl FnItem {
         let ident = self.ident();
         let args = self.params.iter().map(arg);
         if self.item.sig.asyncness.is_some() { quote!(#ident(#(#args),*).await) } else { quote!(#ident(#(#args),*)) }
+    }
+}
+
+/// Whether `attr` is one of the declaring macros (`#[mcp_tool]`, `#[mcp_runtime::mcp_prompt]`).
+fn is_declaration(attr: &syn::Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|last| ["mcp_tool", "mcp_resource", "mcp_prompt"].iter().any(|name| last.ident == name))
+}
+
+/// Whether `attr` is one Rust itself reads on a parameter: `cfg`, `cfg_attr` and the lints.
+fn is_rust_attribute(attr: &syn::Attribute) -> bool {
+    ["cfg", "cfg_attr", "allow", "warn", "deny", "forbid", "expect"].iter().any(|name| attr.path().is_ident(name))
+}
+
+/// A tool's or prompt's argument as clients see it when the parameter is not renamed: its name
+/// without `r#`, and without the leading `_` of Rust's "unused" convention (`_verbose` is the
+/// argument `verbose`), which is not part of the name a user means.
+pub(crate) fn argument_name(ident: &Ident) -> String {
+    let name = unraw(ident);
+    match name.trim_start_matches('_') {
+        "" => name,
+        trimmed => trimmed.to_owned(),
     }
 }
 

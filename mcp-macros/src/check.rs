@@ -79,6 +79,39 @@ fn function(cx: &Ctxt, function: &FnItem, declares: Declares) {
     if let Some(variadic) = &sig.variadic {
         cx.error_spanned_by(variadic, format!("`#[{attr}]` functions cannot be variadic"));
     }
+    if let syn::Safety::Unsafe(unsafety) = &sig.safety {
+        cx.error_spanned_by(
+            unsafety,
+            format!(
+                "a {what} cannot be an `unsafe fn`: a client calls it with whatever it sends, so no caller \
+                 can uphold its safety contract; make the function safe and put an `unsafe` block inside it, \
+                 with the reason it is sound"
+            ),
+        );
+    }
+    if sig.asyncness.is_none()
+        && let syn::ReturnType::Type(_, ty) = &sig.output
+        && let Some(output) = future_output(ty)
+    {
+        let output = output.map(|t| quote::ToTokens::to_token_stream(t).to_string()).unwrap_or_else(|| "T".into());
+        cx.error_spanned_by(
+            ty,
+            format!(
+                "a {what} that returns a future is written as an `async fn`: \
+                 `async fn {}(..) -> {output}` (the macro awaits it and checks its future)",
+                sig.ident
+            ),
+        );
+    }
+    for other in &function.other_declarations {
+        cx.error_spanned_by(
+            other,
+            format!(
+                "this function is already declared a {what} by `#[{attr}]`: one function declares one item; \
+                 to offer the same code as another kind of item, write a second function that calls this one"
+            ),
+        );
+    }
     for param in &function.params {
         parameter(cx, param, declares);
     }
@@ -97,15 +130,87 @@ fn function(cx: &Ctxt, function: &FnItem, declares: Declares) {
              argument parameter (a `Context` may stand beside it); move the other parameters into the struct",
         );
     }
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: Vec<&Param> = Vec::new();
     for param in function.arguments() {
-        if seen.contains(&param.wire_name.as_str()) {
+        if let Some(first) = seen.iter().find(|p| p.wire_name == param.wire_name) {
+            let name = &param.wire_name;
+            let why = [first, param]
+                .iter()
+                .filter(|p| p.args.rename.is_none())
+                .map(|p| p.ident.to_string())
+                .find(|written| written != name)
+                .map(|written| {
+                    if written.starts_with("r#") {
+                        format!(" (`{written}` is the argument `{name}`: `r#` only lets Rust take a keyword as a name)")
+                    } else {
+                        format!(
+                            " (`{written}` is the argument `{name}`: a leading `_` is Rust's \"unused\" mark, \
+                             not part of the name)"
+                        )
+                    }
+                })
+                .unwrap_or_default();
             cx.error_spanned_by(
                 &param.ident,
-                format!("two arguments are named `{}`; rename one with `#[mcp(rename = \"...\")]`", param.wire_name),
+                format!("two arguments are named `{name}`{why}; rename one with `#[mcp(rename = \"...\")]`"),
             );
         }
-        seen.push(&param.wire_name);
+        seen.push(param);
+    }
+    // HTTP header names are case-insensitive: two that differ only in case are one header.
+    let mut headers: Vec<&syn::LitStr> = Vec::new();
+    for header in function.params.iter().filter_map(|p| p.header.as_ref()) {
+        if let Some(first) = headers.iter().find(|h| h.value().eq_ignore_ascii_case(&header.value())) {
+            cx.error_spanned_by(
+                header,
+                format!(
+                    "`Mcp-Param-{}` already mirrors another argument (`\"{}\"`): HTTP header names are \
+                     case-insensitive, so these are one header; give each argument its own",
+                    header.value(),
+                    first.value()
+                ),
+            );
+        }
+        headers.push(header);
+    }
+}
+
+/// `Some(output)` when `ty` is a future: `impl Future<Output = T>`, `Pin<Box<dyn Future<..>>>`
+/// or a `BoxFuture<T>` (the output when it is written).
+fn future_output(ty: &Type) -> Option<Option<&Type>> {
+    fn output_of(bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>) -> Option<Option<&Type>> {
+        bounds.iter().find_map(|bound| match bound {
+            syn::TypeParamBound::Trait(bound) => {
+                let last = bound.path.segments.last()?;
+                (last.ident == "Future").then(|| match &last.arguments {
+                    syn::PathArguments::AngleBracketed(args) => args.args.iter().find_map(|arg| match arg {
+                        syn::GenericArgument::AssocType(assoc) if assoc.ident == "Output" => Some(&assoc.ty),
+                        _ => None,
+                    }),
+                    _ => None,
+                })
+            }
+            _ => None,
+        })
+    }
+    match ty {
+        Type::ImplTrait(it) => output_of(&it.bounds),
+        Type::TraitObject(object) => output_of(&object.bounds),
+        Type::Path(path) => {
+            let last = path.path.segments.last()?;
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+            let first = args.args.iter().find_map(|arg| match arg {
+                syn::GenericArgument::Type(ty) => Some(ty),
+                _ => None,
+            });
+            match last.ident.to_string().as_str() {
+                "Pin" | "Box" => future_output(first?),
+                "BoxFuture" | "LocalBoxFuture" => Some(first),
+                _ => None,
+            }
+        }
+        Type::Paren(inner) => future_output(&inner.elem),
+        _ => None,
     }
 }
 
@@ -164,6 +269,21 @@ fn parameter(cx: &Ctxt, param: &Param, declares: Declares) {
              serde and schemars attribute works",
         );
     }
+    for foreign in &param.foreign {
+        let name = foreign.path().segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let message = if ["description", "desc", "doc", "about", "help", "summary"].contains(&name.as_str()) {
+            format!(
+                "an argument is described by a `///` doc comment above its parameter (`/// What to look for`); \
+                 `#[{name}]` is not read here"
+            )
+        } else {
+            format!(
+                "`#[{name}]` is not read on a parameter: `#[mcp(...)]` takes `flatten`, `context`, `default`, \
+                 `rename` and `header`, and a `///` doc comment describes the argument"
+            )
+        };
+        cx.error_spanned_by(foreign, message);
+    }
     if param.args.default.is_some() && kind != Kind::Tool {
         cx.error_spanned_by(&param.ident, "`#[mcp(default)]` applies to tool arguments only");
     }
@@ -189,6 +309,30 @@ fn parameter(cx: &Ctxt, param: &Param, declares: Declares) {
             ),
         );
         return;
+    }
+    if takes_value && let Some(reference) = borrowed_inside(&param.ty) {
+        let owned = match &*reference.elem {
+            Type::Path(path) if path.path.is_ident("str") => "`String`".to_owned(),
+            Type::Slice(slice) => format!("`Vec<{}>`", quote::ToTokens::to_token_stream(&slice.elem)),
+            other => format!("`{}`", quote::ToTokens::to_token_stream(other)),
+        };
+        cx.error_spanned_by(
+            reference,
+            format!(
+                "an argument's value is read from the request and owned by the {what}, so it holds no \
+                 borrowed parts: use {owned} here (a lifetime cannot help: `#[{attr}]` functions are not generic)"
+            ),
+        );
+        return;
+    }
+    if takes_value && let Some((args, min, max)) = inverted_bounds(&param.ty) {
+        cx.error_spanned_by(
+            args,
+            format!(
+                "`Bounded<{min}, {max}>` accepts no value: its minimum {min} is above its maximum {max}; \
+                 write `Bounded<{max}, {min}>`"
+            ),
+        );
     }
     if matches!(param.kind, ParamKind::Argument)
         && let Some(inner) = option_in_option(&param.ty)
@@ -248,6 +392,71 @@ fn not_a_struct(ty: &Type) -> Option<&'static str> {
     }
 }
 
+/// A reference inside the generic arguments, tuples or arrays of `ty` (`Vec<&str>`,
+/// `Option<&[u8]>`, `(String, &str)`).
+fn borrowed_inside(ty: &Type) -> Option<&syn::TypeReference> {
+    match ty {
+        Type::Reference(reference) => Some(reference),
+        Type::Path(path) => path.path.segments.iter().find_map(|segment| match &segment.arguments {
+            syn::PathArguments::AngleBracketed(args) => args.args.iter().find_map(|arg| match arg {
+                syn::GenericArgument::Type(inner) => borrowed_inside(inner),
+                _ => None,
+            }),
+            _ => None,
+        }),
+        Type::Tuple(tuple) => tuple.elems.iter().find_map(borrowed_inside),
+        Type::Array(array) => borrowed_inside(&array.elem),
+        Type::Paren(inner) => borrowed_inside(&inner.elem),
+        _ => None,
+    }
+}
+
+/// A `Bounded<MIN, MAX>` in `ty` (at any depth) whose literal minimum is above its maximum:
+/// its arguments and the two bounds.
+fn inverted_bounds(ty: &Type) -> Option<(&syn::AngleBracketedGenericArguments, i128, i128)> {
+    let Type::Path(path) = ty else {
+        return match ty {
+            Type::Tuple(tuple) => tuple.elems.iter().find_map(inverted_bounds),
+            Type::Array(array) => inverted_bounds(&array.elem),
+            Type::Paren(inner) => inverted_bounds(&inner.elem),
+            _ => None,
+        };
+    };
+    path.path.segments.iter().find_map(|segment| {
+        let syn::PathArguments::AngleBracketed(args) = &segment.arguments else { return None };
+        if segment.ident == "Bounded" && args.args.len() == 2 {
+            let bound = |arg: &syn::GenericArgument| -> Option<i128> {
+                let syn::GenericArgument::Const(expr) = arg else { return None };
+                match expr {
+                    syn::Expr::Lit(syn::ExprLit { lit: Lit::Int(int), .. }) => int.base10_parse().ok(),
+                    syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), expr, .. }) => match &**expr {
+                        syn::Expr::Lit(syn::ExprLit { lit: Lit::Int(int), .. }) => {
+                            int.base10_parse::<i128>().ok().map(|v| -v)
+                        }
+                        _ => None,
+                    },
+                    syn::Expr::Block(block) => match block.block.stmts.as_slice() {
+                        [syn::Stmt::Expr(syn::Expr::Lit(syn::ExprLit { lit: Lit::Int(int), .. }), None)] => {
+                            int.base10_parse().ok()
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            };
+            if let (Some(min), Some(max)) = (bound(&args.args[0]), bound(&args.args[1]))
+                && min > max
+            {
+                return Some((args, min, max));
+            }
+        }
+        args.args.iter().find_map(|arg| match arg {
+            syn::GenericArgument::Type(inner) => inverted_bounds(inner),
+            _ => None,
+        })
+    })
+}
+
 /// The inner `Option<...>` of an `Option<Option<T>>`.
 fn option_in_option(ty: &Type) -> Option<&Type> {
     let inner = option_argument(ty)?;
@@ -270,6 +479,7 @@ pub(crate) fn tool(cx: &Ctxt, args: &ToolArgs, tool: &FnItem) {
     function(cx, tool, crate::ast::TOOL);
     local_plain_fn(cx, &args.common, tool);
     task(cx, args, tool);
+    annotations(cx, args);
     if let Some(name) = args.common.name.get()
         && !is_tool_name(&name.value())
     {
@@ -280,13 +490,67 @@ pub(crate) fn tool(cx: &Ctxt, args: &ToolArgs, tool: &FnItem) {
     }
 }
 
+/// The tool annotations that cannot hold together: a read-only tool modifies nothing, so it
+/// cannot be destructive (the spec gives `destructiveHint` meaning only when `readOnlyHint` is
+/// false). `idempotent` beside `read_only` is redundant, not contradictory: allowed.
+fn annotations(cx: &Ctxt, args: &ToolArgs) {
+    if !args.read_only.get().is_some_and(syn::LitBool::value) {
+        return;
+    }
+    if let Some(flag) = args.destructive.get().filter(|flag| flag.value()) {
+        cx.error_spanned_by(
+            flag,
+            "a `read_only` tool modifies nothing, so it cannot be `destructive` (delete or overwrite): \
+             remove `destructive`, or `read_only` if the tool does modify its environment",
+        );
+    }
+}
+
+/// The completers of `complete(...)` that are obviously not functions of what was typed: a
+/// list, a string, a closure without a parameter.
+pub(crate) fn completers(cx: &Ctxt, entries: &[crate::attr::CompleteEntry]) {
+    for entry in entries {
+        let name = unraw(&entry.name);
+        let list = |cx: &Ctxt, tokens: &dyn quote::ToTokens, shown: String| {
+            cx.error_spanned_by(
+                tokens,
+                format!(
+                    "a completer is a function of what the user typed, not a list: write \
+                     `{name} = |typed| starting_with(typed, {shown})` to offer the entries that start with it"
+                ),
+            );
+        };
+        match &entry.completer {
+            syn::Expr::Array(array) => list(cx, array, quote::ToTokens::to_token_stream(array).to_string()),
+            syn::Expr::Reference(reference) if matches!(&*reference.expr, syn::Expr::Array(_)) => {
+                list(cx, reference, quote::ToTokens::to_token_stream(&reference.expr).to_string());
+            }
+            syn::Expr::Macro(mac) if mac.mac.path.is_ident("vec") => {
+                list(cx, mac, format!("[{}]", mac.mac.tokens));
+            }
+            syn::Expr::Lit(syn::ExprLit { lit: Lit::Str(text), .. }) => {
+                list(cx, text, format!("[{}]", quote::ToTokens::to_token_stream(text)));
+            }
+            syn::Expr::Closure(closure) if closure.inputs.is_empty() => cx.error_spanned_by(
+                closure.inputs_begin,
+                format!(
+                    "a completer takes what the user typed so far: `{name} = |typed| ...` (and, to see the \
+                     other arguments, `|typed, context| ...`)"
+                ),
+            ),
+            _ => {}
+        }
+    }
+}
+
 /// A prompt's function, and that each completion names one of its arguments.
 pub(crate) fn prompt(cx: &Ctxt, args: &PromptArgs, prompt: &FnItem) {
     function(cx, prompt, crate::ast::PROMPT);
     local_plain_fn(cx, &args.common, prompt);
+    completers(cx, &args.complete);
     for entry in &args.complete {
         let name = unraw(&entry.name);
-        if !prompt.arguments().any(|p| unraw(&p.ident) == name) {
+        if !prompt.arguments().any(|p| unraw(&p.ident) == name || p.wire_name == name) {
             cx.error_spanned_by(
                 &entry.name,
                 format!("`{name}` is not an argument of this prompt, so it cannot be completed"),

@@ -68,7 +68,7 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
         // Completed under its name on the wire.
         let arg = arguments
             .iter()
-            .find(|p| unraw(&p.ident) == unraw(&entry.name))
+            .find(|p| unraw(&p.ident) == unraw(&entry.name) || p.wire_name == unraw(&entry.name))
             .map_or_else(|| entry.name.to_string(), |p| p.wire_name.clone());
         let completer = completer(&entry.completer);
         calls.push(quote!(.complete(#arg, #completer)));

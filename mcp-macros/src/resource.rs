@@ -48,6 +48,20 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 Err(errors) => fallback(&args, &item.ident, quote!(#item), errors),
             }
         }
+        Ok(Item::Static(item)) => {
+            let name = &item.ident;
+            let error = syn::Error::new(
+                item.static_token.span(),
+                format!(
+                    "a resource is a `const` (its contents fixed when the program is built) or a function \
+                     (read at each request), not a `static`: write `const {name}: ...` here, or a function that \
+                     reads the `static`"
+                ),
+            );
+            cx.push(error);
+            let errors = cx.check().err().map(|e| e.to_compile_error());
+            quote!(#item #errors)
+        }
         _ => {
             let error = syn::Error::new(
                 item.span(),

@@ -176,7 +176,7 @@ fn arguments_struct(tool: &FnItem) -> (TokenStream, TokenStream) {
     let takes = args.iter().map(|p| {
         let (id, ty, name) = (&p.ident, &p.ty, &p.wire_name);
         let missing = if p.default {
-            quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default())
+            quote_spanned!(ty.span()=> <#ty as __mcp::diagnostics::DefaultArgument>::default_argument())
         } else {
             quote_spanned!(ty.span()=> __mcp::diagnostics::missing_arg::<#ty, __A::Error>(#name)?)
         };

@@ -64,8 +64,14 @@ pub fn defined_in<D: DeclarationParts>(mut declaration: D, module: &'static str)
     declaration
 }
 
-/// Records that the handler takes `S` (a `State<T>` parameter), checked at start-up.
-pub fn requires_state<S: StateParam, D: DeclarationParts>(mut declaration: D) -> D {
+/// Records that the handler takes `S` (a `State<T>` parameter), checked at start-up. A state
+/// is shared by every request, so `T` must be `Send + Sync`; the comment on the bound is what
+/// a compile error shows of it.
+pub fn requires_state<S, D>(mut declaration: D) -> D
+where
+    S: StateParam, // not `Sync` (a `rusqlite::Connection`)? Take `State<Mutex<T>>`: an `RwLock` needs `Sync` too
+    D: DeclarationParts,
+{
     declaration.parts().2.push(S::required());
     declaration
 }

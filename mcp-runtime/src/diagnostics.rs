@@ -35,8 +35,8 @@ pub use crate::declare::output::{OutputSchema, OutputValue};
 #[diagnostic::on_unimplemented(
     message = "this function's future is not `Send`: it holds a value that is not `Send` across an `.await`",
     label = "its future is not `Send`",
-    note = "the notes below name the value; drop it before the `.await`, or share it with `Arc` and `tokio::sync::Mutex`",
-    note = "or declare the item `local` (`#[mcp_tool(local)]`, and the same for resources and prompts): it then runs on the server's thread for local handlers, where nothing needs to be `Send`"
+    note = "the notes below name the value: drop it before the `.await` (a `std::sync::MutexGuard`: end its scope or `drop(guard)` first, or lock a `tokio::sync::Mutex` instead, whose guard may be held across an `.await`)",
+    note = "only for a value that must live across the `.await` and cannot be `Send`, declare the item `local` (`#[mcp_tool(local)]`): it then runs on the one thread all local handlers share, where a held lock stalls the others"
 )]
 pub trait SendFuture: Future + Send {}
 
@@ -48,7 +48,7 @@ pub fn tool_handler<A, F, Fut>(descriptor: ToolDescriptor, f: F) -> ToolDescript
 where
     A: DeserializeOwned + JsonSchema + Send + 'static,
     F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-    Fut: SendFuture + 'static, // not `Send`? Or declare it `#[mcp_tool(local)]`: see `SendFuture`
+    Fut: SendFuture + 'static, // not `Send`? Drop what is not `Send` (a `MutexGuard`) before the `.await`, or use `tokio::sync::Mutex`
     Fut::Output: IntoToolResult,
 {
     descriptor.handler_with_context(f)
@@ -59,7 +59,7 @@ where
 pub fn resource_reader<F, Fut>(descriptor: ResourceDescriptor, f: F) -> ResourceDescriptor
 where
     F: Fn(ResourceRead) -> Fut + Send + Sync + 'static,
-    Fut: SendFuture + 'static, // not `Send`? Or declare it `#[mcp_resource(local, ..)]`: see `SendFuture`
+    Fut: SendFuture + 'static, // not `Send`? Drop what is not `Send` (a `MutexGuard`) before the `.await`, or use `tokio::sync::Mutex`
     Fut::Output: IntoResourceContents,
 {
     descriptor.reader(f)
@@ -75,9 +75,28 @@ pub type PromptOutput = Result<GetPromptResult, ErrorObject>;
 pub fn prompt_handler<F, Fut>(descriptor: PromptDescriptor, f: F) -> PromptDescriptor
 where
     F: Fn(PromptGet) -> Fut + Send + Sync + 'static,
-    Fut: SendFuture<Output = PromptOutput> + 'static, // not `Send`? Or declare it `#[mcp_prompt(local)]`: see `SendFuture`
+    Fut: SendFuture<Output = PromptOutput> + 'static, // not `Send`? Drop what is not `Send` (a `MutexGuard`) before the `.await`, or use `tokio::sync::Mutex`
 {
     descriptor.raw_handler(f)
+}
+
+/// What `#[mcp(default)]` needs of an argument's type: a value to take when the argument is
+/// left out.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`#[mcp(default)]` needs `{Self}: Default`: an argument left out takes `Default::default()`",
+    label = "`{Self}` has no `Default`",
+    note = "derive or implement `Default` for `{Self}`, or take `Option<{Self}>` (no `#[mcp(default)]`) to see whether the argument was sent and choose the value in the body"
+)]
+pub trait DefaultArgument: Sized {
+    /// The value of an argument left out.
+    fn default_argument() -> Self;
+}
+
+impl<T: Default> DefaultArgument for T {
+    fn default_argument() -> Self {
+        T::default()
+    }
 }
 
 /// Checks, at the user's return type, that a tool can return it.

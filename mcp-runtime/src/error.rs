@@ -100,6 +100,15 @@ pub enum Error {
         /// Why.
         why: String,
     },
+    /// A tool's input schema is not an object's (a `#[mcp(flatten)]` tuple struct, newtype or
+    /// enum of unit variants; an `input_schema` override of another type): no call could
+    /// send its arguments.
+    InputSchemaNotObject {
+        /// The tool.
+        tool: String,
+        /// The schema's root `type`.
+        found: String,
+    },
     /// A tool's name is not 1–128 characters of `A-Z a-z 0-9 _ - .`.
     InvalidToolName {
         /// The name.
@@ -171,6 +180,12 @@ impl fmt::Display for Error {
             Error::InvalidHeaderParam { tool, argument, why } => {
                 write!(f, "tool `{tool}` mirrors its argument `{argument}` in a header, but {why}")
             }
+            Error::InputSchemaNotObject { tool, found } => write!(
+                f,
+                "tool `{tool}`: its input schema's type is {found}, not \"object\": a call's arguments are an \
+                 object's properties; a `#[mcp(flatten)]` type must be a struct with named fields (or an enum \
+                 of such structs), not a tuple struct, a newtype or an enum of unit variants"
+            ),
             Error::InvalidToolName { name } => write!(
                 f,
                 "tool name `{name}` is invalid: use 1 to 128 characters among A-Z, a-z, 0-9, `_`, `-` and `.`"

@@ -308,3 +308,37 @@ async fn without_handlers_the_client_declares_nothing_and_is_not_asked() {
         client.close().await.expect("closed");
     }
 }
+
+/// Sets the volume (`_loud` is Rust's "unused" mark on `loud`).
+#[mcp_tool]
+fn volume(level: u8, _loud: Option<bool>) -> String {
+    level.to_string()
+}
+
+#[tokio::test]
+async fn a_leading_underscore_is_not_part_of_an_argument_s_name() {
+    let client = TestClient::connect(Server::builder("v", "1").tool(volume)).await.unwrap();
+    let tools = client.list_tools().await.unwrap();
+    let properties = tools[0]["inputSchema"]["properties"].as_object().unwrap();
+    let names: Vec<&str> = properties.keys().map(String::as_str).collect();
+    assert_eq!(names, ["level", "loud"]);
+    let result = client.call_tool("volume", json!({"level": 7, "loud": true})).await.unwrap();
+    assert_eq!(result["content"][0]["text"], "7");
+}
+
+/// Two numbers, as a tuple struct: its schema is an array, not an object of arguments.
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Pair(u32, u32);
+
+/// Adds a pair.
+#[mcp_tool]
+fn add_pair(#[mcp(flatten)] pair: Pair) -> String {
+    (pair.0 + pair.1).to_string()
+}
+
+#[tokio::test]
+async fn a_flattened_type_whose_schema_is_not_an_object_fails_the_start() {
+    let err = TestClient::connect(Server::builder("p", "1").tool(add_pair)).await.unwrap_err();
+    let message = err.to_string();
+    assert!(message.contains("add_pair") && message.contains("flatten"), "{message}");
+}

@@ -45,6 +45,18 @@ impl ParamArgs {
                     }
                     return Ok(());
                 }
+                if key == "default" && meta.input.peek(syn::Token![=]) {
+                    let value: syn::Expr = meta.value()?.parse()?;
+                    let value = value.to_token_stream().to_string();
+                    return Err(syn::Error::new_spanned(
+                        &meta.path,
+                        format!(
+                            "`default` takes no value: an argument left out takes its type's \
+                             `Default::default()`; for `{value}`, take an `Option<T>` and write \
+                             `.unwrap_or({value})` in the body, or a type whose `Default` is {value}"
+                        ),
+                    ));
+                }
                 let slot = match key.as_str() {
                     "flatten" => &mut out.flatten,
                     "context" => &mut out.context,

@@ -1,18 +1,78 @@
 //! The error for an unknown key, naming the valid ones and the closest when it is close, so
-//! that a typo is answered with its fix.
+//! that a typo is answered with its fix: a key spelled as the protocol spells it
+//! (`readOnlyHint`) is answered with ours (`read_only`), a key of another macro says where it
+//! belongs, and a near miss gets "did you mean".
 
 use quote::ToTokens;
+
+use super::{PROMPT_KEYS, RESOURCE_KEYS, TOOL_KEYS};
 
 /// "unknown argument" with the valid keys, and the closest one when it is close.
 pub(crate) fn unknown_key(tokens: impl ToTokens, key: &str, attr: &str, valid: &[&str]) -> syn::Error {
     let list = valid.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-    let message = match same_as(key, valid).or_else(|| closest(key, valid)) {
-        Some(guess) => {
-            format!("unknown `{attr}` argument `{key}`; did you mean `{guess}`? (valid: {list})")
-        }
-        None => format!("unknown `{attr}` argument `{key}`; expected one of {list}"),
+    let message = if let Some(ours) = protocol_spelling(key, valid) {
+        format!(
+            "unknown `{attr}` argument `{key}`; did you mean `{ours}`? (`{key}` is the protocol's spelling; \
+             the attribute's keys are snake_case, without `Hint`; valid: {list})"
+        )
+    } else if let Some(elsewhere) = elsewhere(key, attr) {
+        format!("unknown `{attr}` argument `{key}`: {elsewhere}")
+    } else if let Some(guess) = same_as(key, valid).or_else(|| closest(key, valid)) {
+        format!("unknown `{attr}` argument `{key}`; did you mean `{guess}`? (valid: {list})")
+    } else {
+        format!("unknown `{attr}` argument `{key}`; expected one of {list}")
     };
     syn::Error::new_spanned(tokens, message)
+}
+
+/// Our key for `key` written as the protocol writes it (`readOnlyHint`, `cacheScope`) or with
+/// its `_hint` (`read_only_hint`), when that key is valid here.
+fn protocol_spelling<'a>(key: &str, valid: &[&'a str]) -> Option<&'a str> {
+    if !key.contains(|c: char| c.is_ascii_uppercase()) && !key.ends_with("_hint") {
+        return None;
+    }
+    let mut snake = String::with_capacity(key.len() + 4);
+    for c in key.chars() {
+        if c.is_ascii_uppercase() {
+            snake.push('_');
+            snake.push(c.to_ascii_lowercase());
+        } else {
+            snake.push(c);
+        }
+    }
+    let ours = snake.strip_suffix("_hint").unwrap_or(&snake);
+    let ours = same_as(ours, valid).unwrap_or(ours);
+    valid.iter().find(|k| **k == ours && **k != key).copied()
+}
+
+/// Where `key` belongs when another macro takes it and `attr` does not: what to write instead.
+fn elsewhere(key: &str, attr: &str) -> Option<String> {
+    if attr == "mcp" {
+        return None;
+    }
+    let special = match (key, attr) {
+        ("complete", "mcp_tool") => Some(
+            "tool arguments have no completion in MCP; completion is served for prompt arguments \
+             (`#[mcp_prompt(complete(name = ...))]`) and resource template variables \
+             (`#[mcp_resource(\"scheme://{var}\", complete(var = ...))]`)"
+                .to_owned(),
+        ),
+        ("task" | "task_after_input", _) => Some(format!(
+            "only a tool's call can run as a task (the tasks extension): `#[mcp_tool({key} ...)]`; \
+             a resource or a prompt answers at once"
+        )),
+        _ => None,
+    };
+    if special.is_some() {
+        return special;
+    }
+    let owners: Vec<String> = [("mcp_tool", TOOL_KEYS), ("mcp_resource", RESOURCE_KEYS), ("mcp_prompt", PROMPT_KEYS)]
+        .into_iter()
+        .filter(|(owner, keys)| *owner != attr && keys.contains(&key))
+        .map(|(owner, _)| format!("`#[{owner}]`"))
+        .collect();
+    (!owners.is_empty())
+        .then(|| format!("`{key}` is a key of {}, not of `#[{attr}]`; remove it here", owners.join(" and ")))
 }
 
 /// Other names of a key, too far from it for [`closest`] to find: the protocol's spelling, or
@@ -61,6 +121,17 @@ mod tests {
         assert_eq!(closest("descripton", &valid), Some("description"));
         assert_eq!(closest("readonly", &valid), Some("read_only"));
         assert_eq!(closest("colour", &valid), None);
+    }
+
+    #[test]
+    fn the_protocol_s_spelling_is_answered_with_ours() {
+        let valid = super::super::TOOL_KEYS;
+        assert_eq!(super::protocol_spelling("readOnlyHint", valid), Some("read_only"));
+        assert_eq!(super::protocol_spelling("read_only_hint", valid), Some("read_only"));
+        assert_eq!(super::protocol_spelling("openWorldHint", valid), Some("open_world"));
+        assert_eq!(super::protocol_spelling("outputSchema", valid), Some("output_schema"));
+        assert_eq!(super::protocol_spelling("read_only", valid), None);
+        assert_eq!(super::protocol_spelling("mimeType", super::super::RESOURCE_KEYS), Some("mime"));
     }
 
     #[test]

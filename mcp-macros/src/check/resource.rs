@@ -54,6 +54,17 @@ pub(crate) fn resource_uri(cx: &Ctxt, args: &ResourceArgs, item: Option<&Ident>)
         return Uri::Broken;
     }
     if !value.contains(['{', '}']) {
+        if let Some((written, name)) = foreign_variable(&value) {
+            let fixed = value.replacen(&written, &format!("{{{name}}}"), 1);
+            cx.error_spanned_by(
+                uri,
+                format!(
+                    "`{written}` is not a template variable here: resource templates are RFC 6570 URI templates, \
+                     with each variable in braces: `\"{fixed}\"`"
+                ),
+            );
+            return Uri::Broken;
+        }
         return Uri::Fixed;
     }
     match UriTemplate::parse(&value) {
@@ -65,10 +76,29 @@ pub(crate) fn resource_uri(cx: &Ctxt, args: &ResourceArgs, item: Option<&Ident>)
     }
 }
 
+/// A variable written in another router's style in `uri`: `:id` (Express), `<id>` or
+/// `<int:id>` (Flask, Rocket), `[id]` (file-system routers); what was written and the name.
+fn foreign_variable(uri: &str) -> Option<(String, String)> {
+    let rest = uri.split_once("://").map_or_else(|| uri.split_once(':').map_or("", |(_, r)| r), |(_, r)| r);
+    let is_name = |name: &str| !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    rest.split(['/', '?', '&', '=', '.']).find_map(|segment| {
+        if let Some(name) = segment.strip_prefix(':').filter(|name| is_name(name)) {
+            return Some((segment.to_owned(), name.to_owned()));
+        }
+        let inner = segment
+            .strip_prefix('<')
+            .and_then(|s| s.strip_suffix('>'))
+            .or_else(|| segment.strip_prefix('[').and_then(|s| s.strip_suffix(']')))?;
+        let name = inner.rsplit(':').next().unwrap_or(inner);
+        is_name(name).then(|| (segment.to_owned(), name.to_owned()))
+    })
+}
+
 /// Template variables ↔ parameters, completions ↔ variables, `list` ↔ a template.
 pub(crate) fn resource_function(cx: &Ctxt, args: &ResourceArgs, resource: &FnItem, uri: &Uri) {
     super::function(cx, resource, crate::ast::RESOURCE);
     super::local_plain_fn(cx, &args.common, resource);
+    super::completers(cx, &args.complete);
     if matches!(uri, Uri::Broken) {
         return;
     }

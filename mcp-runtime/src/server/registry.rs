@@ -248,6 +248,9 @@ impl Registry {
                     .ok_or_else(|| Error::MissingHandler { kind: ItemKind::Tool, name: d.tool.name.clone() })?;
                 let wrap_output = d.tool.output_schema.as_ref().is_some_and(|s| !is_object_schema(s));
                 let mut tool = d.tool;
+                if let Some(found) = tool.input_schema.get("type").filter(|t| *t != "object") {
+                    return Err(Error::InputSchemaNotObject { tool: tool.name, found: found.to_string() });
+                }
                 mark_header_params(&tool.name, &mut tool.input_schema, &d.header_params)?;
                 let scopes = checked_scopes(ItemKind::Tool, &tool.name, d.scopes)?;
                 let entry = ToolEntry {
