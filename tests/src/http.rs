@@ -8,12 +8,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::services::KillOnDrop;
+use crate::services::{KillOnDrop, StderrLog};
 
-/// An example serving HTTP, killed when dropped.
+/// An example serving HTTP, killed when dropped; its standard error is read as it comes, and
+/// shown when the test fails.
 #[derive(Debug)]
 pub struct HttpServer {
     process: KillOnDrop,
+    log: StderrLog,
     /// `http://127.0.0.1:<port>/mcp`.
     pub url: String,
     /// `127.0.0.1:<port>`.
@@ -31,7 +33,7 @@ impl HttpServer {
     pub fn start_with_env(program: &Path, args: &[&str], env: &[(&str, &str)]) -> Self {
         let port = crate::services::free_port();
         let addr = format!("127.0.0.1:{port}");
-        let child = Command::new(program)
+        let mut child = Command::new(program)
             .envs(env.iter().copied())
             .args(args)
             .args(["--http", &addr])
@@ -40,8 +42,16 @@ impl HttpServer {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
-        crate::services::wait_for_port(port, &program.display().to_string(), Duration::from_secs(10));
-        HttpServer { process: KillOnDrop(child), url: format!("http://{addr}/mcp"), addr }
+        let log = StderrLog::drain(&mut child);
+        let what = program.display().to_string();
+        let mut server = HttpServer { process: KillOnDrop(child), log, url: format!("http://{addr}/mcp"), addr };
+        crate::services::wait_for_port(&mut server.process.0, port, &what, Duration::from_secs(10));
+        server
+    }
+
+    /// What the server wrote to its standard error so far (its last 64 KiB).
+    pub fn log(&self) -> String {
+        self.log.text()
     }
 
     /// The process id.
@@ -56,8 +66,16 @@ impl HttpServer {
             if let Some(status) = self.process.0.try_wait().expect("waitable") {
                 return status;
             }
-            assert!(Instant::now() < deadline, "still running after {limit:?}");
+            assert!(Instant::now() < deadline, "still running after {limit:?}; its log:\n{}", self.log());
             std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("--- the server's standard error ---\n{}", self.log());
         }
     }
 }

@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Makes sure `binary` exists, installing Debian's `package` when it does not; fails loudly
@@ -66,11 +66,52 @@ pub fn free_port() -> u16 {
 }
 
 /// Waits up to `limit` until something accepts connections on `port`.
-pub fn wait_for_port(port: u16, what: &str, limit: Duration) {
+pub fn wait_for_port(child: &mut Child, port: u16, what: &str, limit: Duration) {
     let deadline = Instant::now() + limit;
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        // Another process on the port would answer for a child that died: the child is asked.
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("{what} exited ({status}) before listening on port {port}");
+        }
         assert!(Instant::now() < deadline, "{what} did not start listening on port {port}");
         std::thread::sleep(Duration::from_millis(20));
+    }
+    if let Ok(Some(status)) = child.try_wait() {
+        panic!("{what} exited ({status}); something else listens on port {port}");
+    }
+}
+
+/// The standard error of a child, read as it comes by a thread of its own (a child that
+/// writes more than a pipe holds never blocks on it), its last 64 KiB kept to show when a
+/// test fails.
+#[derive(Debug, Clone, Default)]
+pub struct StderrLog(Arc<Mutex<Vec<u8>>>);
+
+/// How much of a child's standard error a [`StderrLog`] keeps.
+const KEPT_LOG: usize = 64 * 1024;
+
+impl StderrLog {
+    /// Reads `child`'s piped standard error from now on (nothing when it is not piped).
+    pub fn drain(child: &mut Child) -> StderrLog {
+        let log = StderrLog::default();
+        if let Some(mut stderr) = child.stderr.take() {
+            let kept = Arc::clone(&log.0);
+            std::thread::spawn(move || {
+                let mut chunk = [0u8; 8192];
+                while let Ok(n @ 1..) = stderr.read(&mut chunk) {
+                    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+                    kept.extend_from_slice(&chunk[..n]);
+                    let over = kept.len().saturating_sub(KEPT_LOG);
+                    kept.drain(..over);
+                }
+            });
+        }
+        log
+    }
+
+    /// What was read so far (the last 64 KiB), as text.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
     }
 }
 
@@ -126,6 +167,7 @@ impl Redis {
 #[derive(Debug)]
 pub struct Nginx {
     _process: KillOnDrop,
+    _log: StderrLog,
     /// Where it runs: its configuration, logs and temporary files.
     pub dir: PathBuf,
     /// The port it listens on.
@@ -164,8 +206,10 @@ impl Nginx {
             .stderr(Stdio::piped())
             .spawn()
             .expect("nginx starts");
-        wait_for_port(port, "nginx", Duration::from_secs(15));
-        Nginx { _process: KillOnDrop(child), dir, port }
+        let mut child = child;
+        let log = StderrLog::drain(&mut child);
+        wait_for_port(&mut child, port, "nginx", Duration::from_secs(15));
+        Nginx { _process: KillOnDrop(child), _log: log, dir, port }
     }
 
     /// Its `/mcp` URL.

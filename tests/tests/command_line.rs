@@ -170,7 +170,7 @@ fn an_http_server_whose_items_declare_scopes_warns_that_nothing_checks_them() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the notes example starts");
-    mcp_tests::services::wait_for_port(port, "notes", std::time::Duration::from_secs(10));
+    mcp_tests::services::wait_for_port(&mut notes, port, "notes", std::time::Duration::from_secs(10));
     // An answer means the endpoint was built, and with it the warning written.
     let list = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}});
@@ -216,7 +216,7 @@ fn http_prints_where_it_listens_whatever_the_log_level() {
             .stderr(Stdio::piped())
             .spawn()
             .expect("gift_genius starts");
-        mcp_tests::services::wait_for_port(port, "gift_genius", std::time::Duration::from_secs(10));
+        mcp_tests::services::wait_for_port(&mut server, port, "gift_genius", std::time::Duration::from_secs(10));
         server.kill().expect("stopped");
         let logs = text(&server.wait_with_output().expect("its output").stderr);
         assert_eq!(logs, format!("serving MCP at http://{addr}/mcp\n"), "RUST_LOG={log:?}");

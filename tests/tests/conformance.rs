@@ -129,26 +129,44 @@ fn assert_all_pass(checks: &[Check]) {
     eprintln!("{passed} checks passed");
 }
 
+/// How many scenarios wrote checks, and how many checks passed: what the README's table
+/// says of each run. A scenario that writes no `checks.json`, or a check that vanishes,
+/// changes these.
+fn totals<'a>(checks: impl IntoIterator<Item = &'a Check>) -> (usize, usize) {
+    let checks: Vec<&Check> = checks.into_iter().collect();
+    let scenarios: std::collections::BTreeSet<&str> = checks.iter().map(|(s, ..)| scenario_of(s)).collect();
+    (scenarios.len(), checks.iter().filter(|(_, _, status, _)| status == "SUCCESS").count())
+}
+
 #[test]
 fn suite_0_1_16_passes_every_scenario() {
     let checks = run_suite(Suite::V0_1, &["--suite", "all"], "0.1.16-all");
     assert_all_pass(&checks);
-    // Every scenario ran: the 32 server scenarios of 0.1.16.
-    let scenarios: std::collections::BTreeSet<&str> = checks.iter().map(|(s, ..)| scenario_of(s)).collect();
-    assert_eq!(scenarios.len(), 32, "{scenarios:?}");
+    // The README's table: 32 scenarios, 46 checks passed.
+    assert_eq!(totals(&checks), (32, 46));
 }
 
 #[test]
 fn suite_0_2_passes_the_2025_11_25_requirements() {
     let checks = run_suite(Suite::V0_2, &["--requirements", "2025-11-25"], "0.2.0-alpha.12-2025-11-25");
     assert_all_pass(&checks);
+    // The README's table: 30 + 3 scenarios, 83 checks passed.
+    assert_eq!(totals(&checks), (33, 83));
 }
 
 #[test]
 fn suite_0_2_passes_the_2026_07_28_requirements() {
-    // Its exit status counts the not-scored scenarios too: `assert_all_pass` judges instead.
-    let (checks, ..) = run(Suite::V0_2, &["--requirements", "2026-07-28"], "0.2.0-alpha.12-2026-07-28");
+    let checks = run_suite(Suite::V0_2, &["--requirements", "2026-07-28"], "0.2.0-alpha.12-2026-07-28");
     assert_all_pass(&checks);
+    // The README's table: 50 scenarios, 196 checks passed; of them the tasks extension's
+    // 9 + 1 (which the suite skips itself) with 44.
+    assert_eq!(totals(&checks), (50, 196));
+    let tasks = checks.iter().filter(|(s, ..)| scenario_of(s).starts_with("tasks-"));
+    assert_eq!(totals(tasks), (10, 44));
+    // Each expected failure ran, and failed (or was skipped) as listed.
+    for (name, reason) in EXPECTED_FAILURES {
+        assert!(checks.iter().any(|(s, ..)| scenario_of(s) == *name), "{name} did not run ({reason})");
+    }
     // The input-required scenarios ran, each with at least one passing check.
     for scenario in
         ["input-required-result-multiple-input-requests", "input-required-result-multi-round", "server-stateless"]
@@ -174,4 +192,6 @@ fn suite_0_2_passes_the_skills_scenarios() {
     assert_all_pass(&checks);
     let ran: std::collections::BTreeSet<&str> = checks.iter().map(|(s, ..)| scenario_of(s)).collect();
     assert_eq!(ran, SKILLS_SCENARIOS.into_iter().collect(), "every skills scenario ran");
+    // The README's table: 3 scenarios, 45 checks passed.
+    assert_eq!(totals(&checks), (3, 45));
 }

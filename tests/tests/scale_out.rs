@@ -41,7 +41,7 @@ struct Instance {
 impl Instance {
     fn start(tag: &'static str, redis: &services::Redis, shared_sessions: bool) -> Instance {
         let port = free_port();
-        let child = Command::new(mcp_tests::example_binary("replicas"))
+        let mut child = Command::new(mcp_tests::example_binary("replicas"))
             .env("MCP_LISTEN", format!("127.0.0.1:{port}"))
             .env("MCP_INSTANCE", tag)
             .env("MCP_REDIS_URL", &redis.url)
@@ -52,7 +52,7 @@ impl Instance {
             .stderr(Stdio::null())
             .spawn()
             .expect("the example starts");
-        wait_for_port(port, "the example", Duration::from_secs(15));
+        wait_for_port(&mut child, port, "the example", Duration::from_secs(15));
         Instance { process: KillOnDrop(child), port, tag }
     }
 
@@ -134,16 +134,28 @@ struct Load {
     wrong: Mutex<Vec<String>>,
 }
 
+/// Counts a load thread's end when dropped.
+struct Ended(Arc<AtomicUsize>);
+
+impl Drop for Ended {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 /// `clients` threads each call `add` `calls` times through `url`, in 2026-07-28 (`stateless`)
 /// or in a session each; `midway` runs once a third of the calls are done. Requests per second.
 fn load_run(url: &str, clients: usize, calls: usize, stateless: bool, load: &Arc<Load>, midway: impl FnOnce()) -> f64 {
     let done = Arc::new(AtomicUsize::new(0));
+    let ended = Arc::new(AtomicUsize::new(0));
     let start = Instant::now();
     let triggered = AtomicBool::new(false);
     std::thread::scope(|scope| {
         for client in 0..clients {
-            let (load, done, url) = (Arc::clone(load), Arc::clone(&done), url.to_owned());
+            let (load, done, url, ended) = (Arc::clone(load), Arc::clone(&done), url.to_owned(), Arc::clone(&ended));
             scope.spawn(move || {
+                // Counted however the thread ends, a panic included, so the wait below ends too.
+                let _ended = Ended(ended);
                 let http = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
                 let session = (!stateless).then(|| open_session(&url));
                 for n in 0..calls {
@@ -192,7 +204,9 @@ fn load_run(url: &str, clients: usize, calls: usize, stateless: bool, load: &Arc
             });
         }
         let total = clients * calls;
-        while done.load(Ordering::Relaxed) < total / 3 {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while done.load(Ordering::Relaxed) < total / 3 && ended.load(Ordering::Relaxed) < clients {
+            assert!(Instant::now() < deadline, "a third of the load was not done within 60 s");
             std::thread::sleep(Duration::from_millis(5));
         }
         if !triggered.swap(true, Ordering::Relaxed) {

@@ -14,14 +14,14 @@ use tungstenite::{Message, WebSocket, stream::MaybeTlsStream};
 fn start() -> (KillOnDrop, String) {
     let port = free_port();
     let addr = format!("127.0.0.1:{port}");
-    let child = Command::new(mcp_tests::example_binary("websocket"))
+    let mut child = Command::new(mcp_tests::example_binary("websocket"))
         .arg(&addr)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("the example starts");
-    wait_for_port(port, "the example", Duration::from_secs(10));
+    wait_for_port(&mut child, port, "the example", Duration::from_secs(10));
     (KillOnDrop(child), addr)
 }
 

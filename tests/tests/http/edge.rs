@@ -322,8 +322,8 @@ fn serve_under_limit(example: &str, limit: &str, args: &str) -> (KillOnDrop, Str
         .stdout(std::process::Stdio::null())
         .spawn()
         .expect("sh starts");
-    let child = KillOnDrop(child);
-    mcp_tests::services::wait_for_port(port, example, Duration::from_secs(10));
+    let mut child = KillOnDrop(child);
+    mcp_tests::services::wait_for_port(&mut child.0, port, example, Duration::from_secs(10));
     (child, addr)
 }
 

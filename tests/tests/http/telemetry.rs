@@ -320,8 +320,8 @@ fn prometheus_scrapes_the_histograms_with_method_and_tool_labels() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("prometheus starts");
-    let _prometheus = KillOnDrop(child);
-    wait_for_port(port, "prometheus", Duration::from_secs(30));
+    let mut prometheus = KillOnDrop(child);
+    wait_for_port(&mut prometheus.0, port, "prometheus", Duration::from_secs(30));
     // Beside `/mcp` on the same address: the probes, and the metrics behind the Host check.
     let base = format!("http://{}", server.addr);
     assert_eq!(send(&format!("{base}/healthz"), "GET", None, &[]).status, 200);
