@@ -21,6 +21,8 @@ use serde::Deserialize;
 /// A slow synchronous lookup: blocks its thread for `ms` milliseconds.
 #[mcp_tool(read_only)]
 fn lookup(ms: u64) -> String {
+    // What the tests wait for to know the call runs (at `info`).
+    tracing::info!("looking up for {ms} ms");
     std::thread::sleep(Duration::from_millis(ms));
     format!("looked up in {ms} ms")
 }
@@ -28,6 +30,8 @@ fn lookup(ms: u64) -> String {
 /// Waits `ms` milliseconds without blocking a thread.
 #[mcp_tool(read_only)]
 async fn wait(ms: u64) -> String {
+    // What the tests wait for to know the call runs.
+    tracing::info!("waiting {ms} ms");
     tokio::time::sleep(Duration::from_millis(ms)).await;
     format!("waited {ms} ms")
 }
@@ -60,6 +64,7 @@ async fn confirm_hold(ctx: Context, ledger: State<Ledger>) -> Result<String, Ask
 /// Counts the ledger's entries, waiting for its lock.
 #[mcp_tool(read_only)]
 fn ledger_count(ledger: State<Ledger>) -> String {
+    tracing::info!("counting the ledger's entries");
     let entries = ledger.0.lock().unwrap_or_else(|e| e.into_inner());
     format!("{} entries", *entries)
 }
@@ -70,6 +75,10 @@ fn server() -> Server {
 
 fn main() -> mcp_runtime::Result<()> {
     if std::env::args().any(|arg| arg == "--current-thread") {
+        // What `RUST_LOG` asks for (nothing when unset), as `run()` does.
+        if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_default_env() {
+            tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).init();
+        }
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         return runtime.block_on(server().serve_stdio());
     }

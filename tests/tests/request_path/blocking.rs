@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use mcp_tests::wire::{LATEST_HANDSHAKE_REVISION, STATELESS_REVISION, StdioServer, for_each_revision};
 use serde_json::{Value, json};
 
-use super::common::{send, send_call, send_quick};
+use super::common::{send, send_call, send_quick, wait_for_log};
 
 /// How the example serves stdio: `run()`'s own runtime, or a current-thread one.
 const RUNTIMES: [&[&str]; 2] = [&[], &["--current-thread"]];
@@ -18,8 +18,12 @@ const RUNTIMES: [&[&str]; 2] = [&[], &["--current-thread"]];
 const AT_ONCE: Duration = Duration::from_millis(50);
 
 fn blocking(revision: &str, test: &str, args: &[&str]) -> StdioServer {
-    let mut server =
-        StdioServer::builder(mcp_tests::example_binary("blocking")).args(args).record(revision, test).spawn();
+    let mut server = StdioServer::builder(mcp_tests::example_binary("blocking"))
+        .args(args)
+        .env("RUST_LOG", Some("info"))
+        .capture_stderr()
+        .record(revision, test)
+        .spawn();
     if revision != STATELESS_REVISION {
         server.handshake_with(revision, json!({"elicitation": {}}));
     }
@@ -39,7 +43,7 @@ fn a_ping_sent_while_a_plain_fn_blocks_its_thread_is_answered_at_once() {
             let call = send_call(&mut server, revision, "lookup", json!({"ms": 3000}));
             // Sent in a write of its own, once the tool has started blocking (not in the same
             // write as the call, where the reading loop would answer it before the tool runs).
-            std::thread::sleep(Duration::from_millis(300));
+            wait_for_log(&server, "looking up for 3000 ms");
             let sent = Instant::now();
             let quick = send_quick(&mut server, revision);
             let answer = server.recv();
@@ -68,7 +72,7 @@ fn a_plain_fn_waiting_for_a_lock_held_across_a_question_does_not_stall_the_conne
         let question = server.recv();
         assert_eq!(question["method"], "elicitation/create", "{args:?}: {question}");
         let count = send_call(&mut server, revision, "ledger_count", json!({}));
-        std::thread::sleep(Duration::from_millis(300));
+        wait_for_log(&server, "counting the ledger's entries");
         let sent = Instant::now();
         let ping = send(&mut server, revision, "ping", json!({}));
         let answer = server.recv();
@@ -93,7 +97,7 @@ fn a_plain_fn_cancelled_while_it_blocks_is_not_answered() {
         let revision = LATEST_HANDSHAKE_REVISION;
         let mut server = blocking(revision, "blocking_plain_fn_cancelled", args);
         let call = send_call(&mut server, revision, "lookup", json!({"ms": 800}));
-        std::thread::sleep(Duration::from_millis(100));
+        wait_for_log(&server, "looking up for 800 ms");
         server.notify("notifications/cancelled", Some(json!({"requestId": call, "reason": "no longer needed"})));
         let ping = send(&mut server, revision, "ping", json!({}));
         assert_eq!(server.recv()["id"], ping, "{args:?}");

@@ -81,3 +81,13 @@ pub(crate) fn exit_within(child: &mut std::process::Child, limit: Duration) -> (
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// Waits (at most five seconds) until the server's captured standard error says `text`: what
+/// a test waits for instead of sleeping.
+pub(crate) fn wait_for_log(server: &StdioServer, text: &str) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !server.stderr().contains(text) {
+        assert!(Instant::now() < deadline, "the server never logged {text:?}: {}", server.stderr());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}

@@ -16,3 +16,4 @@ mod json_rpc;
 mod panics;
 mod server_info;
 mod shutdown;
+mod under_run;
