@@ -74,6 +74,8 @@ pub(crate) fn add(server: Server) -> Server {
                 .description("Waits until cancelled; a task of its own notes the cancellation")
                 .handler_with_context(|_: NoArgs, ctx: Context| async move {
                     let token = ctx.cancel_token();
+                    // What a test waits for before it cancels.
+                    eprintln!("wait_for_cancel: waiting");
                     tokio::task::spawn_blocking(move || {
                         while !token.is_cancelled() {
                             std::thread::sleep(Duration::from_millis(5));

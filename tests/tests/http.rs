@@ -231,17 +231,22 @@ fn read_events(request: reqwest::blocking::RequestBuilder) -> mpsc::Receiver<Val
     std::thread::spawn(move || {
         let response = request.send().expect("a response");
         assert_eq!(response.status().as_u16(), 200);
-        for line in BufReader::new(response).lines() {
-            let Ok(line) = line else { return };
-            // An empty `data` is a priming event: nothing to read.
-            if let Some(data) = line.strip_prefix("data: ").filter(|d| !d.trim().is_empty())
-                && tx.send(serde_json::from_str(data).expect("JSON data")).is_err()
-            {
-                return;
-            }
-        }
+        forward_events(response, &tx);
     });
     rx
+}
+
+/// Hands each SSE event's JSON data of `response` to `tx`, until either ends.
+fn forward_events(response: reqwest::blocking::Response, tx: &mpsc::Sender<Value>) {
+    for line in BufReader::new(response).lines() {
+        let Ok(line) = line else { return };
+        // An empty `data` is a priming event: nothing to read.
+        if let Some(data) = line.strip_prefix("data: ").filter(|d| !d.trim().is_empty())
+            && tx.send(serde_json::from_str(data).expect("JSON data")).is_err()
+        {
+            return;
+        }
+    }
 }
 
 #[test]
@@ -266,13 +271,26 @@ fn the_servers_question_travels_on_the_request_stream_and_the_answer_is_a_post()
 fn closing_the_response_stream_cancels_a_2026_request() {
     let server = manual(&["--context-items"]);
     let waiting = modern(1, "tools/call", json!({"name": "wait_for_cancel", "arguments": {}}), json!({}));
-    let client = reqwest::blocking::Client::builder().timeout(Duration::from_millis(300)).build().unwrap();
-    let mut request = client.post(&server.url).header("content-type", "application/json");
+    // The request on a connection of its own, closed once the tool says it waits (a client
+    // timeout could close it before the tool even started).
+    let mut connection = std::net::TcpStream::connect(&server.addr).expect("a connection");
+    let body = waiting.to_string();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        server.addr,
+        body.len()
+    );
     for (name, value) in stateless_headers(&waiting) {
-        request = request.header(name, value);
+        head.push_str(&format!("{name}: {value}\r\n"));
     }
-    let gave_up = request.body(waiting.to_string()).send();
-    assert!(gave_up.is_err(), "nothing came, and the client went away");
+    std::io::Write::write_all(&mut connection, format!("{head}\r\n{body}").as_bytes()).expect("the request");
+    let started = Instant::now() + Duration::from_secs(5);
+    while !server.log().contains("wait_for_cancel: waiting") {
+        assert!(Instant::now() < started, "the tool never started: {}", server.log());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drop(connection);
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         let seen = post(
@@ -344,7 +362,13 @@ fn many_concurrent_clients_each_get_their_own_answers() {
 /// Reads a session's GET stream as it comes: each event's message.
 fn open_stream(url: &str, session: &str) -> mpsc::Receiver<Value> {
     let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(60)).build().unwrap();
-    read_events(client.get(url).header("accept", "text/event-stream").header("mcp-session-id", session))
+    let request = client.get(url).header("accept", "text/event-stream").header("mcp-session-id", session);
+    // Returned once the server answered the GET: the stream is attached from then on.
+    let response = request.send().expect("a response");
+    assert_eq!(response.status().as_u16(), 200);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || forward_events(response, &tx));
+    rx
 }
 
 /// One server, several sessions: a resource update and a list change reach every session's
@@ -361,8 +385,6 @@ fn change_events_reach_every_session() {
             open_stream(&server.url, session)
         })
         .collect();
-    // Let the streams attach.
-    std::thread::sleep(Duration::from_millis(200));
     let headers = [("mcp-session-id", sessions[0].as_str())];
     let touch = request(2, "tools/call", json!({"name": "touch", "arguments": {"uri": "test://static"}}));
     assert_eq!(post(&server.url, &touch, &headers).last()["result"]["content"][0]["text"], "notified");
@@ -470,27 +492,43 @@ fn limits_answer_503_and_idle_sessions_end() {
     let slow = std::thread::spawn(move || {
         post(&url, &modern(1, "tools/call", json!({"name": "sleep", "arguments": {"ms": 600}}), json!({})), &[])
     });
-    std::thread::sleep(Duration::from_millis(200));
+    // While the slow call holds the one slot, a request gets 503: asked until it does (the
+    // call may not have arrived yet), never after the call ended.
     let client = reqwest::blocking::Client::new();
     let list = modern(2, "tools/list", json!({}), json!({}));
-    let busy = client
-        .post(&server.url)
-        .header("content-type", "application/json")
-        .header("mcp-method", "tools/list")
-        .body(list.to_string())
-        .send()
-        .unwrap();
-    assert_eq!(busy.status().as_u16(), 503);
+    let busy = loop {
+        let answer = client
+            .post(&server.url)
+            .header("content-type", "application/json")
+            .header("mcp-method", "tools/list")
+            .body(list.to_string())
+            .send()
+            .unwrap();
+        if answer.status().as_u16() == 503 {
+            break answer;
+        }
+        assert!(!slow.is_finished(), "no request was refused while the slow call ran");
+        std::thread::sleep(Duration::from_millis(5));
+    };
     assert_eq!(busy.headers()["retry-after"], "1");
     assert_eq!(slow.join().unwrap().last()["result"]["content"][0]["text"], "slept 600 ms");
 
-    // By now (600 ms later) both sessions went unused for longer than 400 ms.
-    std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(post(&server.url, &request(3, "ping", json!({})), &[("mcp-session-id", &first)]).status, 404);
-    // Their places are free again. (Only `initialize` is asked: on a loaded machine the next
+    // Once both sessions went unused for 400 ms they end and their places are free: a new
+    // `initialize` is asked until it succeeds (a refused one touches no session), and the
+    // first session is gone by then. (Only `initialize` is asked: on a loaded machine the next
     // request of a session this short-lived could come after it, too, went idle.)
-    let fourth = post(&server.url, &initialize("2025-11-25", json!({})), &[]);
-    assert_eq!((fourth.status, fourth.session.is_some()), (200, true), "{fourth:?}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let fourth = loop {
+        let answer = post(&server.url, &initialize("2025-11-25", json!({})), &[]);
+        if answer.status == 200 {
+            break answer;
+        }
+        assert_eq!(answer.status, 503, "{answer:?}");
+        assert!(Instant::now() < deadline, "the idle sessions never ended");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(fourth.session.is_some(), "{fourth:?}");
+    assert_eq!(post(&server.url, &request(3, "ping", json!({})), &[("mcp-session-id", &first)]).status, 404);
 }
 
 /// With CORS enabled for an origin, its preflight and its requests get the CORS headers.
@@ -628,7 +666,7 @@ fn the_standalone_stream_is_primed() {
 /// `ping`, and a 2026-07-28 `server/discover`, sent while it blocks, are answered at once.
 #[test]
 fn a_request_sent_while_a_plain_fn_blocks_its_thread_is_answered_at_once() {
-    let server = HttpServer::start(&example_binary("blocking"), &[]);
+    let server = HttpServer::start_with_env(&example_binary("blocking"), &[], &[("RUST_LOG", "info")]);
     let url = &server.url;
     let session = open_session(url, LATEST_HANDSHAKE_REVISION, json!({}));
     let in_session = [("mcp-session-id", session.as_str()), ("mcp-protocol-version", LATEST_HANDSHAKE_REVISION)];
@@ -638,9 +676,14 @@ fn a_request_sent_while_a_plain_fn_blocks_its_thread_is_answered_at_once() {
         (modern(3, "tools/call", lookup, json!({})), modern(4, "server/discover", json!({}), json!({})), &[][..]),
     ];
     std::thread::scope(|scope| {
-        for (call, quick, headers) in &quick {
+        for (n, (call, quick, headers)) in quick.iter().enumerate() {
             let calling = scope.spawn(move || post(url, call, headers));
-            std::thread::sleep(Duration::from_millis(300));
+            // Sent once the tool says it blocks (its log line, once per call so far).
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while server.log().matches("looking up for 3000 ms").count() <= n {
+                assert!(Instant::now() < deadline, "the tool never started: {}", server.log());
+                std::thread::sleep(Duration::from_millis(5));
+            }
             let sent = Instant::now();
             let answer = post(url, quick, headers);
             let waited = sent.elapsed();

@@ -128,6 +128,39 @@ fn read_stream(url: &str, session: &str, last: Option<&str>, count: usize) -> Ve
     events
 }
 
+/// A session's GET stream (resuming after `last` if given), read by a thread of its own: each
+/// event, as its id and data, as it arrives; returned once the server answered the GET (the
+/// stream is attached from then on).
+fn stream_events(url: &str, session: &str, last: Option<&str>) -> std::sync::mpsc::Receiver<(String, String)> {
+    let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
+    let mut request = client.get(url).header("accept", "text/event-stream").header("mcp-session-id", session);
+    if let Some(last) = last {
+        request = request.header("last-event-id", last);
+    }
+    let response = request.send().expect("a response");
+    assert_eq!(response.status().as_u16(), 200);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut id = String::new();
+        for line in BufReader::new(response).lines() {
+            let Ok(line) = line else { return };
+            if let Some(value) = line.strip_prefix("id: ") {
+                id = value.to_owned();
+            } else if let Some(data) = line.strip_prefix("data:")
+                && tx.send((std::mem::take(&mut id), data.trim().to_owned())).is_err()
+            {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// The next event of a stream, within five seconds.
+fn next_event(stream: &std::sync::mpsc::Receiver<(String, String)>) -> (String, String) {
+    stream.recv_timeout(Duration::from_secs(5)).expect("an event within 5 s")
+}
+
 /// Runs blocking HTTP calls off the runtime's threads.
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     tokio::task::spawn_blocking(f).await.expect("the blocking part")
@@ -196,25 +229,46 @@ async fn subscriptions_made_on_one_instance_hear_updates_published_by_another(sh
         // The subscription is made through the second instance, which takes the session over.
         let subscribed = in_session(&second, &session, &request(1, "resources/subscribe", json!({"uri": "note://1"})));
         assert!(subscribed.last().get("result").is_some(), "{subscribed:?}");
-        let url = second.clone();
-        let reading = session.clone();
-        let stream = std::thread::spawn(move || read_stream(&url, &reading, None, 2));
+        let stream = stream_events(&second, &session, None);
+        assert_eq!(next_event(&stream).1, "", "the priming event");
         (session, stream)
     })
     .await;
-    // Published on the first instance, heard by the second's stream (after its priming event).
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Published on the first instance once the second's stream is attached, heard there.
     first_handle.resource_updated("note://1").unwrap();
-    let events = blocking(move || stream.join().unwrap()).await;
-    assert_eq!(events[0].1, "", "the priming event");
-    let update: Value = serde_json::from_str(&events[1].1).unwrap();
+    let event = blocking(move || next_event(&stream)).await;
+    let update: Value = serde_json::from_str(&event.1).unwrap();
     assert_eq!(update["method"], "notifications/resources/updated", "{update}");
     assert_eq!(update["params"]["uri"], "note://1");
     let _ = session;
 }
 
-/// `elsewhere`: the client reconnects to another instance than the one it read from first.
-async fn the_standalone_stream_replays_what_its_client_missed(shared: Shared, elsewhere: bool) {
+/// How the last of three missed updates reaches a client that comes back.
+#[derive(Debug, Clone, Copy)]
+enum Third {
+    /// Published while the client was away too: replayed with the other two.
+    Replayed,
+    /// Published once the client is back and has read the two replayed: sent live.
+    Live,
+}
+
+/// Waits until the event store holds `count` events after `priming` on the session's stream:
+/// the updates published while the client is away are kept (not only queued).
+async fn stored(shared: &Shared, priming: &str, count: usize) -> Vec<String> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let kept = shared.events.after(priming).await.expect("the event store answers").unwrap_or_default();
+        if kept.len() >= count {
+            return kept.into_iter().map(|(id, _)| id).collect();
+        }
+        assert!(std::time::Instant::now() < deadline, "{} of {count} events kept after {priming}", kept.len());
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// `elsewhere`: the client reconnects to another instance than the one it read from first;
+/// `third`: whether the third update is replayed or sent live (each path on its own).
+async fn the_standalone_stream_replays_what_its_client_missed(shared: Shared, elsewhere: bool, third: Third) {
     let (url, handle) = instance(&shared).await;
     let (other, _) = instance(&shared).await;
     let (session, priming) = blocking({
@@ -229,29 +283,42 @@ async fn the_standalone_stream_replays_what_its_client_missed(shared: Shared, el
         }
     })
     .await;
-    // Two updates while nobody reads.
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    handle.resource_updated("note://1").unwrap();
-    handle.resource_updated("note://1").unwrap();
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let reconnect = {
-        let url = if elsewhere { other.clone() } else { url.clone() };
-        let (session, priming) = (session.clone(), priming.clone());
-        std::thread::spawn(move || read_stream(&url, &session, Some(&priming), 3))
+    // Updates while nobody reads: two, or all three.
+    let missed = match third {
+        Third::Replayed => 3,
+        Third::Live => 2,
     };
-    // A third, live, once the stream is back.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    handle.resource_updated("note://1").unwrap();
-    let events = blocking(move || reconnect.join().unwrap()).await;
+    for _ in 0..missed {
+        handle.resource_updated("note://1").unwrap();
+    }
+    let kept = stored(&shared, &priming, missed).await;
+    let back = if elsewhere { other.clone() } else { url.clone() };
+    let stream = {
+        let (session, priming) = (session.clone(), priming.clone());
+        blocking(move || stream_events(&back, &session, Some(&priming))).await
+    };
+    let (stream, mut events) = blocking(move || {
+        let events: Vec<(String, String)> = (0..missed).map(|_| next_event(&stream)).collect();
+        (stream, events)
+    })
+    .await;
+    let replayed: Vec<&str> = events.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(replayed, kept, "the missed updates, replayed in order ({third:?})");
+    if let Third::Live = third {
+        // The stream is back and has replayed the two: the third goes out live.
+        handle.resource_updated("note://1").unwrap();
+        events.push(blocking(move || next_event(&stream)).await);
+    }
     let methods: Vec<Value> =
         events.iter().map(|(_, data)| serde_json::from_str::<Value>(data).unwrap()["method"].clone()).collect();
     assert_eq!(methods, ["notifications/resources/updated"; 3], "{events:?}");
     let ids: Vec<&str> = events.iter().map(|(id, _)| id.as_str()).collect();
     let stream = priming.rsplit_once('_').unwrap().0;
     assert!(ids.iter().all(|id| id.starts_with(stream)), "the same stream goes on: {ids:?} after {priming}");
-    let mut sorted = ids.clone();
-    sorted.dedup();
-    assert_eq!(sorted.len(), 3, "nothing twice: {ids:?}");
+    let mut distinct = ids.clone();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 3, "nothing twice: {ids:?}");
+    let _ = session;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -266,8 +333,10 @@ async fn in_memory_subscriptions_made_on_one_instance_hear_updates_published_by_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_memory_the_standalone_stream_replays_what_its_client_missed() {
-    the_standalone_stream_replays_what_its_client_missed(Shared::in_memory(), false).await;
-    the_standalone_stream_replays_what_its_client_missed(Shared::in_memory(), true).await;
+    for third in [Third::Replayed, Third::Live] {
+        the_standalone_stream_replays_what_its_client_missed(Shared::in_memory(), false, third).await;
+        the_standalone_stream_replays_what_its_client_missed(Shared::in_memory(), true, third).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -282,6 +351,8 @@ async fn on_redis_subscriptions_made_on_one_instance_hear_updates_published_by_a
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_redis_the_standalone_stream_replays_what_its_client_missed() {
-    the_standalone_stream_replays_what_its_client_missed(Shared::on_redis().await, false).await;
-    the_standalone_stream_replays_what_its_client_missed(Shared::on_redis().await, true).await;
+    for third in [Third::Replayed, Third::Live] {
+        the_standalone_stream_replays_what_its_client_missed(Shared::on_redis().await, false, third).await;
+        the_standalone_stream_replays_what_its_client_missed(Shared::on_redis().await, true, third).await;
+    }
 }
