@@ -91,12 +91,47 @@ pub fn catalog() -> Vec<Value> {
     serde_json::from_str(&text).expect("catalog.json is a JSON array")
 }
 
-/// The names of the catalog's gifts of `category`, in catalog order: what
-/// `gifts://catalog/{category}` must list.
-pub fn in_category(category: &str) -> Vec<String> {
-    catalog()
-        .iter()
-        .filter(|g| g["category"] == category)
-        .map(|g| g["name"].as_str().expect("a gift has a name").to_owned())
-        .collect()
+/// The catalog's entry named `name`, as GiftGen sends a gift (every field), normalised.
+///
+/// # Panics
+///
+/// When the catalog has no such gift.
+pub fn gift(name: &str) -> Value {
+    let entry = catalog().into_iter().find(|g| g["name"] == name).unwrap_or_else(|| panic!("no gift {name:?}"));
+    normalised(&entry)
+}
+
+/// What `suggest_gifts` must send for `age`, `relationship` and `budget`, whole: the gifts
+/// [`expected`] names, each as the catalog holds it, normalised.
+pub fn suggestions(age: u64, relationship: &str, budget: Option<f64>) -> Value {
+    let gifts: Vec<Value> = expected(age, relationship, budget).iter().map(|name| gift(name)).collect();
+    serde_json::json!({ "suggestions": gifts })
+}
+
+/// The books, in catalog order, worked out by hand from the catalog file: what
+/// `gifts://catalog/books` must list.
+pub const BOOKS: [&str; 4] = [
+    "Illustrated atlas of the world",
+    "Award-winning novel box set",
+    "Cookbook of world street food",
+    "Poetry anthology, clothbound",
+];
+
+/// What `gifts://catalog/books` must hold, whole: [`BOOKS`], each as the catalog holds it.
+pub fn books() -> Value {
+    Value::Array(BOOKS.iter().map(|name| gift(name)).collect())
+}
+
+/// `value` with every number that is a whole float written as an integer (`95.0` as `95`):
+/// what a JavaScript client reads back, so that JSON from any client compares.
+pub fn normalised(value: &Value) -> Value {
+    match value {
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 9e15 => Value::from(f as i64),
+            _ => value.clone(),
+        },
+        Value::Array(items) => Value::Array(items.iter().map(normalised).collect()),
+        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), normalised(v))).collect()),
+        other => other.clone(),
+    }
 }

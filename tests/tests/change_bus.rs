@@ -69,7 +69,7 @@ async fn an_item_disabled_on_one_server_is_gone_from_every_server_and_back_when_
     assert!(names(other.list_tools().await.unwrap()).is_empty());
     assert!(names(stateless.list_tools().await.unwrap()).is_empty(), "the stateless era reads the same lists");
     let refused = other.call_tool("tidy", json!({})).await.unwrap_err();
-    assert!(refused.rpc().is_some(), "a disabled tool is unknown: {refused:?}");
+    assert_eq!(refused.rpc().map(|e| e.code), Some(-32602), "a disabled tool is unknown: {refused:?}");
 
     first_handle.enable(ItemKind::Tool, "tidy").unwrap();
     assert_eq!(names(stateless.list_tools().await.unwrap()), ["tidy"]);

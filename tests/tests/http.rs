@@ -182,6 +182,54 @@ fn stateless_requests_need_no_session_and_errors_carry_their_status() {
     assert_eq!(post(&server.url, &notification, &[]).status, 202);
 }
 
+/// The headers a 2026-07-28 request names itself with, written out per method (not built by
+/// the helper that the other tests share): with them the request is served, without
+/// `Mcp-Name` it is refused with 400 and -32020.
+#[test]
+fn each_named_method_is_served_with_its_headers_written_out_and_refused_without_its_name() {
+    let server = gift_genius();
+    let client = reqwest::blocking::Client::new();
+    let cases = [
+        (
+            "tools/call",
+            json!({"name": "suggest_gifts", "arguments": {"age": 9, "relationship": "son"}}),
+            "suggest_gifts",
+        ),
+        ("resources/read", json!({"uri": "gifts://catalog"}), "gifts://catalog"),
+        (
+            "prompts/get",
+            json!({"name": "describe_gift", "arguments": {"gift_name": "Kite", "recipient": "son"}}),
+            "describe_gift",
+        ),
+    ];
+    for (method, params, name) in cases {
+        let body = modern(1, method, params, json!({}));
+        let post = |name: Option<&str>| {
+            let mut request = client
+                .post(&server.url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", STATELESS_REVISION)
+                .header("mcp-method", method);
+            if let Some(name) = name {
+                request = request.header("mcp-name", name);
+            }
+            let response = request.body(body.to_string()).send().expect("an answer");
+            let status = response.status().as_u16();
+            (status, serde_json::from_str::<Value>(&response.text().expect("a body")).expect("JSON"))
+        };
+        let (status, answer) = post(Some(name));
+        assert_eq!(status, 200, "{method} with Mcp-Name {name}: {answer}");
+        assert!(answer.get("result").is_some(), "{method}: {answer}");
+        let (status, answer) = post(None);
+        assert_eq!(
+            (status, answer["error"]["code"].as_i64()),
+            (400, Some(-32020)),
+            "{method} without Mcp-Name: {answer}"
+        );
+    }
+}
+
 #[test]
 fn notifications_before_the_response_switch_it_to_sse() {
     let server = manual(&["--context-items"]);

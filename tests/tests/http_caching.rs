@@ -79,8 +79,13 @@ async fn cacheable_results_say_so_in_cache_control() {
         assert_eq!(body["result"]["content"][0]["text"], "tidied");
         assert_eq!(caching, None, "a tool call is not cacheable");
 
+        let (_, caching, body) = modern(&url, "resources/read", json!({"uri": "note://1"}));
+        assert_eq!(body["result"]["contents"][0]["text"], "text", "{body}");
+        assert_eq!(body["result"]["ttlMs"], 60_000, "the default: {body}");
+        assert_eq!(caching.as_deref(), Some("public, max-age=60"), "a read is cacheable as it says");
+
         let (_, caching, body) = modern(&url, "resources/read", json!({"uri": "note://nope"}));
-        assert!(body.get("error").is_some(), "{body}");
+        assert_eq!(body["error"]["code"], -32602, "an unknown resource, in 2026-07-28: {body}");
         assert_eq!(caching, None, "an error is not cacheable");
     })
     .await

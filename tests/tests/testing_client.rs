@@ -174,7 +174,7 @@ async fn resources_read_list_and_complete_as_declared() {
         assert_eq!(serde_json::from_str::<Value>(row["contents"][0]["text"].as_str().unwrap()).unwrap(), json!([7, 7]));
         // A variable that is not a `u32` is the client's mistake, not a crash.
         let err = client.read_resource("shelf://rows/seven").await.unwrap_err();
-        assert!(err.rpc().is_some(), "{err}");
+        assert_eq!(err.rpc().map(|e| e.code), Some(-32602), "{err}");
         let values =
             client.complete(json!({"type": "ref/resource", "uri": "shelf://rows/{row}"}), "row", "4").await.unwrap();
         assert_eq!(values, ["41"]);
@@ -184,8 +184,23 @@ async fn resources_read_list_and_complete_as_declared() {
 
 #[tokio::test]
 async fn subscribable_resources_are_declared_and_subscribed() {
-    let client = TestClient::connect_as(server(), Revision::V2025_11_25).await.unwrap();
+    let server = server();
+    let handle = server.handle();
+    let client = TestClient::connect_as(server, Revision::V2025_11_25).await.unwrap();
+    let capabilities = client.server_capabilities().await.unwrap();
+    assert_eq!(capabilities["resources"]["subscribe"], true, "{capabilities}");
     client.request("resources/subscribe", json!({"uri": "shelf://all"})).await.unwrap();
+    handle.resource_updated("shelf://all").unwrap();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+    let updated = loop {
+        let heard = client.notifications().into_iter().find(|n| n["method"] == "notifications/resources/updated");
+        if let Some(updated) = heard {
+            break updated;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no update arrived: {:?}", client.notifications());
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    };
+    assert_eq!(updated["params"]["uri"], "shelf://all", "{updated}");
     client.close().await.unwrap();
 }
 

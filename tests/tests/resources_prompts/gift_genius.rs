@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use mcp_tests::gift_genius::{catalog, in_category};
+use mcp_tests::gift_genius::{books, catalog, normalised};
 use mcp_tests::wire::{ALL_REVISIONS, for_each_revision};
 use serde_json::{Value, json};
 
@@ -32,11 +32,8 @@ fn gift_genius_serves_its_catalog_and_prompt() {
 
         let books = conn.read("gifts://catalog/books");
         assert_eq!((books.len(), &books[0]["mimeType"]), (1, &json!("application/json")), "{rev}: {books:?}");
-        let parsed: Vec<Value> = serde_json::from_str(texts(&books)[0]).expect("a JSON array");
-        let want = in_category("books");
-        assert!(!want.is_empty());
-        assert_eq!(names(&parsed), want, "{rev}");
-        assert!(parsed.iter().all(|g| g["category"] == "books"), "{rev}: {parsed:?}");
+        let parsed: Value = serde_json::from_str(texts(&books)[0]).expect("a JSON array");
+        assert_eq!(normalised(&parsed), self::books(), "{rev}");
 
         let error = conn.fail("resources/read", json!({"uri": "gifts://catalog/cars"}));
         assert_eq!(error["code"], not_found_code(rev), "{rev}: {error}");
@@ -45,9 +42,9 @@ fn gift_genius_serves_its_catalog_and_prompt() {
         let category = json!({"type": "ref/resource", "uri": "gifts://catalog/{category}"});
         assert_eq!(conn.complete(&category, "category", "h", None), ["home", "hobbies"], "{rev}");
         let all: BTreeSet<String> = conn.complete(&category, "category", "", None).into_iter().collect();
-        let in_catalog: BTreeSet<String> =
-            catalog().iter().map(|g| g["category"].as_str().expect("a category").to_owned()).collect();
-        assert_eq!(all, in_catalog, "{rev}");
+        // The catalog's six categories, read off the file by hand.
+        let categories = ["books", "experiences", "hobbies", "home", "kids", "tech"];
+        assert_eq!(all, categories.into_iter().map(str::to_owned).collect(), "{rev}");
 
         let prompts = conn.ok("prompts/list", None);
         let prompt = &prompts["prompts"][0];
