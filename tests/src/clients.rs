@@ -328,7 +328,7 @@ pub fn run_inspector_url(era: &str, method_args: &[&str], url: &str) -> Inspecto
 }
 
 fn inspector_output(command: Command) -> InspectorRun {
-    let run = run_to_end(command);
+    let run = run_to_end(command, PLAN_TIMEOUT);
     let output = if run.stdout.trim().is_empty() {
         Value::Null
     } else {
@@ -515,7 +515,7 @@ pub fn run_plan_url(mut client: Command, plan: &Value, url: &str) -> Vec<Value> 
 /// another status than 0 (it could not connect, say).
 pub fn try_plan_url(mut client: Command, plan: &Value, url: &str) -> Result<Vec<Value>, String> {
     client.arg("--plan").arg(plan.to_string()).arg("--url").arg(url);
-    let run = run_to_end(client);
+    let run = run_to_end(client, PLAN_TIMEOUT);
     if !run.status.success() {
         return Err(run.stderr);
     }
@@ -528,7 +528,7 @@ pub fn try_plan_url(mut client: Command, plan: &Value, url: &str) -> Result<Vec<
 }
 
 fn plan_lines(client: Command) -> Vec<Value> {
-    let run = run_to_end(client);
+    let run = run_to_end(client, PLAN_TIMEOUT);
     assert!(run.status.success(), "{} failed ({})\n{}", run.described, run.status, run.report());
     if !run.stderr.is_empty() {
         // Shown by the test harness only when the test fails.
@@ -561,19 +561,31 @@ impl Finished {
     }
 }
 
+/// Runs `command` with no standard input until it exits, at most `limit` (then it is killed
+/// and the test fails with everything it printed): its exit status, standard output and
+/// standard error, each read as it comes.
+///
+/// # Panics
+///
+/// When it cannot start or runs longer than `limit`.
+pub fn run_bounded(command: Command, limit: Duration) -> (ExitStatus, String, String) {
+    let finished = run_to_end(command, limit);
+    (finished.status, finished.stdout, finished.stderr)
+}
+
 /// Runs `command` with no standard input, collecting both outputs.
 ///
 /// # Panics
 ///
-/// With everything it printed, when it runs longer than [`PLAN_TIMEOUT`] (it is then killed).
-fn run_to_end(mut command: Command) -> Finished {
+/// With everything it printed, when it runs longer than `limit` (it is then killed).
+fn run_to_end(mut command: Command, limit: Duration) -> Finished {
     command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let described = format!("{command:?}");
     let mut child = command.spawn().unwrap_or_else(|e| panic!("cannot start {described}: {e}"));
     let stdout = Drain::start(child.stdout.take().expect("stdout is piped"));
     let stderr = Drain::start(child.stderr.take().expect("stderr is piped"));
 
-    let deadline = Instant::now() + PLAN_TIMEOUT;
+    let deadline = Instant::now() + limit;
     let status: Option<ExitStatus> = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
@@ -592,7 +604,7 @@ fn run_to_end(mut command: Command) -> Finished {
     let (stdout, stderr) = (stdout.finish(grace), stderr.finish(grace));
     let Some(status) = status else {
         panic!(
-            "{described} ran longer than {PLAN_TIMEOUT:?} and was killed\n\
+            "{described} ran longer than {limit:?} and was killed\n\
              --- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
         );
     };

@@ -5,9 +5,9 @@
 //! fails the test, with the suite's own message. The one exception is [`EXPECTED_FAILURES`].
 
 use std::path::Path;
-use std::process::Stdio;
+use std::time::Duration;
 
-use mcp_tests::clients::{Suite, conformance};
+use mcp_tests::clients::{Suite, conformance, run_bounded};
 use mcp_tests::example_binary;
 use mcp_tests::http::HttpServer;
 use serde_json::Value;
@@ -58,17 +58,13 @@ fn run(suite: Suite, args: &[&str], label: &str) -> (Vec<Check>, bool, String) {
     let server = HttpServer::start(&example_binary("conformance_server"), &[]);
     let results = mcp_tests::target_dir().join("conformance").join(label);
     let _ = std::fs::remove_dir_all(&results);
-    let output = conformance(suite)
-        .args(["server", "--url", &server.url, "-o"])
-        .arg(&results)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("the conformance suite runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut command = conformance(suite);
+    command.args(["server", "--url", &server.url, "-o"]).arg(&results).args(args);
+    // A suite that hangs fails the test after ten minutes instead of holding CI.
+    let (status, stdout, stderr) = run_bounded(command, Duration::from_secs(600));
     let checks = read_checks(&results);
-    assert!(!checks.is_empty(), "the suite recorded no check:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-    (checks, output.status.success(), stdout.into_owned())
+    assert!(!checks.is_empty(), "the suite recorded no check:\n{stdout}\n{stderr}");
+    (checks, status.success(), stdout)
 }
 
 /// Every `checks.json` under `dir`.
