@@ -9,12 +9,15 @@
 //!   look-ahead fills and the transport stops reading: memory stays bounded.
 //! - An async handler is polled once where the request was read; ready, it answers with no
 //!   task hand-off. Still pending, it runs as a task of its own (so a slow one cannot stall
-//!   `ping` or cancellations). A plain `fn` handler runs on the blocking pool, a task waiting
-//!   for it, so that one blocking its thread stalls no worker. The request's future is the
+//!   `ping` or cancellations). A plain `fn` handler runs in place, on its task's worker (no
+//!   hand-off for a quick body); one that runs long gets another worker woken for the
+//!   connection (`in_place`), and with a time limit, or on a current-thread runtime, it runs on
+//!   the blocking pool, a task waiting for it. The request's future is the
 //!   handler's one box; nothing here boxes it again.
 //! - The map from request ids to running tasks belongs to the reading loop: no lock, and an
 //!   entry exists before the task can finish.
 
+mod in_place;
 mod start;
 
 pub(crate) use start::{Failure, Start, deliver, detached, guarded, panic_message, within};

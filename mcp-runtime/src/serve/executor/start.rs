@@ -13,6 +13,8 @@ use tokio::runtime::RuntimeFlavor;
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
 
+use super::in_place::InPlace;
+
 use crate::context::asking::Interrupt;
 use crate::context::outlet::Outgoing;
 use crate::context::slot::SlotLease;
@@ -113,10 +115,10 @@ impl Start<'_> {
     {
         if spec.kind == RunKind::Blocking {
             // Without a time limit, on a multi-threaded runtime, the body runs where its task
-            // is, the worker's other work (its queue, the I/O driver) handed to another thread
-            // meanwhile: as far off the workers as the blocking pool, with one hand-off
-            // fewer. A time limit must be kept while the body blocks, and a current-thread
-            // runtime has no other thread: there, the body goes to the blocking pool.
+            // is, no hand-off, and a body that runs long gets another worker woken for the
+            // connection (see `in_place`). A time limit must be kept while the body blocks,
+            // and a current-thread runtime has no other thread: there, the body goes to the
+            // blocking pool.
             let multi_thread = tokio::runtime::Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread;
             if spec.timeout.is_none() && multi_thread {
                 let work = crate::context::log_layer::REQUEST.scope(context.clone(), InPlace(work));
@@ -328,22 +330,6 @@ pub(crate) fn within<T: Send + 'static>(
 enum AfterCancel {
     Answer,
     Drop,
-}
-
-/// A plain `fn` handler's work, run where its task is polled, with the worker's other work
-/// (its queue, its LIFO slot, the I/O driver) handed to another thread meanwhile
-/// (`tokio::task::block_in_place`), so that while the body blocks, the connection still reads
-/// and answers and async handlers still run. A quick body takes its worker back before the
-/// other thread picked it up.
-struct InPlace<F>(F);
-
-impl<F: Future + Unpin> Future for InPlace<F> {
-    type Output = F::Output;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<F::Output> {
-        let work = &mut self.0;
-        tokio::task::block_in_place(|| Pin::new(work).poll(cx))
-    }
 }
 
 /// A plain `fn` handler's work, run on tokio's blocking pool, so that a body that blocks its

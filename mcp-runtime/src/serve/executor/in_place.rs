@@ -1,0 +1,126 @@
+//! A plain `fn` handler's body, run in place: on the worker that polls its task, with no
+//! thread hand-off, so that the common quick body costs what an inline call costs.
+//!
+//! While a body runs, its worker polls nothing else. Tokio wakes another worker only when it
+//! has queued work to share, and the worker that ran the connection's reading loop is the one
+//! the body runs on: a body that blocks (a sleep, a synchronous database call, a lock another
+//! handler holds) would leave the I/O driver unpolled, and no thread would read the
+//! connection until it returned. So one watch thread per process (asleep while no body runs)
+//! looks at the bodies running in place every [`TICK`]; one running for longer than
+//! [`NUDGE_AFTER`] gets an empty task spawned on its runtime from outside it, which wakes a
+//! parked worker: that worker polls the I/O driver from then on, and the connection, `ping`,
+//! cancellations, the client's answers and async handlers go on while the body blocks.
+//!
+//! Handing every body to another thread (`block_in_place`, the blocking pool) costs a thread
+//! wake-up or two per call; here only a body that runs long pays for one, once.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Mutex, OnceLock};
+use std::task::{Context as TaskContext, Poll};
+use std::time::{Duration, Instant};
+
+/// How long a body runs before another worker is woken for the connection.
+const NUDGE_AFTER: Duration = Duration::from_millis(2);
+/// How often the watch thread looks while bodies run.
+const TICK: Duration = Duration::from_millis(1);
+/// How many empty ticks before the watch thread sleeps until the next body starts.
+const IDLE_TICKS: u32 = 200;
+
+/// A plain `fn` handler's work, polled in place and watched while it runs (see the module
+/// documentation).
+pub(super) struct InPlace<F>(pub(super) F);
+
+impl<F: Future + Unpin> Future for InPlace<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<F::Output> {
+        let _watched = Watched::begin();
+        Pin::new(&mut self.0).poll(cx)
+    }
+}
+
+/// One body running in place, for as long as this lives.
+struct Watched(u64);
+
+/// The bodies running in place, and whether the watch thread sleeps.
+#[derive(Default)]
+struct Running {
+    next: u64,
+    /// Each body: its number, when it began, its runtime, and whether a worker was woken for it.
+    bodies: Vec<(u64, Instant, tokio::runtime::Handle, bool)>,
+    /// The watch thread sleeps until a body begins (it is woken then).
+    asleep: bool,
+}
+
+static RUNNING: Mutex<Running> = Mutex::new(Running { next: 0, bodies: Vec::new(), asleep: false });
+static WATCH: OnceLock<Option<std::thread::Thread>> = OnceLock::new();
+
+fn running() -> std::sync::MutexGuard<'static, Running> {
+    RUNNING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Watched {
+    fn begin() -> Watched {
+        let handle = tokio::runtime::Handle::current();
+        let (id, wake) = {
+            let mut running = running();
+            let id = running.next;
+            running.next += 1;
+            running.bodies.push((id, Instant::now(), handle, false));
+            (id, std::mem::take(&mut running.asleep))
+        };
+        let watch = WATCH.get_or_init(|| {
+            let started = std::thread::Builder::new().name("mcp-plain-fn-watch".into()).spawn(watch);
+            if let Err(e) = &started {
+                tracing::error!(error = %e, "the plain fn watch thread could not start: a blocking body may hold up its connection");
+            }
+            started.ok().map(|thread| thread.thread().clone())
+        });
+        if wake && let Some(thread) = watch {
+            thread.unpark();
+        }
+        Watched(id)
+    }
+}
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        let mut running = running();
+        if let Some(at) = running.bodies.iter().position(|(id, ..)| *id == self.0) {
+            running.bodies.swap_remove(at);
+        }
+    }
+}
+
+/// The watch thread: every tick while bodies run, wakes a worker of the runtime of each body
+/// that has run longer than [`NUDGE_AFTER`] (once per body); asleep when none ran for a while.
+fn watch() {
+    let mut idle = 0;
+    loop {
+        let mut nudge = Vec::new();
+        let sleep = {
+            let mut running = running();
+            let now = Instant::now();
+            for (_, began, handle, nudged) in &mut running.bodies {
+                if !*nudged && now.duration_since(*began) >= NUDGE_AFTER {
+                    *nudged = true;
+                    nudge.push(handle.clone());
+                }
+            }
+            idle = if running.bodies.is_empty() { idle + 1 } else { 0 };
+            running.asleep = idle >= IDLE_TICKS;
+            running.asleep
+        };
+        for handle in nudge {
+            // Spawned from outside the runtime: it goes to the shared queue and wakes a
+            // parked worker, which then polls the I/O driver when it parks again.
+            drop(handle.spawn(async {}));
+        }
+        if sleep {
+            std::thread::park();
+        } else {
+            std::thread::park_timeout(TICK);
+        }
+    }
+}
