@@ -1,6 +1,7 @@
 //! A server whose tools block their thread, as a synchronous database call does, served the
-//! way users serve theirs: `run()` (stdio, or `--http ADDR`). A blocking plain `fn` runs on
-//! the blocking pool, so `ping`, cancellations and every async handler go on meanwhile.
+//! way users serve theirs: `run()` (stdio, or `--http ADDR`). A plain `fn` that blocks gets
+//! another worker woken for its connection, so `ping`, cancellations and every async handler
+//! go on meanwhile.
 //!
 //! `cargo run --release --example blocking` serves it on stdio; `--current-thread` serves
 //! stdio on a current-thread runtime of its own instead (`Server::serve_stdio`).

@@ -710,8 +710,9 @@ fn the_standalone_stream_is_primed() {
     assert!(first.starts_with("id: get-") && first.contains("retry: ") && first.contains("data: \n"), "{first:?}");
 }
 
-/// A plain `fn` that blocks its thread runs on the blocking pool over HTTP too: a session's
-/// `ping`, and a 2026-07-28 `server/discover`, sent while it blocks, are answered at once.
+/// A plain `fn` that blocks its thread holds up nothing over HTTP either (another worker is
+/// woken for the connections): a session's `ping`, and a 2026-07-28 `server/discover`, sent
+/// while it blocks, are answered at once.
 #[test]
 fn a_request_sent_while_a_plain_fn_blocks_its_thread_is_answered_at_once() {
     let server = HttpServer::start_with_env(&example_binary("blocking"), &[], &[("RUST_LOG", "info")]);

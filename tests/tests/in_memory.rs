@@ -1,6 +1,6 @@
 //! A server driven in-process over `tokio::io::duplex`, as a user's own tests would: the
-//! caching keys of `#[mcp_resource]` reach 2026-07-28 read results; a plain `fn` handler runs
-//! on the blocking pool, never where requests are read or async handlers run; the shutdown signal drains; the middleware seam (in
+//! caching keys of `#[mcp_resource]` reach 2026-07-28 read results; a plain `fn` handler that
+//! blocks holds up neither the reading nor async handlers; the shutdown signal drains; the middleware seam (in
 //! `in_memory/middleware.rs`).
 
 use std::time::{Duration, Instant};

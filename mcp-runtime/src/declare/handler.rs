@@ -52,8 +52,9 @@ pub(crate) enum RunKind {
     /// Async work that must not run where the request was read (a resource lister, which
     /// may wait): always a task of its own.
     Task,
-    /// A plain `fn` handler (its body runs at the first poll, and may block its thread): on
-    /// the blocking pool, never on a worker.
+    /// A plain `fn` handler (its body runs at the first poll, and may block its thread): in
+    /// place on a multi-threaded runtime, watched (another worker is woken for the connection
+    /// once it runs long), else on the blocking pool.
     Blocking,
 }
 
