@@ -6,7 +6,8 @@
 //! `cargo run --release --example blocking` serves it on stdio; `--current-thread` serves
 //! stdio on a current-thread runtime of its own instead (`Server::serve_stdio`).
 //!
-//! - `lookup(ms)`: a plain `fn` that blocks its thread `ms` milliseconds.
+//! - `lookup(ms)`: a plain `fn` that blocks its thread `ms` milliseconds;
+//!   `bounded_lookup(ms)`: the same under a 200 ms time limit.
 //! - `wait(ms)`: an `async fn` that waits `ms` milliseconds (20 s calls are aborted at exit).
 //! - `confirm_hold`: a `local` tool that holds the ledger's `std::sync::Mutex` while it asks
 //!   the client to confirm (elicitation); `ledger_count`, a plain `fn`, waits for that mutex.
@@ -26,6 +27,13 @@ fn lookup(ms: u64) -> String {
     tracing::info!("looking up for {ms} ms");
     std::thread::sleep(Duration::from_millis(ms));
     format!("looked up in {ms} ms")
+}
+
+/// The same lookup under a 200 ms time limit: it runs on the blocking pool, and past the limit
+/// it is answered at once while its thread goes on until the body returns.
+#[mcp_tool(read_only, timeout = "200ms")]
+fn bounded_lookup(ms: u64) -> String {
+    lookup(ms)
 }
 
 /// Waits `ms` milliseconds without blocking a thread.

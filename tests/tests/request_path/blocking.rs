@@ -109,3 +109,25 @@ fn a_plain_fn_cancelled_while_it_blocks_is_not_answered() {
         server.finish();
     }
 }
+
+/// A plain `fn` past its time limit is answered at once, at the limit, while its thread goes
+/// on; what it returns later is dropped, and the connection serves on meanwhile.
+#[test]
+fn a_plain_fn_past_its_time_limit_is_answered_at_the_limit() {
+    for args in RUNTIMES {
+        let revision = LATEST_HANDSHAKE_REVISION;
+        let mut server = blocking(revision, "blocking_plain_fn_timed_out", args);
+        let sent = Instant::now();
+        let call = send_call(&mut server, revision, "bounded_lookup", json!({"ms": 1500}));
+        let answer = server.recv();
+        let took = sent.elapsed();
+        assert_eq!(answer["id"], call, "{args:?}: {answer}");
+        assert_eq!(text(&answer), "Tool `bounded_lookup` did not finish within 200 ms", "{args:?}");
+        assert!(took < Duration::from_millis(1000), "{args:?}: answered after {took:?}, not at the limit");
+        let ping = send(&mut server, revision, "ping", json!({}));
+        assert_eq!(server.recv()["id"], ping, "{args:?}");
+        // Past the body's return: nothing more comes for the call.
+        server.assert_silent(Duration::from_millis(1600));
+        server.finish();
+    }
+}
