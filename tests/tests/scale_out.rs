@@ -502,3 +502,93 @@ fn the_redis_task_store_is_bounded_by_its_limit_and_its_time_to_live() {
         assert_eq!(created["resultType"], "task", "{created}");
     });
 }
+
+/// POSTs `body` in `session` to `url` and reads the answer's SSE events as they arrive, each
+/// message's JSON on the channel (the priming event's empty data left out).
+fn stream_post(url: &str, session: &str, body: &Value) -> std::sync::mpsc::Receiver<Value> {
+    let response = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body.to_string())
+        .send()
+        .expect("an answer");
+    assert_eq!(response.status().as_u16(), 200);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(response).lines() {
+            let Ok(line) = line else { return };
+            let Some(data) = line.strip_prefix("data:").map(str::trim).filter(|d| !d.is_empty()) else { continue };
+            if tx.send(serde_json::from_str(data).expect("JSON data")).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// A handshake-era session opened with `capabilities` at `url`: its id.
+fn open_session_with(url: &str, capabilities: Value) -> String {
+    let answer = post(url, &initialize("2025-11-25", capabilities), &[]);
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let session = answer.session.expect("a session id");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(url, &initialized, &[("mcp-session-id", &session)]).status, 202);
+    session
+}
+
+#[test]
+fn a_client_s_answer_or_cancel_landing_on_another_instance_reaches_the_waiting_handler() {
+    let mut cluster = Cluster::start("nginx-shared.conf", true);
+    let (a, b) = (cluster.instances[0].url(), cluster.instances[1].url());
+    let in_session = |session: &str| vec![("mcp-session-id", session.to_owned())];
+    let post_in = |url: &str, session: &str, body: &Value| {
+        let headers = in_session(session);
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        post(url, body, &headers)
+    };
+
+    // `greet` asks on a; the answer is posted to b, and a's handler gets it.
+    let session = open_session_with(&a, json!({"elicitation": {}}));
+    let events = stream_post(&a, &session, &call(1, "greet", json!({})));
+    let question = events.recv_timeout(Duration::from_secs(10)).expect("the question");
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    let answer = json!({"jsonrpc": "2.0", "id": question["id"], "result":
+        {"action": "accept", "content": {"name": "Ada"}}});
+    assert_eq!(post_in(&b, &session, &answer).status, 202);
+    let greeting = events.recv_timeout(Duration::from_secs(10)).expect("the greeting");
+    assert_eq!(greeting["id"], 1, "{greeting}");
+    assert_eq!(greeting["result"]["content"][0]["text"], "Hello, Ada (from a)");
+
+    // A call running on a, cancelled through b: it stops (no result; its progress ends).
+    let progress =
+        json!({"name": "report", "arguments": {"steps": 40, "step_ms": 100}, "_meta": {"progressToken": "r"}});
+    let events = stream_post(&a, &session, &request(2, "tools/call", progress));
+    let first = events.recv_timeout(Duration::from_secs(10)).expect("the first progress");
+    assert_eq!(first["method"], "notifications/progress", "{first}");
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}});
+    assert_eq!(post_in(&b, &session, &cancel).status, 202);
+    let deadline = Instant::now() + Duration::from_secs(8);
+    while let Ok(event) = events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        assert!(event.get("result").is_none(), "a cancelled call was answered: {event}");
+        let progress = event["params"]["progress"].as_f64().unwrap_or_default();
+        assert!(progress < 40.0, "the call ran to its end: {event}");
+    }
+
+    // Instance a stops while `greet` waits there: the client's late answer, posted to b, gets
+    // 202 and nothing else, and b serves the session on.
+    let events = stream_post(&a, &session, &call(3, "greet", json!({})));
+    let question = events.recv_timeout(Duration::from_secs(10)).expect("the question");
+    cluster.instances[0].stop();
+    let late =
+        json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"name": "Bo"}}});
+    assert_eq!(post_in(&b, &session, &late).status, 202);
+    let tag = post_in(&b, &session, &call(4, "whoami", json!({})));
+    assert_eq!(text(&tag), "b");
+}

@@ -370,16 +370,31 @@ impl Question {
 }
 
 /// The server's requests waiting for the client's answer, on one handshake-era connection.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct PendingRequests {
+    /// What this connection's ids start with: unique in the process and across processes, so
+    /// that an answer that reaches another instance serving the same session (sessions in a
+    /// shared store) is never taken for one of that instance's questions.
+    tag: String,
     next: AtomicU64,
     waiting: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>,
+}
+
+impl Default for PendingRequests {
+    fn default() -> Self {
+        static PROCESS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        static CONNECTIONS: AtomicU64 = AtomicU64::new(0);
+        let process = PROCESS.get_or_init(|| crate::util::random::random_id()[..8].to_owned());
+        let tag = format!("{process}.{}", CONNECTIONS.fetch_add(1, Ordering::Relaxed));
+        PendingRequests { tag, next: AtomicU64::new(0), waiting: Mutex::default() }
+    }
 }
 
 impl PendingRequests {
     /// A new request id and the receiver of its answer.
     pub(crate) fn register(&self) -> (RequestId, oneshot::Receiver<Result<Value, ErrorObject>>) {
-        let id = RequestId::String(format!("mcp-server-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1));
+        let id =
+            RequestId::String(format!("mcp-server-{}-{}", self.tag, self.next.fetch_add(1, Ordering::Relaxed) + 1));
         let (tx, rx) = oneshot::channel();
         self.lock().insert(id.clone(), tx);
         (id, rx)

@@ -205,7 +205,15 @@ impl Session {
             (None, None) => Err(ErrorObject::internal("a response with neither result nor error")),
         };
         if !self.executor.pending().answer(&id, answer) {
-            tracing::debug!(%id, "ignoring a response to no question this server is waiting on");
+            // Another instance serving the session may have asked it.
+            let (member, value) = match (result, error) {
+                (_, Some(error)) => ("error", error.get()),
+                (Some(result), None) => ("result", result.get()),
+                (None, None) => return,
+            };
+            let id = serde_json::to_string(&id).unwrap_or_default();
+            self.forward(format!(r#"{{"jsonrpc":"2.0","id":{id},"{member}":{value}}}"#));
+            tracing::debug!(%id, "a response to no question this server is waiting on");
         }
     }
 

@@ -50,8 +50,12 @@ pub(crate) struct Session {
     pub(crate) changes: u64,
     /// What carries this connection's messages (for the layers and the logs).
     pub(crate) transport: Transport,
-    /// Its HTTP session's id (for the logs).
+    /// Its HTTP session's id (for the logs, and for what another instance serving the session
+    /// is handed).
     pub(crate) session_id: Option<Arc<str>>,
+    /// The message being handled came from another instance serving the session: what it
+    /// names is not sent on again.
+    pub(crate) forwarded: bool,
     /// The server's layers, when it has any: this connection's copy.
     pub(crate) layered: Option<Layered>,
 }
@@ -67,6 +71,20 @@ pub(crate) struct SessionState {
 }
 
 impl Session {
+    /// Hands `message`, a client's message that names nothing here (an answer to a question
+    /// another instance asked, a cancellation of a request another instance runs), to the
+    /// other instances serving this session, over the change bus. Nothing is sent on for a
+    /// connection that is not an HTTP session, or for a message that came that way.
+    pub(crate) fn forward(&self, message: String) {
+        if self.forwarded {
+            return;
+        }
+        if let Some(session) = &self.session_id {
+            let event = crate::server::changes::ChangeEvent::ClientMessage { session: session.to_string(), message };
+            self.core.publish(event);
+        }
+    }
+
     /// A new connection whose responses go to `out`.
     /// Its layers' requests come back on the receiver.
     pub(crate) fn new(
@@ -96,6 +114,7 @@ impl Session {
             changes: 0,
             transport,
             session_id: None,
+            forwarded: false,
             layered,
         };
         (session, returns)

@@ -125,6 +125,7 @@ impl Server {
             registry: RwLock::new(Arc::new(registry)),
             announcements: broadcast::channel(self.event_backlog).0,
             ended_sessions: broadcast::channel(self.event_backlog).0,
+            client_messages: broadcast::channel(self.event_backlog).0,
             origin,
             bus: self.bus,
             config: self.config,

@@ -77,6 +77,16 @@ pub enum ChangeEvent {
         /// The session's id.
         session: String,
     },
+    /// A handshake-era session's client sent a message that named nothing on the server it
+    /// reached (its answer to a question another server asked, its cancellation of a request
+    /// another server runs): every server serving that session (sharing a session store)
+    /// tries it once.
+    ClientMessage {
+        /// The session's id.
+        session: String,
+        /// The message, as JSON text.
+        message: String,
+    },
     /// A task changed (the tasks extension), on whichever server: the listen streams that
     /// named it, on every server, are told (`notifications/tasks`).
     TaskChanged {

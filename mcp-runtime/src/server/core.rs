@@ -80,6 +80,9 @@ pub(crate) struct ServerCore {
     pub(crate) announcements: broadcast::Sender<Announcement>,
     /// Sessions ended on any server of the bus, for the HTTP endpoint.
     pub(crate) ended_sessions: broadcast::Sender<Arc<str>>,
+    /// Client messages another server could not place, by session: for this server's loops
+    /// of those sessions (HTTP).
+    pub(crate) client_messages: broadcast::Sender<(Arc<str>, Arc<str>)>,
     /// This server's id on its change bus.
     pub(super) origin: String,
     /// Carries change events to every server sharing it, this one included.
@@ -184,6 +187,13 @@ impl ServerCore {
             ChangeEvent::SessionEnded { session } => {
                 // No endpoint listening (stdio) is not an error.
                 let _ = self.ended_sessions.send(Arc::from(session.as_str()));
+                return;
+            }
+            ChangeEvent::ClientMessage { session, message } => {
+                // This server tried it already.
+                if notice.origin != self.origin {
+                    let _ = self.client_messages.send((Arc::from(session.as_str()), Arc::from(message.as_str())));
+                }
                 return;
             }
             ChangeEvent::TaskChanged { task_id, owner, task } => Announcement::Task(Arc::new(TaskNotice {

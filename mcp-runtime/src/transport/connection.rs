@@ -46,6 +46,10 @@ pub(crate) enum Frame {
     /// of frames up front.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Routed(Box<RoutedMessage>),
+    /// A client's message another instance serving the session could not place (an answer to
+    /// a question, a cancellation): tried here, and never sent on again.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    Forwarded(Vec<u8>),
     /// A message over the size limit was skipped without being buffered.
     TooLarge,
     /// The input ended.
@@ -250,6 +254,12 @@ pub(crate) async fn run<I: MessageSource>(
             }
             frame = input.next(), if reading && session.can_read() => match frame {
                 Ok(Frame::Message(bytes)) => on_bytes(&mut session, &bytes, ReplyTo::Connection, None),
+                Ok(Frame::Forwarded(bytes)) => {
+                    session.forwarded = true;
+                    let reply = on_bytes(&mut session, &bytes, ReplyTo::Connection, None);
+                    session.forwarded = false;
+                    reply
+                }
                 Ok(Frame::Routed(routed)) => {
                     let RoutedMessage { bytes, stream, extras } = *routed;
                     on_bytes(&mut session, &bytes, ReplyTo::Stream(stream), extras)

@@ -164,7 +164,7 @@ mod tests {
                 Frame::End => return out,
                 Frame::Message(bytes) => out.push(Some(String::from_utf8(bytes).unwrap())),
                 Frame::TooLarge => out.push(None),
-                Frame::Routed(..) => panic!("lines are never routed"),
+                Frame::Routed(..) | Frame::Forwarded(..) => panic!("lines are never routed"),
             }
         }
     }

@@ -198,6 +198,9 @@ pub(crate) fn cancelled(session: &mut Session, params: Option<&RawValue>) {
         return;
     };
     if !session.subscriptions.cancel(&cancelled.request_id) && !session.executor.cancel(&cancelled.request_id) {
-        tracing::trace!(id = %cancelled.request_id, "cancellation of no running request ignored");
+        // Another instance serving the session may run it.
+        let params = params.map(RawValue::get).unwrap_or("{}");
+        session.forward(format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{params}}}"#));
+        tracing::trace!(id = %cancelled.request_id, "cancellation of no request running here");
     }
 }

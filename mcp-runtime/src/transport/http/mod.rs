@@ -56,7 +56,7 @@ use crate::server::changes::ChangeEvent;
 use crate::server::core::ServerCore;
 use admission::{LOOPBACK_HOSTS, admit, header_str, on_preflight, with_cors};
 use post::on_post;
-use session_expiry::{expire_idle_sessions, forget_ended_sessions};
+use session_expiry::{expire_idle_sessions, forget_ended_sessions, take_forwarded_messages};
 use sessions::{App, StatelessLoops, find_session};
 use streams::on_get;
 
@@ -218,6 +218,7 @@ pub(crate) fn router(core: Arc<ServerCore>, options: HttpOptions, bound: Option<
     });
     expire_idle_sessions(Arc::downgrade(&app), idle);
     forget_ended_sessions(Arc::downgrade(&app), app.core.ended_sessions.subscribe());
+    take_forwarded_messages(Arc::downgrade(&app), app.core.client_messages.subscribe());
     let cors = options.cors.map(Arc::new);
     let mut router = axum::Router::new()
         .route("/mcp", post(on_post).get(on_get).delete(on_delete).options(on_preflight))

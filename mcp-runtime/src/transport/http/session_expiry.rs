@@ -24,6 +24,34 @@ pub(super) fn forget_ended_sessions(app: std::sync::Weak<App>, mut ended: broadc
     });
 }
 
+/// Hands each client message another server could not place to this server's loop of its
+/// session, if it has one; a loop that cannot place it either drops it.
+pub(super) fn take_forwarded_messages(
+    app: std::sync::Weak<App>,
+    mut messages: broadcast::Receiver<(Arc<str>, Arc<str>)>,
+) {
+    tokio::spawn(async move {
+        loop {
+            let (session, message) = match messages.recv().await {
+                Ok(forwarded) => forwarded,
+                Err(broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "client messages from other servers were missed");
+                    continue;
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            };
+            let Some(app) = app.upgrade() else { return };
+            let target = app.sessions.lock().unwrap_or_else(|e| e.into_inner()).get(&*session).cloned();
+            if let Some(target) = target {
+                let _ = target
+                    .inbound
+                    .send(crate::transport::connection::Frame::Forwarded(message.as_bytes().to_vec()))
+                    .await;
+            }
+        }
+    });
+}
+
 /// Ends sessions unused for `idle`, checking every so often while the endpoint exists; their
 /// request streams' events are forgotten (not their standalone stream's: another instance
 /// sharing the event store may still serve the session).
