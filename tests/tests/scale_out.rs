@@ -69,7 +69,7 @@ impl Instance {
 struct Cluster {
     instances: Vec<Instance>,
     nginx: Nginx,
-    _redis: services::Redis,
+    redis: services::Redis,
 }
 
 impl Cluster {
@@ -79,7 +79,7 @@ impl Cluster {
             ["a", "b", "c"].into_iter().map(|tag| Instance::start(tag, &redis, shared_sessions)).collect();
         let ports: Vec<u16> = instances.iter().map(|i| i.port).collect();
         let nginx = Nginx::start(&deploy(config), &ports);
-        Cluster { instances, nginx, _redis: redis }
+        Cluster { instances, nginx, redis }
     }
 }
 
@@ -591,4 +591,88 @@ fn a_client_s_answer_or_cancel_landing_on_another_instance_reaches_the_waiting_h
     assert_eq!(post_in(&b, &session, &late).status, 202);
     let tag = post_in(&b, &session, &call(4, "whoami", json!({})));
     assert_eq!(text(&tag), "b");
+}
+
+/// A session's GET stream at `url`, resumed after `last` if given: each event's id and data
+/// as it arrives, from a thread of its own; returned once the server answered the GET.
+fn get_stream(url: &str, session: &str, last: Option<&str>) -> std::sync::mpsc::Receiver<(String, String)> {
+    let mut request = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25");
+    if let Some(last) = last {
+        request = request.header("last-event-id", last);
+    }
+    let response = request.send().expect("a stream");
+    assert_eq!(response.status().as_u16(), 200);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut id = String::new();
+        for line in std::io::BufReader::new(response).lines() {
+            let Ok(line) = line else { return };
+            if let Some(value) = line.strip_prefix("id: ") {
+                id = value.to_owned();
+            } else if let Some(data) = line.strip_prefix("data:")
+                && tx.send((std::mem::take(&mut id), data.trim().to_owned())).is_err()
+            {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+#[test]
+fn an_instance_killed_with_sigkill_leaves_its_sessions_and_streams_to_the_others() {
+    let mut cluster = Cluster::start("nginx-shared.conf", true);
+    let (a, b, c) = (cluster.instances[0].url(), cluster.instances[1].url(), cluster.instances[2].url());
+    // A subscriber on a reads its stream's priming event, then goes away.
+    let session = open_session(&a);
+    let subscribe = request(1, "resources/subscribe", json!({"uri": "board://news"}));
+    assert!(post(&a, &subscribe, &[("mcp-session-id", &session)]).last().get("result").is_some());
+    let priming = {
+        let stream = get_stream(&a, &session, None);
+        stream.recv_timeout(Duration::from_secs(5)).expect("the priming event").0
+    };
+    // Two updates announced elsewhere while nobody reads: a keeps them in the event store.
+    let other = open_session(&c);
+    for id in [2, 3] {
+        assert_eq!(text(&post(&c, &call(id, "announce", json!({})), &[("mcp-session-id", &other)])), "announced");
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let kept = runtime.block_on(async {
+        let events = mcp_runtime::redis::Redis::connect(&cluster.redis.url).await.expect("Redis").event_store();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let kept =
+                mcp_runtime::http::EventStore::after(&events, &priming).await.expect("the store").unwrap_or_default();
+            if kept.len() >= 2 {
+                break kept.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
+            }
+            assert!(Instant::now() < deadline, "{} of 2 updates kept", kept.len());
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    });
+    // a is killed (SIGKILL: nothing runs on its way out).
+    cluster.instances[0].stop();
+    // The session goes on on b, and its stream resumes there from the event store.
+    let ping = post(&b, &request(4, "ping", json!({})), &[("mcp-session-id", &session)]);
+    assert_eq!(ping.status, 200, "{ping:?}");
+    let resumed = get_stream(&b, &session, Some(&priming));
+    let replayed: Vec<(String, String)> =
+        (0..2).map(|_| resumed.recv_timeout(Duration::from_secs(5)).expect("a replayed update")).collect();
+    let ids: Vec<&str> = replayed.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, kept, "the updates a kept, replayed by b in order");
+    for (_, data) in &replayed {
+        let update: Value = serde_json::from_str(data).unwrap();
+        assert_eq!(
+            (&update["method"], &update["params"]["uri"]),
+            (&json!("notifications/resources/updated"), &json!("board://news"))
+        );
+    }
 }
