@@ -156,6 +156,11 @@ impl Redis {
         redis
     }
 
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self._process.0.id()
+    }
+
     fn answers_ping(&self) -> bool {
         let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) else { return false };
         let mut answer = [0u8; 7];
@@ -215,5 +220,10 @@ impl Nginx {
     /// Its `/mcp` URL.
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+
+    /// Its process id (it runs as one process: no master, one worker).
+    pub fn pid(&self) -> u32 {
+        self._process.0.id()
     }
 }
