@@ -123,7 +123,8 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// A Redis server of its own (no persistence), stopped when dropped.
+/// A Redis server of its own, stopped when dropped. It keeps nothing on disk unless started
+/// [`durable`](Redis::durable), which can then be stopped and started again with its data.
 #[derive(Debug)]
 pub struct Redis {
     _process: KillOnDrop,
@@ -131,29 +132,69 @@ pub struct Redis {
     pub url: String,
     /// Its port.
     pub port: u16,
+    /// Its directory, and whether it writes every change to its append-only file.
+    dir: PathBuf,
+    durable: bool,
 }
 
 impl Redis {
     /// Starts one on a free loopback port and waits until it answers `PING`.
     pub fn start() -> Redis {
-        let binary = ensure_installed("redis-server", "redis-server");
+        Redis::start_with(false)
+    }
+
+    /// Starts one that writes every change to disk before answering (`appendfsync always`), so
+    /// that [`restart`](Redis::restart) loses nothing.
+    pub fn durable() -> Redis {
+        Redis::start_with(true)
+    }
+
+    fn start_with(durable: bool) -> Redis {
         let port = free_port();
         let dir = scratch(&format!("redis-{port}"));
-        let child = Command::new(binary)
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        let child = Redis::spawn(port, &dir, durable);
+        let redis =
+            Redis { _process: KillOnDrop(child), url: format!("redis://127.0.0.1:{port}/"), port, dir, durable };
+        redis.wait_for_ping();
+        redis
+    }
+
+    fn spawn(port: u16, dir: &Path, durable: bool) -> Child {
+        let binary = ensure_installed("redis-server", "redis-server");
+        let persistence: &[&str] =
+            if durable { &["--appendonly", "yes", "--appendfsync", "always"] } else { &["--appendonly", "no"] };
+        Command::new(binary)
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", ""])
+            .args(persistence)
             .arg("--dir")
-            .arg(&dir)
+            .arg(dir)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .expect("redis-server starts");
-        let redis = Redis { _process: KillOnDrop(child), url: format!("redis://127.0.0.1:{port}/"), port };
+            .expect("redis-server starts")
+    }
+
+    fn wait_for_ping(&self) {
         let deadline = Instant::now() + Duration::from_secs(15);
-        while !redis.answers_ping() {
-            assert!(Instant::now() < deadline, "redis-server did not answer PING on port {port}");
+        while !self.answers_ping() {
+            assert!(Instant::now() < deadline, "redis-server did not answer PING on port {}", self.port);
             std::thread::sleep(Duration::from_millis(20));
         }
-        redis
+    }
+
+    /// Stops it (SIGKILL: a crash), waits until its port refuses connections, runs `meanwhile`
+    /// while it is down, and starts it again on the same port and directory (a durable one with
+    /// its data).
+    pub fn restart(&mut self, meanwhile: impl FnOnce()) {
+        self._process.stop();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+            assert!(Instant::now() < deadline, "redis-server still listens after it was killed");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        meanwhile();
+        self._process = KillOnDrop(Redis::spawn(self.port, &self.dir, self.durable));
+        self.wait_for_ping();
     }
 
     /// Its process id.

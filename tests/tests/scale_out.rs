@@ -105,6 +105,23 @@ fn open_session(url: &str) -> String {
     session
 }
 
+/// [`open_session`], asked again (for ten seconds at most) while the answer is a retryable
+/// 503, as a client does while the session store is unavailable.
+fn open_session_retrying(url: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = post(url, &initialize("2025-11-25", json!({})), &[]);
+        if answer.status != 503 || Instant::now() >= deadline {
+            assert_eq!(answer.status, 200, "{answer:?}");
+            let session = answer.session.expect("a session id");
+            let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            assert_eq!(post(url, &initialized, &[("mcp-session-id", &session)]).status, 202);
+            return session;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn text(answer: &Answer) -> String {
     answer.last()["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text in {answer:?}")).to_owned()
 }
@@ -157,7 +174,7 @@ fn load_run(url: &str, clients: usize, calls: usize, stateless: bool, load: &Arc
                 // Counted however the thread ends, a panic included, so the wait below ends too.
                 let _ended = Ended(ended);
                 let http = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
-                let session = (!stateless).then(|| open_session(&url));
+                let session = (!stateless).then(|| open_session_retrying(&url));
                 for n in 0..calls {
                     let (a, b) = (client as i64 * 100_000, n as i64);
                     let id = (client * calls + n) as i64;
@@ -724,4 +741,101 @@ fn an_instance_killed_with_sigkill_leaves_its_sessions_and_streams_to_the_others
             (&json!("notifications/resources/updated"), &json!("board://news"))
         );
     }
+}
+
+/// GET `path` on an instance: its status.
+fn probe(instance: &Instance, path: &str) -> u16 {
+    let url = format!("http://127.0.0.1:{}{path}", instance.port);
+    reqwest::blocking::get(&url).map(|r| r.status().as_u16()).unwrap_or(0)
+}
+
+/// Waits (fifteen seconds at most) until every instance's `/readyz` says it is ready.
+fn wait_until_ready(instances: &[Instance]) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while instances.iter().any(|i| probe(i, "/readyz") != 200) {
+        assert!(Instant::now() < deadline, "an instance stayed unready after Redis came back");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_redis_outage_mid_load_costs_only_retryable_errors_and_every_instance_recovers() {
+    let mut redis = services::Redis::durable();
+    let instances: Vec<Instance> = ["a", "b", "c"].into_iter().map(|tag| Instance::start(tag, &redis, true)).collect();
+    let ports: Vec<u16> = instances.iter().map(|i| i.port).collect();
+    let nginx = Nginx::start(&deploy("nginx-shared.conf"), &ports);
+    let url = nginx.url();
+    let load = Arc::new(Load::default());
+    let during = Mutex::new(Vec::new());
+
+    // 2026-07-28 needs no shared state: Redis restarts a third of the way in, nothing fails.
+    let modern = load_run(&url, 4, 300, true, &load, || {
+        redis.restart(|| {
+            // While it is down: every instance says so on /readyz; a task cannot be kept, and
+            // the call says to retry (503 with Retry-After), through nginx or not.
+            let ready: Vec<u16> = instances.iter().map(|i| probe(i, "/readyz")).collect();
+            let body = request(
+                900,
+                "tools/call",
+                stateless_params(
+                    Some(json!({"name": "report", "arguments": {"steps": 1, "step_ms": 1}})),
+                    json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}),
+                ),
+            );
+            let refused = post(&instances[0].url(), &body, &[]);
+            during.lock().unwrap().push((ready, refused.status, refused.messages.clone()));
+        });
+    });
+    let retryable_modern = load.retryable.load(Ordering::Relaxed);
+    wait_until_ready(&instances);
+    // The handshake era keeps its sessions in Redis: a request that needs the store while it
+    // is down is refused, retryably; none is answered wrongly.
+    let handshake = load_run(&url, 4, 300, false, &load, || {
+        redis.restart(|| {
+            // A new session cannot be kept while Redis is down: 503, to retry.
+            let refused = post(&instances[1].url(), &initialize("2025-11-25", json!({})), &[]);
+            during.lock().unwrap().push((Vec::new(), refused.status, refused.messages.clone()));
+        });
+    });
+    let retryable = load.retryable.load(Ordering::Relaxed);
+    eprintln!(
+        "Redis restarted mid-load (each run's time includes the restart): {modern:.0} req/s (2026-07-28, \
+         {retryable_modern} retryable errors), {handshake:.0} req/s (handshake era, {} retryable errors)",
+        retryable - retryable_modern
+    );
+    let wrong = load.wrong.lock().unwrap();
+    assert!(wrong.is_empty(), "lost or mixed-up answers: {wrong:?}");
+    assert_eq!(retryable_modern, 0, "2026-07-28 requests need no shared state");
+    assert_eq!(load.ok.load(Ordering::Relaxed) + retryable, 2 * 4 * 300);
+
+    let during = during.into_inner().unwrap();
+    let (ready, task_status, task_answer) = &during[0];
+    assert_eq!(ready, &[503, 503, 503], "/readyz during the outage");
+    assert_eq!(*task_status, 503, "a task that cannot be kept: {task_answer:?}");
+    let (_, session_status, session_answer) = &during[1];
+    assert_eq!(*session_status, 503, "a session that cannot be kept: {session_answer:?}");
+
+    // Redis is back: every instance recovers by itself (readiness, the stores, the bus).
+    wait_until_ready(&instances);
+    let id = start_task(&instances[1].url(), "report", json!({"steps": 1, "step_ms": 1}));
+    let done = poll_task(&instances[2].url(), &id, |task| task["status"] != "working");
+    assert_eq!(done["status"], "completed", "{done}");
+    let (a, b) = (instances[0].url(), instances[1].url());
+    let session = open_session(&a);
+    let subscribe = request(1, "resources/subscribe", json!({"uri": "board://news"}));
+    assert!(post(&a, &subscribe, &[("mcp-session-id", &session)]).last().get("result").is_some());
+    let stream = get_stream(&a, &session, None);
+    assert_eq!(stream.recv_timeout(Duration::from_secs(5)).expect("the priming event").1, "");
+    let other = open_session(&b);
+    // The bus resubscribes within a second of Redis coming back: announced until heard.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let update = loop {
+        assert_eq!(text(&post(&b, &call(2, "announce", json!({})), &[("mcp-session-id", &other)])), "announced");
+        if let Ok((_, data)) = stream.recv_timeout(Duration::from_millis(500)) {
+            break data;
+        }
+        assert!(Instant::now() < deadline, "no update crossed the instances after Redis came back");
+    };
+    let update: Value = serde_json::from_str(&update).unwrap();
+    assert_eq!(update["method"], "notifications/resources/updated", "{update}");
 }

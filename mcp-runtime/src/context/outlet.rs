@@ -53,6 +53,16 @@ impl Outgoing {
         Outgoing { line: error_line(id, error), answer: Some(Answer { error: Some(error.code), ..Answer::default() }) }
     }
 
+    /// The same error response, which HTTP answers with 503 and `Retry-After: 1`: what the
+    /// request needs (a shared store) is unavailable for now, and the same request may succeed
+    /// once it is back.
+    pub(crate) fn retry_later(mut self) -> Self {
+        if let Some(answer) = &mut self.answer {
+            answer.http = Some(Box::new(HttpReply { status: 503, headers: vec![("Retry-After".into(), "1".into())] }));
+        }
+        self
+    }
+
     /// Whether it answers its request.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn is_answer(&self) -> bool {

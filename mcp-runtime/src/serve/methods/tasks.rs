@@ -134,7 +134,11 @@ fn made(
         Ok(Ok(created)) => responder.respond(None, TaskCreated(created)),
         Ok(Err(refused)) => {
             tracing::warn!(error = %refused, "a task could not be made");
-            responder.error(&ErrorObject::internal(format!("The task could not be made: {refused}")))
+            let answer = responder.error(&ErrorObject::internal(format!("The task could not be made: {refused}")));
+            match refused {
+                crate::TaskStoreError::Unavailable(_) => answer.retry_later(),
+                crate::TaskStoreError::Full { .. } => answer,
+            }
         }
         Err(failure) => responder.error(&ErrorObject::internal(format!("The task could not be made: {failure}"))),
     })
@@ -224,7 +228,7 @@ fn serve(request: &Request<'_>, start: Start<'_>, action: Action) -> Started {
         }
         Ok(Err((TaskError::Store(e), _))) => {
             tracing::error!(error = %e, "the task store cannot be reached");
-            responder.error(&ErrorObject::internal("The task store cannot be reached; try again"))
+            responder.error(&ErrorObject::internal("The task store cannot be reached; try again")).retry_later()
         }
         Err(failure) => responder.error(&ErrorObject::internal(format!("The task request failed: {failure}"))),
     })
