@@ -480,7 +480,10 @@ impl Server {
         if let Some(telemetry) = &telemetry {
             tracing::info!(exporting = telemetry.exporting(), "telemetry: exporting {}", telemetry.exporting());
         }
-        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+        // At least two workers, even on one CPU: a plain `fn` that blocks one leaves the other
+        // to poll the connection (see the executor's `in_place`).
+        let workers = std::thread::available_parallelism().map_or(2, |n| n.get().max(2));
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_all().build()?;
         // This program owns its process: each HTTP connection takes a file, and the soft limit
         // is often 1,024 where the hard one is far higher.
         #[cfg(feature = "http")]

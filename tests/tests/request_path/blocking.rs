@@ -131,3 +131,28 @@ fn a_plain_fn_past_its_time_limit_is_answered_at_the_limit() {
         server.finish();
     }
 }
+
+/// On one CPU (`taskset -c 0`, as in a container limited to one), `run()` still has a second
+/// worker to poll the connection while a plain `fn` blocks the first: `ping` is answered at
+/// once.
+#[test]
+fn on_one_cpu_a_ping_sent_while_a_plain_fn_blocks_is_answered_at_once() {
+    let revision = LATEST_HANDSHAKE_REVISION;
+    let example = mcp_tests::example_binary("blocking");
+    let mut server = StdioServer::builder("taskset")
+        .args(["-c", "0", example.to_str().expect("a UTF-8 path")])
+        .env("RUST_LOG", Some("info"))
+        .capture_stderr()
+        .record(revision, "blocking_plain_fn_one_cpu")
+        .spawn();
+    server.handshake_with(revision, json!({}));
+    let call = send_call(&mut server, revision, "lookup", json!({"ms": 2000}));
+    wait_for_log(&server, "looking up for 2000 ms");
+    let sent = Instant::now();
+    let ping = send(&mut server, revision, "ping", json!({}));
+    let answer = server.recv();
+    assert_eq!(answer["id"], ping, "{answer}");
+    assert!(sent.elapsed() < AT_ONCE, "answered after {:?} while the plain fn blocked", sent.elapsed());
+    assert_eq!(server.recv()["id"], call);
+    server.finish();
+}
