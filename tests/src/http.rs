@@ -262,3 +262,43 @@ fn parse_final(received: &[u8]) -> Option<RawAnswer> {
         return Some(RawAnswer { status, headers, body, raw: text.clone().into_owned() });
     }
 }
+
+/// The messages of an SSE `response` as they arrive: each event's data as JSON, priming
+/// events (no data) left out.
+///
+/// # Panics
+///
+/// On the reading thread, when an event's data is not JSON.
+pub fn sse_messages(response: reqwest::blocking::Response) -> std::sync::mpsc::Receiver<Value> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let events = sse_events(response);
+    std::thread::spawn(move || {
+        for (_, data) in events.iter().filter(|(_, data)| !data.is_empty()) {
+            if tx.send(serde_json::from_str(&data).expect("JSON data")).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// The events of an SSE `response`, read by a thread of its own as they arrive: each event's
+/// id (empty when it has none) and its data, trimmed (empty for a priming event).
+pub fn sse_events(response: reqwest::blocking::Response) -> std::sync::mpsc::Receiver<(String, String)> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut id = String::new();
+        for line in std::io::BufReader::new(response).lines() {
+            let Ok(line) = line else { return };
+            if let Some(value) = line.strip_prefix("id: ") {
+                id = value.to_owned();
+            } else if let Some(data) = line.strip_prefix("data:")
+                && tx.send((std::mem::take(&mut id), data.trim().to_owned())).is_err()
+            {
+                return;
+            }
+        }
+    });
+    rx
+}

@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mcp_tests::example_binary;
-use mcp_tests::http::{HttpServer, initialize, post, send, stateless_headers};
+use mcp_tests::http::{HttpServer, initialize, post, send, sse_messages, stateless_headers};
 use mcp_tests::wire::{
     CLIENT_CAPABILITIES_KEY, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, PROTOCOL_VERSION_KEY, STATELESS_REVISION,
     for_each_revision,
@@ -279,22 +279,13 @@ fn read_events(request: reqwest::blocking::RequestBuilder) -> mpsc::Receiver<Val
     std::thread::spawn(move || {
         let response = request.send().expect("a response");
         assert_eq!(response.status().as_u16(), 200);
-        forward_events(response, &tx);
+        for message in sse_messages(response) {
+            if tx.send(message).is_err() {
+                return;
+            }
+        }
     });
     rx
-}
-
-/// Hands each SSE event's JSON data of `response` to `tx`, until either ends.
-fn forward_events(response: reqwest::blocking::Response, tx: &mpsc::Sender<Value>) {
-    for line in BufReader::new(response).lines() {
-        let Ok(line) = line else { return };
-        // An empty `data` is a priming event: nothing to read.
-        if let Some(data) = line.strip_prefix("data: ").filter(|d| !d.trim().is_empty())
-            && tx.send(serde_json::from_str(data).expect("JSON data")).is_err()
-        {
-            return;
-        }
-    }
 }
 
 #[test]
@@ -414,9 +405,7 @@ fn open_stream(url: &str, session: &str) -> mpsc::Receiver<Value> {
     // Returned once the server answered the GET: the stream is attached from then on.
     let response = request.send().expect("a response");
     assert_eq!(response.status().as_u16(), 200);
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || forward_events(response, &tx));
-    rx
+    sse_messages(response)
 }
 
 /// One server, several sessions: a resource update and a list change reach every session's

@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_tests::clients::{self, Connected};
-use mcp_tests::http::{Answer, initialize, post, send, stateless_headers};
+use mcp_tests::http::{Answer, initialize, post, send, sse_events, sse_messages, stateless_headers};
 use mcp_tests::services::{self, KillOnDrop, Nginx, free_port, wait_for_port};
 use mcp_tests::wire::{STATELESS_REVISION, stateless_params};
 use serde_json::{Value, json};
@@ -97,7 +97,17 @@ fn call(id: i64, name: &str, arguments: Value) -> Value {
 
 /// Opens a handshake-era session at `url`: its id.
 fn open_session(url: &str) -> String {
-    let answer = post(url, &initialize("2025-11-25", json!({})), &[]);
+    open_session_with(url, json!({}))
+}
+
+/// A handshake-era session opened with `capabilities` at `url`: its id.
+fn open_session_with(url: &str, capabilities: Value) -> String {
+    initialized(url, post(url, &initialize("2025-11-25", capabilities), &[]))
+}
+
+/// Completes the handshake `answer` to `initialize` began (it must have succeeded): the
+/// session's id.
+fn initialized(url: &str, answer: Answer) -> String {
     assert_eq!(answer.status, 200, "{answer:?}");
     let session = answer.session.expect("a session id");
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
@@ -112,11 +122,7 @@ fn open_session_retrying(url: &str) -> String {
     loop {
         let answer = post(url, &initialize("2025-11-25", json!({})), &[]);
         if answer.status != 503 || Instant::now() >= deadline {
-            assert_eq!(answer.status, 200, "{answer:?}");
-            let session = answer.session.expect("a session id");
-            let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-            assert_eq!(post(url, &initialized, &[("mcp-session-id", &session)]).status, 202);
-            return session;
+            return initialized(url, answer);
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -585,28 +591,7 @@ fn stream_post(url: &str, session: &str, body: &Value) -> std::sync::mpsc::Recei
         .send()
         .expect("an answer");
     assert_eq!(response.status().as_u16(), 200);
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(response).lines() {
-            let Ok(line) = line else { return };
-            let Some(data) = line.strip_prefix("data:").map(str::trim).filter(|d| !d.is_empty()) else { continue };
-            if tx.send(serde_json::from_str(data).expect("JSON data")).is_err() {
-                return;
-            }
-        }
-    });
-    rx
-}
-
-/// A handshake-era session opened with `capabilities` at `url`: its id.
-fn open_session_with(url: &str, capabilities: Value) -> String {
-    let answer = post(url, &initialize("2025-11-25", capabilities), &[]);
-    assert_eq!(answer.status, 200, "{answer:?}");
-    let session = answer.session.expect("a session id");
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(post(url, &initialized, &[("mcp-session-id", &session)]).status, 202);
-    session
+    sse_messages(response)
 }
 
 #[test]
@@ -675,22 +660,7 @@ fn get_stream(url: &str, session: &str, last: Option<&str>) -> std::sync::mpsc::
     }
     let response = request.send().expect("a stream");
     assert_eq!(response.status().as_u16(), 200);
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        let mut id = String::new();
-        for line in std::io::BufReader::new(response).lines() {
-            let Ok(line) = line else { return };
-            if let Some(value) = line.strip_prefix("id: ") {
-                id = value.to_owned();
-            } else if let Some(data) = line.strip_prefix("data:")
-                && tx.send((std::mem::take(&mut id), data.trim().to_owned())).is_err()
-            {
-                return;
-            }
-        }
-    });
-    rx
+    sse_events(response)
 }
 
 #[test]

@@ -14,7 +14,7 @@ use mcp_runtime::changes::{ChangeBus, MemoryChangeBus};
 use mcp_runtime::http::{EventStore, MemoryEventStore, MemorySessionStore, SessionStore};
 use mcp_runtime::redis::Redis;
 use mcp_runtime::{Allowed, HttpOptions, ResourceDescriptor, Server, ServerHandle, ToolDescriptor};
-use mcp_tests::http::{Answer, initialize, post, send};
+use mcp_tests::http::{Answer, initialize, post, send, sse_events};
 use mcp_tests::services;
 use serde_json::{Value, json};
 
@@ -139,21 +139,7 @@ fn stream_events(url: &str, session: &str, last: Option<&str>) -> std::sync::mps
     }
     let response = request.send().expect("a response");
     assert_eq!(response.status().as_u16(), 200);
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut id = String::new();
-        for line in BufReader::new(response).lines() {
-            let Ok(line) = line else { return };
-            if let Some(value) = line.strip_prefix("id: ") {
-                id = value.to_owned();
-            } else if let Some(data) = line.strip_prefix("data:")
-                && tx.send((std::mem::take(&mut id), data.trim().to_owned())).is_err()
-            {
-                return;
-            }
-        }
-    });
-    rx
+    sse_events(response)
 }
 
 /// The next event of a stream, within five seconds.

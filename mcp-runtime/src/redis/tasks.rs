@@ -3,8 +3,8 @@
 //! `failed` once it stopped.
 //!
 //! Keys: `{prefix}:task:{id}` (the record, as JSON, expiring with the task's time to live),
-//! `{prefix}:tasks` (a sorted set of the kept ids, scored by expiry: the store's limit counts
-//! it) and `{prefix}:runner:{id}` (an instance's sign of life, refreshed every second and
+//! `{prefix}:tasks:index` (a sorted set of the kept ids, scored by expiry: the store's limit
+//! counts it) and `{prefix}:runner:{id}` (an instance's sign of life, refreshed every second and
 //! gone five seconds after it stopped).
 
 use std::sync::{Arc, Weak};

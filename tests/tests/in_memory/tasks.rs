@@ -331,7 +331,7 @@ async fn a_listen_stream_naming_a_task_is_told_of_its_changes() {
 
 /// Two servers sharing a task store and a change bus, as instances behind a load balancer do
 /// with Redis: the second answers and cancels what the first one runs.
-fn sharing(store: &Arc<MemoryTaskStore>, bus: &Arc<MemoryChangeBus>, server: Server) -> Server {
+fn sharing<S: TaskStore>(store: &Arc<S>, bus: &Arc<MemoryChangeBus>, server: Server) -> Server {
     server.task_store(Arc::clone(store)).change_bus(Arc::clone(bus))
 }
 
@@ -406,9 +406,8 @@ impl TaskStore for Mortal {
 async fn a_task_whose_runner_stopped_ends_failed_with_a_reason_on_its_next_read() {
     let store = Arc::new(Mortal::default());
     let bus = Arc::new(MemoryChangeBus::default());
-    let share = |server: Server| server.task_store(Arc::clone(&store)).change_bus(Arc::clone(&bus));
-    let runner = client(share(server())).await;
-    let other = client(share(server())).await;
+    let runner = client(sharing(&store, &bus, server())).await;
+    let other = client(sharing(&store, &bus, server())).await;
     let created = runner.start_tool_call("wait_for_cancel", json!({})).await.unwrap();
     let id = created["taskId"].as_str().unwrap();
     assert_eq!(other.get_task(id).await.unwrap()["status"], "working", "its runner still runs");
