@@ -202,14 +202,12 @@ impl ServerCore {
                 detailed: task.clone(),
             })),
             ChangeEvent::TaskInput { runner, task_id, responses } => {
-                let forwarded =
-                    Forwarded::Input { runner: runner.clone(), task_id: task_id.clone(), responses: responses.clone() };
-                self.apply_forwarded(runner, forwarded);
+                let (runner, task_id, responses) = (runner.clone(), task_id.clone(), responses.clone());
+                self.apply_forwarded(Forwarded::Input { runner, task_id, responses });
                 return;
             }
             ChangeEvent::TaskCancelled { runner, task_id } => {
-                let forwarded = Forwarded::Cancel { runner: runner.clone(), task_id: task_id.clone() };
-                self.apply_forwarded(runner, forwarded);
+                self.apply_forwarded(Forwarded::Cancel { runner: runner.clone(), task_id: task_id.clone() });
                 return;
             }
         };
@@ -218,8 +216,8 @@ impl ServerCore {
     }
 
     /// Applies what a client asked of a task through another server, when this server runs it.
-    fn apply_forwarded(&self, runner: &str, forwarded: Forwarded) {
-        if runner != self.origin {
+    fn apply_forwarded(&self, forwarded: Forwarded) {
+        if forwarded.runner() != self.origin {
             return;
         }
         // Heard on the bus's own task, or inside a handler's publish: a runtime is there.

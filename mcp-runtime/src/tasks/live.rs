@@ -58,6 +58,15 @@ pub(crate) enum Forwarded {
     },
 }
 
+impl Forwarded {
+    /// The process that runs the task.
+    pub(crate) fn runner(&self) -> &str {
+        match self {
+            Forwarded::Input { runner, .. } | Forwarded::Cancel { runner, .. } => runner,
+        }
+    }
+}
+
 /// Hands a [`Forwarded`] request to the process that runs the task.
 pub(crate) type Forward = Box<dyn Fn(Forwarded) + Send + Sync>;
 
