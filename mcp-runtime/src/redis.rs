@@ -7,7 +7,9 @@
 //! Keys live under a prefix (`mcp` unless [`Redis::with_prefix`] says otherwise):
 //! `{prefix}:session:{id}` (the session record, as JSON, expiring with the session's idle
 //! timeout), `{prefix}:events:{stream}` (a Redis stream of at most about 1,024 events, kept an
-//! hour after its last event) and the pub/sub channel `{prefix}:changes`.
+//! hour after its last event), `{prefix}:named:{stream}` (the change notices that stream
+//! keeps, by name, so that each is kept once however many instances tell it), and the stream
+//! `{prefix}:changes` (the change bus: about the last 10,000 notices).
 //!
 //! ```no_run
 //! use mcp_runtime::redis::Redis;
@@ -31,25 +33,24 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ::redis::aio::ConnectionManager;
-use ::redis::{AsyncCommands as _, Client};
-use futures_util::StreamExt as _;
-use tokio::sync::mpsc;
+use ::redis::{Client, FromRedisValue, Script};
 
-use crate::server::changes::{ChangeBus, ChangeNotice, ChangeSink, Sinks};
 use crate::transport::http::event_store::{EventStore, StoredEvents};
 use crate::transport::http::session_store::{SessionRecord, SessionStore, StoreError};
 use crate::util::BoxFuture;
 
+mod bus;
 mod tasks;
 
+pub use bus::RedisChangeBus;
 pub use tasks::RedisTaskStore;
 
 /// Events kept per stream, about (Redis trims whole nodes: `MAXLEN ~`).
 const EVENTS_PER_STREAM: usize = 1_024;
 /// How long a stream's events are kept after its last one.
 const EVENTS_KEPT: Duration = Duration::from_secs(3_600);
-/// How long the change bus waits before subscribing again after losing its connection.
-const RESUBSCRIBE_AFTER: Duration = Duration::from_secs(1);
+/// How long a command's second try may take, after its connection dropped (see `Redis::query`).
+const RETRY_WITHIN: Duration = Duration::from_millis(250);
 
 /// A connection to Redis (reconnecting by itself) and the key prefix: makes the three shared
 /// pieces. Cloning is cheap and shares the connection.
@@ -71,7 +72,14 @@ impl Redis {
     /// support compiled in is refused).
     pub async fn connect(url: &str) -> Result<Redis, StoreError> {
         let client = Client::open(url)?;
-        let connection = client.get_connection_manager().await?;
+        // One quick try to connect again when the connection drops: while Redis is down, a
+        // request that needs it is refused within a fraction of a second (503, to retry) rather
+        // than waiting out several seconds of attempts; the next command tries again.
+        let config = ::redis::aio::ConnectionManagerConfig::new()
+            .set_number_of_retries(1)
+            .set_min_delay(Duration::from_millis(50))
+            .set_max_delay(Duration::from_millis(200));
+        let connection = client.get_connection_manager_with_config(config).await?;
         Ok(Redis { client, connection, prefix: Arc::from("mcp") })
     }
 
@@ -90,31 +98,68 @@ impl Redis {
 
     /// The events of resumable streams, for [`HttpOptions::event_store`](crate::HttpOptions::event_store).
     pub fn event_store(&self) -> RedisEventStore {
-        RedisEventStore { redis: self.clone() }
-    }
-
-    /// The change bus, for [`Server::change_bus`](crate::Server::change_bus): subscribed
-    /// before it returns, so that nothing published after is missed.
-    pub async fn change_bus(&self) -> Result<RedisChangeBus, StoreError> {
-        let channel = format!("{}:changes", self.prefix);
-        let mut pubsub = self.client.get_async_pubsub().await?;
-        pubsub.subscribe(&channel).await?;
-        let sinks: Arc<Sinks> = Arc::default();
-        tokio::spawn(hear(self.client.clone(), channel.clone(), pubsub, Arc::clone(&sinks)));
-        let (outgoing, queue) = mpsc::unbounded_channel();
-        tokio::spawn(announce(self.connection.clone(), channel, queue));
-        Ok(RedisChangeBus { outgoing, sinks })
+        RedisEventStore { redis: self.clone(), append_once: Arc::new(Script::new(APPEND_ONCE)) }
     }
 
     /// Pings the server: for the stores' readiness checks.
     async fn ping(&self) -> Result<(), StoreError> {
-        let mut connection = self.connection.clone();
-        let _pong: String = ::redis::cmd("PING").query_async(&mut connection).await?;
+        let _pong: String = self.query(&::redis::cmd("PING")).await?;
         Ok(())
+    }
+
+    /// Runs `query` on the shared connection, and once more when it failed because the
+    /// connection had dropped: the connection is made again on that first failure, so that a
+    /// request arriving just after a network fault or a Redis restart is not failed for it.
+    /// The second try gets [`RETRY_WITHIN`]: while Redis is down, the first error is the
+    /// answer, at once. Only for what may run twice: a retried write whose answer was lost
+    /// would be written twice.
+    async fn query<T: FromRedisValue + Send>(&self, query: &impl Query) -> ::redis::RedisResult<T> {
+        let mut connection = self.connection.clone();
+        match query.run(&mut connection).await {
+            Err(e) if e.is_unrecoverable_error() => {
+                tokio::time::timeout(RETRY_WITHIN, query.run(&mut connection)).await.unwrap_or(Err(e))
+            }
+            done => done,
+        }
     }
 
     fn key(&self, kind: &str, name: &str) -> String {
         format!("{}:{kind}:{name}", self.prefix)
+    }
+}
+
+/// What [`Redis::query`] runs: a command, a pipeline or a script's call.
+trait Query: Sync {
+    fn run<'a, T: FromRedisValue + Send + 'a>(
+        &'a self,
+        connection: &'a mut ConnectionManager,
+    ) -> BoxFuture<'a, ::redis::RedisResult<T>>;
+}
+
+impl Query for ::redis::Cmd {
+    fn run<'a, T: FromRedisValue + Send + 'a>(
+        &'a self,
+        connection: &'a mut ConnectionManager,
+    ) -> BoxFuture<'a, ::redis::RedisResult<T>> {
+        Box::pin(self.query_async(connection))
+    }
+}
+
+impl Query for ::redis::Pipeline {
+    fn run<'a, T: FromRedisValue + Send + 'a>(
+        &'a self,
+        connection: &'a mut ConnectionManager,
+    ) -> BoxFuture<'a, ::redis::RedisResult<T>> {
+        Box::pin(self.query_async(connection))
+    }
+}
+
+impl Query for ::redis::ScriptInvocation<'_> {
+    fn run<'a, T: FromRedisValue + Send + 'a>(
+        &'a self,
+        connection: &'a mut ConnectionManager,
+    ) -> BoxFuture<'a, ::redis::RedisResult<T>> {
+        Box::pin(self.invoke_async(connection))
     }
 }
 
@@ -138,32 +183,31 @@ impl SessionStore for RedisSessionStore {
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             let json = serde_json::to_string(record)?;
-            let mut connection = self.redis.connection.clone();
-            let () = connection.pset_ex(self.redis.key("session", id), json, millis(ttl)).await?;
+            let save =
+                ::redis::cmd("SET").arg(self.redis.key("session", id)).arg(json).arg("PX").arg(millis(ttl)).clone();
+            let () = self.redis.query(&save).await?;
             Ok(())
         })
     }
 
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<SessionRecord>, StoreError>> {
         Box::pin(async move {
-            let mut connection = self.redis.connection.clone();
-            let json: Option<String> = connection.get(self.redis.key("session", id)).await?;
+            let json: Option<String> = self.redis.query(::redis::cmd("GET").arg(self.redis.key("session", id))).await?;
             Ok(json.map(|json| serde_json::from_str(&json)).transpose()?)
         })
     }
 
     fn touch<'a>(&'a self, id: &'a str, ttl: Duration) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            let mut connection = self.redis.connection.clone();
-            let _kept: bool = connection.pexpire(self.redis.key("session", id), millis(ttl) as i64).await?;
+            let touch = ::redis::cmd("PEXPIRE").arg(self.redis.key("session", id)).arg(millis(ttl)).clone();
+            let _kept: bool = self.redis.query(&touch).await?;
             Ok(())
         })
     }
 
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            let mut connection = self.redis.connection.clone();
-            let _removed: usize = connection.del(self.redis.key("session", id)).await?;
+            let _removed: usize = self.redis.query(::redis::cmd("DEL").arg(self.redis.key("session", id))).await?;
             Ok(())
         })
     }
@@ -178,12 +222,32 @@ impl SessionStore for RedisSessionStore {
 #[derive(Debug, Clone)]
 pub struct RedisEventStore {
     redis: Redis,
+    append_once: Arc<Script>,
 }
+
+/// [`EventStore::append_once`] in one step: the stream's entry for the name if it has one,
+/// else a new entry, noted under the name. KEYS: the stream, its names; ARGV: the name, the
+/// data, the events kept, how long (ms). Returns the entry's id and 1 when it is new.
+const APPEND_ONCE: &str = r"
+local kept = redis.call('HGET', KEYS[2], ARGV[1])
+if kept then return {kept, 0} end
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], '*', 'd', ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[1], id)
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if redis.call('HLEN', KEYS[2]) > 2 * tonumber(ARGV[3]) then
+  -- Names far older than the events kept: forgotten, all but this one.
+  redis.call('DEL', KEYS[2])
+  redis.call('HSET', KEYS[2], ARGV[1], id)
+end
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return {id, 1}
+";
 
 impl EventStore for RedisEventStore {
     fn append<'a>(&'a self, stream: &'a str, data: &'a [u8]) -> BoxFuture<'a, Result<String, StoreError>> {
         Box::pin(async move {
             let key = self.redis.key("events", stream);
+            // Not retried (see `Redis::query`): a lost answer would leave the event twice.
             let mut connection = self.redis.connection.clone();
             let (entry, _kept): (String, bool) = ::redis::pipe()
                 .atomic()
@@ -204,6 +268,26 @@ impl EventStore for RedisEventStore {
         })
     }
 
+    fn append_once<'a>(
+        &'a self,
+        stream: &'a str,
+        name: &'a str,
+        data: &'a [u8],
+    ) -> BoxFuture<'a, Result<(String, bool), StoreError>> {
+        Box::pin(async move {
+            // Retried: the name makes a second call find the first one's event.
+            let mut call = self.append_once.prepare_invoke();
+            call.key(self.redis.key("events", stream))
+                .key(self.redis.key("named", stream))
+                .arg(name)
+                .arg(data)
+                .arg(EVENTS_PER_STREAM)
+                .arg(millis(EVENTS_KEPT));
+            let (entry, new): (String, i64) = self.redis.query(&call).await?;
+            Ok((format!("{stream}_{entry}"), new == 1))
+        })
+    }
+
     fn after<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Result<Option<StoredEvents>, StoreError>> {
         Box::pin(async move {
             let Some((stream, entry)) = last_event_id.rsplit_once('_') else { return Ok(None) };
@@ -211,18 +295,12 @@ impl EventStore for RedisEventStore {
                 return Ok(None);
             }
             let key = self.redis.key("events", stream);
-            let mut connection = self.redis.connection.clone();
             type Entries = Vec<(String, HashMap<String, Vec<u8>>)>;
-            let (exists, entries): (bool, Entries) = ::redis::pipe()
-                .cmd("EXISTS")
-                .arg(&key)
-                // `(` excludes the entry itself.
-                .cmd("XRANGE")
-                .arg(&key)
-                .arg(format!("({entry}"))
-                .arg("+")
-                .query_async(&mut connection)
-                .await?;
+            let mut read = ::redis::pipe();
+            read.cmd("EXISTS").arg(&key);
+            // `(` excludes the entry itself.
+            read.cmd("XRANGE").arg(&key).arg(format!("({entry}")).arg("+");
+            let (exists, entries): (bool, Entries) = self.redis.query(&read).await?;
             if !exists {
                 return Ok(None);
             }
@@ -236,9 +314,11 @@ impl EventStore for RedisEventStore {
     }
     fn forget<'a>(&'a self, streams: &'a [String]) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            let keys: Vec<String> = streams.iter().map(|stream| self.redis.key("events", stream)).collect();
-            let mut connection = self.redis.connection.clone();
-            let _removed: usize = connection.del(keys).await?;
+            let keys: Vec<String> = streams
+                .iter()
+                .flat_map(|stream| [self.redis.key("events", stream), self.redis.key("named", stream)])
+                .collect();
+            let _removed: usize = self.redis.query(::redis::cmd("DEL").arg(keys)).await?;
             Ok(())
         })
     }
@@ -254,80 +334,6 @@ fn is_entry_id(entry: &str) -> bool {
     entry.split_once('-').is_some_and(|(ms, seq)| {
         [ms, seq].iter().all(|part| !part.is_empty() && part.len() <= 20 && part.bytes().all(|b| b.is_ascii_digit()))
     })
-}
-
-/// [`ChangeBus`] on Redis pub/sub: notices are published, in order, by a task of their own,
-/// and heard by another that resubscribes when its connection breaks (notices published while
-/// it is down are lost, as pub/sub does; each is logged where it fails).
-#[derive(Debug)]
-pub struct RedisChangeBus {
-    outgoing: mpsc::UnboundedSender<ChangeNotice>,
-    sinks: Arc<Sinks>,
-}
-
-impl ChangeBus for RedisChangeBus {
-    fn publish(&self, notice: ChangeNotice) {
-        // The task ends only with the runtime.
-        let _ = self.outgoing.send(notice);
-    }
-
-    fn subscribe(&self, sink: ChangeSink) {
-        self.sinks.add(sink);
-    }
-}
-
-/// Publishes the queued notices one after the other.
-async fn announce(
-    mut connection: ConnectionManager,
-    channel: String,
-    mut queue: mpsc::UnboundedReceiver<ChangeNotice>,
-) {
-    while let Some(notice) = queue.recv().await {
-        let sent: Result<usize, StoreError> = match serde_json::to_string(&notice) {
-            Ok(json) => connection.publish(&channel, json).await.map_err(Into::into),
-            Err(e) => Err(e.into()),
-        };
-        if let Err(e) = sent {
-            tracing::warn!(error = %e, ?notice, "a change notice could not be published on Redis");
-        }
-    }
-}
-
-/// Hands every notice heard on `channel` to the sinks, subscribing again when the connection
-/// breaks.
-async fn hear(client: Client, channel: String, first: ::redis::aio::PubSub, sinks: Arc<Sinks>) {
-    let mut pubsub = Some(first);
-    loop {
-        let Some(mut connected) = pubsub.take() else {
-            tokio::time::sleep(RESUBSCRIBE_AFTER).await;
-            pubsub = match client.get_async_pubsub().await {
-                Ok(mut again) => match again.subscribe(&channel).await {
-                    Ok(()) => Some(again),
-                    Err(e) => {
-                        tracing::warn!(error = %e, "subscribing to Redis change notices failed; retrying");
-                        None
-                    }
-                },
-                Err(e) => {
-                    tracing::warn!(error = %e, "reconnecting to Redis for change notices failed; retrying");
-                    None
-                }
-            };
-            continue;
-        };
-        let mut messages = connected.on_message();
-        while let Some(message) = messages.next().await {
-            let notice: ChangeNotice = match serde_json::from_slice(message.get_payload_bytes()) {
-                Ok(notice) => notice,
-                Err(e) => {
-                    tracing::warn!(error = %e, "a change notice on Redis could not be read; skipped");
-                    continue;
-                }
-            };
-            sinks.deliver(&notice);
-        }
-        tracing::warn!("the Redis connection for change notices closed; subscribing again");
-    }
 }
 
 #[cfg(test)]

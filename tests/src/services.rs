@@ -202,6 +202,30 @@ impl Redis {
         self._process.0.id()
     }
 
+    /// Sends one command on a connection of its own: its answer's first line (a simple
+    /// string, an error or an integer) or, for a bulk string, its text.
+    pub fn command(&self, args: &[&str]) -> String {
+        use std::io::BufRead as _;
+        let mut request = format!("*{}\r\n", args.len());
+        for arg in args {
+            request.push_str(&format!("${}\r\n{arg}\r\n", arg.len()));
+        }
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("Redis accepts a connection");
+        stream.write_all(request.as_bytes()).expect("the command is sent");
+        let mut reader = std::io::BufReader::new(stream);
+        let mut first = String::new();
+        reader.read_line(&mut first).expect("an answer");
+        let first = first.trim_end();
+        match first.strip_prefix('$').map(str::parse::<i64>) {
+            Some(Ok(len)) if len >= 0 => {
+                let mut text = vec![0u8; len as usize + 2];
+                reader.read_exact(&mut text).expect("the answer's text");
+                String::from_utf8_lossy(&text[..len as usize]).into_owned()
+            }
+            _ => first.to_owned(),
+        }
+    }
+
     fn answers_ping(&self) -> bool {
         let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) else { return false };
         let mut answer = [0u8; 7];

@@ -22,10 +22,12 @@ const HEARTBEAT: Duration = Duration::from_secs(1);
 /// How long a sign of life lasts unrenewed.
 const HEARTBEAT_KEPT: Duration = Duration::from_secs(5);
 
-/// Keeps a new task unless the store holds its limit of unexpired ones.
+/// Keeps a new task unless the store holds its limit of unexpired ones (a second call for the
+/// same task, after a lost answer, finds it kept).
 /// KEYS: index, task. ARGV: now, limit, record, ttl in ms (0: none), expiry score, id.
 const CREATE: &str = r"
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZSCORE', KEYS[1], ARGV[6]) then return 1 end
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
 if tonumber(ARGV[4]) > 0 then
   redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
@@ -104,21 +106,17 @@ impl TaskStore for RedisTaskStore {
                 Some(at) => (at.saturating_sub(now).max(1), at.to_string()),
                 None => (0, "+inf".to_owned()),
             };
-            let mut connection = self.redis.connection.clone();
-            let kept: i64 = self
-                .scripts
-                .create
-                .key(self.redis.key("tasks", "index"))
+            // Retried after a dropped connection: a second call finds the task kept.
+            let mut call = self.scripts.create.prepare_invoke();
+            call.key(self.redis.key("tasks", "index"))
                 .key(self.task_key(record.task_id()))
                 .arg(now)
                 .arg(self.limit)
                 .arg(json)
                 .arg(ttl)
                 .arg(score)
-                .arg(record.task_id())
-                .invoke_async(&mut connection)
-                .await
-                .map_err(|e| TaskStoreError::Unavailable(e.into()))?;
+                .arg(record.task_id());
+            let kept: i64 = self.redis.query(&call).await.map_err(|e| TaskStoreError::Unavailable(e.into()))?;
             if kept == 0 {
                 return Err(TaskStoreError::Full { limit: self.limit });
             }
@@ -130,24 +128,17 @@ impl TaskStore for RedisTaskStore {
         Box::pin(async move {
             let json = serde_json::to_string(record)?;
             let ends = if record.status().is_terminal() { "1" } else { "0" };
-            let mut connection = self.redis.connection.clone();
-            let _saved: i64 = self
-                .scripts
-                .save
-                .key(self.task_key(record.task_id()))
-                .arg(json)
-                .arg(record.version)
-                .arg(ends)
-                .invoke_async(&mut connection)
-                .await?;
+            // Retried after a dropped connection: the version makes a second call a no-op.
+            let mut call = self.scripts.save.prepare_invoke();
+            call.key(self.task_key(record.task_id())).arg(json).arg(record.version).arg(ends);
+            let _saved: i64 = self.redis.query(&call).await?;
             Ok(())
         })
     }
 
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         Box::pin(async move {
-            let mut connection = self.redis.connection.clone();
-            let json: Option<String> = ::redis::AsyncCommands::get(&mut connection, self.task_key(id)).await?;
+            let json: Option<String> = self.redis.query(::redis::cmd("GET").arg(self.task_key(id))).await?;
             let record: Option<TaskRecord> = json.map(|json| serde_json::from_str(&json)).transpose()?;
             Ok(record.filter(|record| !record.expired(now_ms())))
         })
@@ -165,8 +156,7 @@ impl TaskStore for RedisTaskStore {
         Box::pin(async move {
             let key = self.runner_key(runner);
             for attempt in 0..2 {
-                let mut connection = self.redis.connection.clone();
-                let alive: bool = ::redis::AsyncCommands::exists(&mut connection, &key).await?;
+                let alive: bool = self.redis.query(::redis::cmd("EXISTS").arg(&key)).await?;
                 if alive {
                     return Ok(true);
                 }
@@ -191,9 +181,8 @@ async fn keep_alive(redis: Redis, store: Weak<Scripts>, key: String) {
         if store.strong_count() == 0 {
             return;
         }
-        let mut connection = redis.connection.clone();
         let renewed: Result<(), ::redis::RedisError> =
-            ::redis::AsyncCommands::pset_ex(&mut connection, &key, 1, millis(HEARTBEAT_KEPT)).await;
+            redis.query(::redis::cmd("SET").arg(&key).arg(1).arg("PX").arg(millis(HEARTBEAT_KEPT))).await;
         match renewed {
             Ok(()) if failing => {
                 tracing::info!("the task runner's sign of life is renewed on Redis again");

@@ -127,6 +127,7 @@ impl Server {
             ended_sessions: broadcast::channel(self.event_backlog).0,
             client_messages: broadcast::channel(self.event_backlog).0,
             origin,
+            published: Default::default(),
             bus: self.bus,
             config: self.config,
             layers_only_check: self.layers.only_checks(),

@@ -117,14 +117,36 @@ pub enum ChangeEvent {
     },
 }
 
-/// A [`ChangeEvent`] on the bus, with the server it came from.
+/// A [`ChangeEvent`] on the bus, with the server it came from and its place among that
+/// server's notices.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChangeNotice {
     /// The publishing server's id (random, drawn when it starts): a server does not apply its
     /// own item changes twice.
     pub origin: String,
+    /// The notice's number among its origin's, from 1 (0: not numbered). `origin` and `seq`
+    /// name a notice on the whole bus: a bus that delivers at least once drops what it
+    /// delivered already, and a notice heard by several servers serving one session is kept
+    /// once in that session's stream.
+    #[serde(default)]
+    pub seq: u64,
     /// What changed.
     pub event: ChangeEvent,
+}
+
+impl ChangeNotice {
+    /// The notice's name on the bus (`origin.seq`), when it is numbered.
+    pub(crate) fn name(&self) -> Option<Arc<str>> {
+        (self.seq != 0).then(|| Arc::from(format!("{}.{}", self.origin, self.seq)))
+    }
+}
+
+/// An [`Announcement`] as a server's connections hear it: with the name of the notice it came
+/// from, if any (see [`ChangeNotice::seq`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Heard {
+    pub(crate) announcement: Announcement,
+    pub(crate) notice: Option<Arc<str>>,
 }
 
 /// Where a server hands the notices it hears; `false` once that server is gone, so that the bus
@@ -133,7 +155,11 @@ pub type ChangeSink = Arc<dyn Fn(&ChangeNotice) -> bool + Send + Sync>;
 
 /// How change events travel between servers. Each server subscribes once, when it starts, and
 /// publishes what its handle says; every notice published by any server reaches every
-/// subscriber, the publisher included, in the order each publisher sent them.
+/// subscriber, the publisher included, once, in the order each publisher sent them.
+///
+/// A bus over a broker should survive the broker's faults: queue what it could not send and
+/// send it once the broker is back, and read from where it left off after reconnecting; a
+/// notice it may deliver twice is known by its origin and number.
 ///
 /// The in-process default is [`MemoryChangeBus`]; an implementation over a message broker lets
 /// the servers of several processes hear each other.
@@ -160,7 +186,8 @@ pub trait ChangeBus: Send + Sync + 'static {
 ///     keep.lock().unwrap().push(notice.event.clone());
 ///     true
 /// }));
-/// bus.publish(ChangeNotice { origin: "a".into(), event: ChangeEvent::ResourceUpdated { uri: "notes://1".into() } });
+/// let event = ChangeEvent::ResourceUpdated { uri: "notes://1".into() };
+/// bus.publish(ChangeNotice { origin: "a".into(), seq: 1, event });
 /// assert_eq!(heard.lock().unwrap().len(), 1);
 /// ```
 #[derive(Debug, Default)]
@@ -249,7 +276,8 @@ mod tests {
             true
         }));
         bus.subscribe(Arc::new(|_: &ChangeNotice| false));
-        let notice = ChangeNotice { origin: "x".into(), event: ChangeEvent::ListChanged { kind: ItemKind::Tool } };
+        let notice =
+            ChangeNotice { origin: "x".into(), seq: 1, event: ChangeEvent::ListChanged { kind: ItemKind::Tool } };
         bus.publish(notice.clone());
         bus.publish(notice);
         assert_eq!(*heard.lock().unwrap(), 2);
@@ -260,13 +288,19 @@ mod tests {
     fn notices_travel_as_json() {
         let notice = ChangeNotice {
             origin: "a1".into(),
+            seq: 7,
             event: ChangeEvent::ItemChanged { kind: ItemKind::Prompt, key: "p".into(), change: ItemChange::Disable },
         };
         let text = serde_json::to_string(&notice).unwrap();
         assert_eq!(
             text,
-            r#"{"origin":"a1","event":{"type":"item_changed","kind":"prompt","key":"p","change":"disable"}}"#
+            r#"{"origin":"a1","seq":7,"event":{"type":"item_changed","kind":"prompt","key":"p","change":"disable"}}"#
         );
         assert_eq!(serde_json::from_str::<ChangeNotice>(&text).unwrap(), notice);
+        assert_eq!(notice.name().as_deref(), Some("a1.7"));
+        // A notice of a publisher that does not number them has no name.
+        let unnumbered: ChangeNotice =
+            serde_json::from_str(r#"{"origin":"b","event":{"type":"list_changed","kind":"tool"}}"#).unwrap();
+        assert_eq!((unnumbered.seq, unnumbered.name()), (0, None));
     }
 }

@@ -11,7 +11,7 @@ use crate::context::state::States;
 use crate::error::Error;
 use crate::middleware::McpService;
 use crate::protocol::{CachePolicies, Implementation, ServerCapabilities};
-use crate::server::changes::{Announcement, Bus, ChangeEvent, ChangeNotice, TaskNotice};
+use crate::server::changes::{Announcement, Bus, ChangeEvent, ChangeNotice, Heard, TaskNotice};
 use crate::server::local::LocalThread;
 use crate::server::registry::Registry;
 use crate::tasks::live::{Forwarded, Tasks};
@@ -77,7 +77,7 @@ pub(crate) struct ServerCore {
     /// the one they started with.
     pub(super) registry: RwLock<Arc<Registry>>,
     /// List and resource changes, for every connection.
-    pub(crate) announcements: broadcast::Sender<Announcement>,
+    pub(crate) announcements: broadcast::Sender<Heard>,
     /// Sessions ended on any server of the bus, for the HTTP endpoint.
     pub(crate) ended_sessions: broadcast::Sender<Arc<str>>,
     /// Client messages another server could not place, by session: for this server's loops
@@ -85,6 +85,8 @@ pub(crate) struct ServerCore {
     pub(crate) client_messages: broadcast::Sender<(Arc<str>, Arc<str>)>,
     /// This server's id on its change bus.
     pub(super) origin: String,
+    /// The number of the last notice this server published.
+    pub(super) published: std::sync::atomic::AtomicU64,
     /// Carries change events to every server sharing it, this one included.
     pub(super) bus: Bus,
     pub(crate) config: Config,
@@ -162,7 +164,8 @@ impl ServerCore {
 
     /// Tells every server on the bus (this one included) of `event`.
     pub(crate) fn publish(&self, event: ChangeEvent) {
-        self.bus.0.publish(ChangeNotice { origin: self.origin.clone(), event });
+        let seq = self.published.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        self.bus.0.publish(ChangeNotice { origin: self.origin.clone(), seq, event });
     }
 
     /// A notice from the bus: this server's connections are told, and another server's item
@@ -212,7 +215,7 @@ impl ServerCore {
             }
         };
         // No connection listening is not an error.
-        let _ = self.announcements.send(event);
+        let _ = self.announcements.send(Heard { announcement: event, notice: notice.name() });
     }
 
     /// Applies what a client asked of a task through another server, when this server runs it.

@@ -29,7 +29,7 @@ use crate::serve::layered::Back;
 use crate::serve::reply::{Reply, ReplyTo, answer};
 use crate::serve::session::{Session, SessionState};
 use crate::serve::subscriptions::Routed;
-use crate::server::changes::Announcement;
+use crate::server::changes::Heard;
 use crate::server::core::ServerCore;
 use crate::util::woken::WhenWoken;
 
@@ -116,7 +116,15 @@ pub(crate) struct LoopOptions {
     pub(crate) session_id: Option<Arc<str>>,
     /// Held for as long as the loop runs (see `http::health::drained`).
     pub(crate) drain_token: Option<watch::Receiver<bool>>,
+    /// Where the lines that named change notices become on the connection's own output go,
+    /// with the notice's name, instead of the output: an HTTP session served by several
+    /// instances keeps each notice once in its stream (see `http::sessions`).
+    pub(crate) named_lines: Option<mpsc::Sender<NamedLine>>,
 }
+
+/// A line for the connection's own output that a change notice became, with the notice's
+/// name (see [`ChangeNotice::seq`](crate::changes::ChangeNotice::seq)).
+pub(crate) type NamedLine = (Arc<str>, Vec<u8>);
 
 impl LoopOptions {
     /// The options of a connection over `transport`.
@@ -128,6 +136,7 @@ impl LoopOptions {
             transport,
             session_id: None,
             drain_token: None,
+            named_lines: None,
         }
     }
 }
@@ -172,14 +181,10 @@ pub(crate) async fn serve_messages(
 
 /// The next change event, with the receiver to wait for the one after: an owned future, so
 /// that the loop keeps it across turns.
-type NextAnnouncement = Pin<
-    Box<
-        dyn Future<Output = (Result<Announcement, broadcast::error::RecvError>, broadcast::Receiver<Announcement>)>
-            + Send,
-    >,
->;
+type NextAnnouncement =
+    Pin<Box<dyn Future<Output = (Result<Heard, broadcast::error::RecvError>, broadcast::Receiver<Heard>)> + Send>>;
 
-fn next_announcement(mut events: broadcast::Receiver<Announcement>) -> NextAnnouncement {
+fn next_announcement(mut events: broadcast::Receiver<Heard>) -> NextAnnouncement {
     Box::pin(async move {
         let event = events.recv().await;
         (event, events)
@@ -240,7 +245,13 @@ pub(crate) async fn run<I: MessageSource>(
             (announcement, receiver) = &mut announcements, if reading => {
                 announcements = WhenWoken::new(next_announcement(receiver));
                 match announcement {
-                    Ok(announcement) => send_routed(&out, session.on_announcement(&announcement)).await,
+                    Ok(Heard { announcement, notice }) => {
+                        let lines = session.on_announcement(&announcement);
+                        match (notice, &options.named_lines) {
+                            (Some(notice), Some(named)) => send_named(&out, named, &notice, lines).await,
+                            _ => send_routed(&out, lines).await,
+                        }
+                    }
                     Err(broadcast::error::RecvError::Lagged(missed)) => {
                         // Which events were missed is unknown: tell the client everything it
                         // subscribed to may have changed, so that nothing is silently lost.
@@ -366,6 +377,24 @@ async fn send_routed(out: &mpsc::Sender<Vec<u8>>, messages: Vec<Routed>) {
             Some(stream) => stream.send(message).await.is_ok(),
             None => out.send(message.line).await.is_ok(),
         };
+    }
+}
+
+/// [`send_routed`], but what goes to the connection's own output goes to `named`, with the
+/// name of the notice it came from.
+async fn send_named(
+    out: &mpsc::Sender<Vec<u8>>,
+    named: &mpsc::Sender<NamedLine>,
+    notice: &Arc<str>,
+    messages: Vec<Routed>,
+) {
+    let (own, routed): (Vec<Routed>, Vec<Routed>) = messages.into_iter().partition(|(stream, _)| stream.is_none());
+    send_routed(out, routed).await;
+    // One line at most, in practice (a list change or a resource update); a second would be
+    // named apart.
+    for (n, (_, message)) in own.into_iter().enumerate() {
+        let name = if n == 0 { Arc::clone(notice) } else { Arc::from(format!("{notice}/{n}")) };
+        let _ = named.send((name, message.line)).await;
     }
 }
 

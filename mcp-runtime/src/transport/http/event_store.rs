@@ -24,6 +24,22 @@ pub trait EventStore: Send + Sync + 'static {
     /// [`stream_of`](Self::stream_of)).
     fn append<'a>(&'a self, stream: &'a str, data: &'a [u8]) -> BoxFuture<'a, Result<String, StoreError>>;
 
+    /// [`append`](Self::append), unless `stream` keeps an event named `name` already: then
+    /// that event's id. Each instance serving a session hears the same change notice and
+    /// tells the session of it; a store shared by the instances keeps it once, so that a
+    /// replay holds it once. Returns the event id and whether this call kept the event.
+    ///
+    /// The default appends every time: right for a store that one instance writes.
+    fn append_once<'a>(
+        &'a self,
+        stream: &'a str,
+        name: &'a str,
+        data: &'a [u8],
+    ) -> BoxFuture<'a, Result<(String, bool), StoreError>> {
+        let _ = name;
+        Box::pin(async move { Ok((self.append(stream, data).await?, true)) })
+    }
+
     /// The events of `last_event_id`'s stream that came after it, oldest first, as (id, data);
     /// `None` when the id names no stream kept here.
     fn after<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Result<Option<StoredEvents>, StoreError>>;
@@ -50,6 +66,15 @@ pub trait EventStore: Send + Sync + 'static {
 impl<E: EventStore + ?Sized> EventStore for std::sync::Arc<E> {
     fn append<'a>(&'a self, stream: &'a str, data: &'a [u8]) -> BoxFuture<'a, Result<String, StoreError>> {
         (**self).append(stream, data)
+    }
+
+    fn append_once<'a>(
+        &'a self,
+        stream: &'a str,
+        name: &'a str,
+        data: &'a [u8],
+    ) -> BoxFuture<'a, Result<(String, bool), StoreError>> {
+        (**self).append_once(stream, name, data)
     }
 
     fn after<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Result<Option<StoredEvents>, StoreError>> {

@@ -39,6 +39,7 @@ mod session_expiry;
 pub(crate) mod session_store;
 mod sessions;
 mod sse;
+mod standalone;
 mod stateless_headers;
 mod streams;
 

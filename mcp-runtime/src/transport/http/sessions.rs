@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, watch};
 use super::event_store::EventStore;
 use super::options::{Allowed, ResponseMode};
 use super::session_store::{SessionRecord, SessionStore, StoreError};
-use super::sse::{keep_event, send_event, sse_event};
+use super::standalone::{Standalone, keep_standalone, standalone_stream};
 use super::{busy, reject};
 use crate::context::Identity;
 use crate::protocol::{ErrorObject, RequestId};
@@ -119,18 +119,6 @@ pub(super) struct SessionHandle {
     pub(super) states: tokio::sync::Mutex<watch::Receiver<Option<SessionState>>>,
 }
 
-/// A session's standalone stream (GET). Every event goes to the event store under the
-/// session's one stream id before it goes to the connection reading it, so a client that
-/// reconnects with `Last-Event-ID` misses nothing.
-pub(super) struct Standalone {
-    pub(super) id: String,
-    /// The body of the GET response reading it now.
-    pub(super) reader: Option<mpsc::Sender<Bytes>>,
-    /// The latest events sent while no GET stream was open, for the next one that opens
-    /// without `Last-Event-ID` (a client opens its stream just after it subscribes).
-    pub(super) waiting: std::collections::VecDeque<Bytes>,
-}
-
 /// A handshake-era request's resumable SSE stream while its request runs: every event goes
 /// to the event store and to the connection reading it now, if any.
 pub(super) struct LiveStream {
@@ -144,17 +132,6 @@ pub(super) struct LiveStream {
 /// How many of a session's request streams it remembers, to forget their events when it ends
 /// (the event store drops older ones on its own long before).
 pub(super) const MADE_STREAMS_KEPT: usize = 4_096;
-
-/// Connection-level messages kept while a session has no GET stream open.
-pub(super) const UNSENT_KEPT: usize = 64;
-
-/// The prefix of a session's standalone stream id.
-pub(super) const STANDALONE: &str = "get-";
-
-/// The id of a session's standalone stream (`session` is random for the stateless loops).
-fn standalone_stream(session: &str) -> String {
-    format!("{STANDALONE}{session}")
-}
 
 /// What a new loop is: a session (its id, who opened it, and its state when it was started
 /// elsewhere), or the stateless one (an empty id).
@@ -173,7 +150,7 @@ pub(super) fn start_loop(
     seed: LoopSeed,
 ) -> Arc<SessionHandle> {
     let (inbound, inbox) = mpsc::channel(crate::serve::executor::LOOK_AHEAD);
-    let (out, mut outbox) = mpsc::channel::<Vec<u8>>(connection::OUTGOING_CAPACITY);
+    let (out, outbox) = mpsc::channel::<Vec<u8>>(connection::OUTGOING_CAPACITY);
     let standalone = Arc::new(tokio::sync::Mutex::new(Standalone {
         // Named by the session, so that an instance that takes the session over (sharing the
         // event store) resumes its stream; the stateless loop has no such stream.
@@ -182,25 +159,11 @@ pub(super) fn start_loop(
             session => standalone_stream(session),
         },
         reader: None,
+        last_sent: None,
         waiting: std::collections::VecDeque::new(),
     }));
-    let forward = Arc::clone(&standalone);
-    let store = Arc::clone(events);
-    tokio::spawn(async move {
-        while let Some(line) = outbox.recv().await {
-            // Kept and sent under one lock, so a reconnection replays up to exactly here.
-            let mut standalone = forward.lock().await;
-            let event_id = keep_event(&*store, &standalone.id, &line).await;
-            let event = sse_event(event_id.as_deref(), &line);
-            send_event(&mut standalone.reader, event.clone()).await;
-            if standalone.reader.is_none() {
-                standalone.waiting.push_back(event);
-                if standalone.waiting.len() > UNSENT_KEPT {
-                    standalone.waiting.pop_front();
-                }
-            }
-        }
-    });
+    let (named_lines, named) = mpsc::channel(connection::OUTGOING_CAPACITY);
+    tokio::spawn(keep_standalone(Arc::clone(&standalone), Arc::clone(events), outbox, named));
     let alive = stopping.clone();
     let mut stopping = stopping.clone();
     let shutdown = async move {
@@ -217,6 +180,7 @@ pub(super) fn start_loop(
         // The loop holds a receiver of the stop signal until it ends: the endpoint counts them
         // to know when every loop has drained.
         drain_token: Some(alive),
+        named_lines: Some(named_lines),
     };
     tokio::spawn(connection::run(Arc::clone(core), Inbox(inbox), out, shutdown, options));
     Arc::new(SessionHandle {

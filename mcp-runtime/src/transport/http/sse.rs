@@ -47,6 +47,23 @@ pub(super) async fn keep_event(events: &dyn EventStore, stream: &str, data: &[u8
     }
 }
 
+/// [`keep_event`] for a line a change notice became: kept once in `stream` whichever instance
+/// keeps it first (see [`EventStore::append_once`]). Its id, and whether this call kept it.
+pub(super) async fn keep_event_once(
+    events: &dyn EventStore,
+    stream: &str,
+    notice: &str,
+    data: &[u8],
+) -> Option<(String, bool)> {
+    match events.append_once(stream, notice, data).await {
+        Ok(kept) => Some(kept),
+        Err(e) => {
+            tracing::warn!(error = %e, stream, "the event store failed to keep an event: it is sent without an id");
+            None
+        }
+    }
+}
+
 /// What an event store answers for `last`; a failure is a 503 the client may retry.
 pub(super) async fn missed_events(events: &dyn EventStore, last: &str) -> Result<Option<StoredEvents>, Box<Response>> {
     events.after(last).await.map_err(|e| {

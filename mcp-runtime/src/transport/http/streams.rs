@@ -13,8 +13,9 @@ use tokio::sync::mpsc;
 use super::admission::{admit, header_str};
 use super::event_store::{EventStore, StoredEvents};
 use super::media::{EVENT_STREAM, accepts_all};
-use super::sessions::{App, LiveStream, STANDALONE, SessionHandle, find_session};
+use super::sessions::{App, LiveStream, SessionHandle, find_session};
 use super::sse::{body_stream, keep_event, missed_events, priming_event, send_event, sse_event, sse_headers};
+use super::standalone::STANDALONE;
 use super::{SESSION_HEADER, method_not_allowed, reject};
 use crate::context::outlet::Outgoing;
 use crate::protocol::ErrorObject;
@@ -113,6 +114,8 @@ pub(super) async fn on_get(State(app): State<Arc<App>>, uri: Uri, headers: Heade
         Some(missed) => {
             // What waited is among what is replayed.
             standalone.waiting.clear();
+            standalone.last_sent =
+                Some(missed.last().map_or_else(|| last.unwrap_or_default(), |(id, _)| id).to_owned());
             missed
                 .into_iter()
                 .filter(|(_, data)| !data.is_empty())
@@ -121,7 +124,10 @@ pub(super) async fn on_get(State(app): State<Arc<App>>, uri: Uri, headers: Heade
         }
         None => {
             let priming = keep_event(&*app.events, &standalone.id, b"").await;
-            std::iter::once(priming_event(priming.as_deref())).chain(standalone.waiting.drain(..)).collect()
+            let opening =
+                std::iter::once(priming_event(priming.as_deref())).chain(standalone.waiting.drain(..)).collect();
+            standalone.last_sent = priming;
+            opening
         }
     };
     let (reader, reading) = mpsc::channel::<Bytes>(connection::OUTGOING_CAPACITY);
