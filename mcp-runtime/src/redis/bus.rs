@@ -49,11 +49,11 @@ impl Redis {
             ::redis::cmd("XREVRANGE").arg(&key).arg("+").arg("-").arg("COUNT").arg(1).query_async(&mut reading).await?;
         let from = last.into_iter().next().map_or_else(|| "0-0".to_owned(), |(id, _)| id);
         let sinks: Arc<Sinks> = Arc::default();
-        let heard: Arc<Heard> = Arc::default();
-        tokio::spawn(hear(self.client.clone(), reading, key.clone(), from, Arc::clone(&sinks), Arc::clone(&heard)));
+        let delivered: Arc<Delivered> = Arc::default();
+        tokio::spawn(hear(self.client.clone(), reading, key.clone(), from, Arc::clone(&sinks), Arc::clone(&delivered)));
         let (outgoing, queue) = mpsc::unbounded_channel();
         tokio::spawn(announce(self.connection.clone(), key, queue));
-        Ok(RedisChangeBus { outgoing, sinks, heard })
+        Ok(RedisChangeBus { outgoing, sinks, delivered })
     }
 }
 
@@ -72,14 +72,14 @@ async fn reading_connection(client: &Client) -> Result<MultiplexedConnection, ::
 pub struct RedisChangeBus {
     outgoing: mpsc::UnboundedSender<ChangeNotice>,
     sinks: Arc<Sinks>,
-    heard: Arc<Heard>,
+    delivered: Arc<Delivered>,
 }
 
 impl ChangeBus for RedisChangeBus {
     fn publish(&self, notice: ChangeNotice) {
         // A numbered notice is known again when it comes back through the stream; one that is
         // not is heard from there only.
-        if notice.seq != 0 && self.heard.first_time(&notice) {
+        if notice.seq != 0 && self.delivered.first_time(&notice) {
             self.sinks.deliver(&notice);
         }
         // The task ends only with the runtime.
@@ -93,7 +93,7 @@ impl ChangeBus for RedisChangeBus {
 
 /// The notices a reader delivered already, by origin: what comes twice is dropped.
 #[derive(Debug, Default)]
-struct Heard(Mutex<Origins>);
+struct Delivered(Mutex<Origins>);
 
 #[derive(Debug, Default)]
 struct Origins {
@@ -109,7 +109,7 @@ struct Numbers {
     above: BTreeSet<u64>,
 }
 
-impl Heard {
+impl Delivered {
     /// Whether `notice` is heard for the first time (an unnumbered one always is).
     fn first_time(&self, notice: &ChangeNotice) -> bool {
         if notice.seq == 0 {
@@ -198,7 +198,7 @@ async fn hear(
     key: String,
     mut from: String,
     sinks: Arc<Sinks>,
-    heard: Arc<Heard>,
+    delivered: Arc<Delivered>,
 ) {
     let mut connection = Some(first);
     let mut failing = false;
@@ -252,7 +252,7 @@ async fn hear(
                     continue;
                 }
             };
-            if heard.first_time(&notice) {
+            if delivered.first_time(&notice) {
                 sinks.deliver(&notice);
             }
         }
@@ -270,32 +270,32 @@ mod tests {
 
     #[test]
     fn a_notice_heard_again_is_dropped_even_out_of_order() {
-        let heard = Heard::default();
-        assert!(heard.first_time(&notice("a", 2)));
-        assert!(heard.first_time(&notice("a", 1)), "published concurrently, arrived second");
-        assert!(!heard.first_time(&notice("a", 2)));
-        assert!(!heard.first_time(&notice("a", 1)));
-        assert!(heard.first_time(&notice("b", 1)), "numbers are per origin");
+        let delivered = Delivered::default();
+        assert!(delivered.first_time(&notice("a", 2)));
+        assert!(delivered.first_time(&notice("a", 1)), "published concurrently, arrived second");
+        assert!(!delivered.first_time(&notice("a", 2)));
+        assert!(!delivered.first_time(&notice("a", 1)));
+        assert!(delivered.first_time(&notice("b", 1)), "numbers are per origin");
         // Unnumbered notices cannot be told apart: each is delivered.
-        assert!(heard.first_time(&notice("c", 0)) && heard.first_time(&notice("c", 0)));
+        assert!(delivered.first_time(&notice("c", 0)) && delivered.first_time(&notice("c", 0)));
     }
 
     #[test]
     fn what_is_remembered_stays_bounded() {
-        let heard = Heard::default();
+        let delivered = Delivered::default();
         for seq in 1..=(NUMBERS_KEPT as u64 * 3) {
-            assert!(heard.first_time(&notice("a", seq)));
+            assert!(delivered.first_time(&notice("a", seq)));
         }
         {
-            let origins = heard.0.lock().unwrap();
+            let origins = delivered.0.lock().unwrap();
             let numbers = &origins.by_origin["a"];
             assert_eq!(numbers.above.len(), NUMBERS_KEPT);
             assert_eq!(numbers.below, NUMBERS_KEPT as u64 * 2);
         }
-        assert!(!heard.first_time(&notice("a", 5)), "far below: counted as heard");
+        assert!(!delivered.first_time(&notice("a", 5)), "far below: counted as heard");
         for n in 0..ORIGINS_KEPT + 10 {
-            heard.first_time(&notice(&format!("o{n}"), 1));
+            delivered.first_time(&notice(&format!("o{n}"), 1));
         }
-        assert_eq!(heard.0.lock().unwrap().by_origin.len(), ORIGINS_KEPT);
+        assert_eq!(delivered.0.lock().unwrap().by_origin.len(), ORIGINS_KEPT);
     }
 }
