@@ -8,7 +8,8 @@
 //! `{prefix}:session:{id}` (the session record, as JSON, expiring with the session's idle
 //! timeout), `{prefix}:events:{stream}` (a Redis stream of at most about 1,024 events, kept an
 //! hour after its last event), `{prefix}:named:{stream}` (the change notices that stream
-//! keeps, by name, so that each is kept once however many instances tell it), and the stream
+//! keeps, by name, so that each is kept once however many instances tell it),
+//! `{prefix}:sent:{stream}` (the last entry a connection reading it was sent), and the stream
 //! `{prefix}:changes` (the change bus: about the last 10,000 notices).
 //!
 //! ```no_run
@@ -98,7 +99,11 @@ impl Redis {
 
     /// The events of resumable streams, for [`HttpOptions::event_store`](crate::HttpOptions::event_store).
     pub fn event_store(&self) -> RedisEventStore {
-        RedisEventStore { redis: self.clone(), append_once: Arc::new(Script::new(APPEND_ONCE)) }
+        RedisEventStore {
+            redis: self.clone(),
+            append_once: Arc::new(Script::new(APPEND_ONCE)),
+            unsent: Arc::new(Script::new(UNSENT)),
+        }
     }
 
     /// Pings the server: for the stores' readiness checks.
@@ -223,7 +228,16 @@ impl SessionStore for RedisSessionStore {
 pub struct RedisEventStore {
     redis: Redis,
     append_once: Arc<Script>,
+    unsent: Arc<Script>,
 }
+
+/// [`EventStore::unsent`]: the entries after the one noted sent, or all. KEYS: the stream,
+/// the entry noted sent.
+const UNSENT: &str = r"
+local sent = redis.call('GET', KEYS[2])
+if sent then return redis.call('XRANGE', KEYS[1], '(' .. sent, '+') end
+return redis.call('XRANGE', KEYS[1], '-', '+')
+";
 
 /// [`EventStore::append_once`] in one step: the stream's entry for the name if it has one,
 /// else a new entry, noted under the name. KEYS: the stream, its names; ARGV: the name, the
@@ -288,6 +302,31 @@ impl EventStore for RedisEventStore {
         })
     }
 
+    fn mark_sent<'a>(&'a self, stream: &'a str, event_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let Some((_, entry)) = event_id.rsplit_once('_').filter(|(_, entry)| is_entry_id(entry)) else {
+                return Ok(());
+            };
+            let mark = ::redis::cmd("SET")
+                .arg(self.redis.key("sent", stream))
+                .arg(entry)
+                .arg("PX")
+                .arg(millis(EVENTS_KEPT))
+                .clone();
+            let () = self.redis.query(&mark).await?;
+            Ok(())
+        })
+    }
+
+    fn unsent<'a>(&'a self, stream: &'a str) -> BoxFuture<'a, Result<Option<StoredEvents>, StoreError>> {
+        Box::pin(async move {
+            let mut call = self.unsent.prepare_invoke();
+            call.key(self.redis.key("events", stream)).key(self.redis.key("sent", stream));
+            let entries: Vec<(String, HashMap<String, Vec<u8>>)> = self.redis.query(&call).await?;
+            Ok(Some(stored(stream, entries)))
+        })
+    }
+
     fn after<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Result<Option<StoredEvents>, StoreError>> {
         Box::pin(async move {
             let Some((stream, entry)) = last_event_id.rsplit_once('_') else { return Ok(None) };
@@ -304,19 +343,14 @@ impl EventStore for RedisEventStore {
             if !exists {
                 return Ok(None);
             }
-            Ok(Some(
-                entries
-                    .into_iter()
-                    .map(|(entry, mut fields)| (format!("{stream}_{entry}"), fields.remove("d").unwrap_or_default()))
-                    .collect(),
-            ))
+            Ok(Some(stored(stream, entries)))
         })
     }
     fn forget<'a>(&'a self, streams: &'a [String]) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             let keys: Vec<String> = streams
                 .iter()
-                .flat_map(|stream| [self.redis.key("events", stream), self.redis.key("named", stream)])
+                .flat_map(|stream| ["events", "named", "sent"].map(|kind| self.redis.key(kind, stream)))
                 .collect();
             let _removed: usize = self.redis.query(::redis::cmd("DEL").arg(keys)).await?;
             Ok(())
@@ -326,6 +360,14 @@ impl EventStore for RedisEventStore {
     fn check(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(self.redis.ping())
     }
+}
+
+/// A Redis stream's entries as the events of `stream`.
+fn stored(stream: &str, entries: Vec<(String, HashMap<String, Vec<u8>>)>) -> StoredEvents {
+    entries
+        .into_iter()
+        .map(|(entry, mut fields)| (format!("{stream}_{entry}"), fields.remove("d").unwrap_or_default()))
+        .collect()
 }
 
 /// Whether `entry` is a Redis stream entry id (`millis-seq`): anything else from a client is

@@ -4,7 +4,8 @@
 //! negotiated (revision, log level, subscriptions); DELETE on one instance ends it on all; a
 //! resource update made on one instance reaches a subscriber served by another; and a
 //! session's standalone stream replays what its client missed while disconnected, on the
-//! instance it was opened on or on another.
+//! instance it was opened on or on another; and opened again without `Last-Event-ID`, it gets
+//! once what no connection was sent, whichever instances told it.
 
 use std::io::{BufRead, BufReader};
 use std::sync::Arc;
@@ -305,6 +306,75 @@ async fn the_standalone_stream_replays_what_its_client_missed(shared: Shared, el
     distinct.dedup();
     assert_eq!(distinct.len(), 3, "nothing twice: {ids:?}");
     let _ = session;
+}
+
+/// A session served by two instances, each hearing every update and telling the session: a
+/// GET opened without `Last-Event-ID` gets what no connection was sent, once, on whichever
+/// instance it opens, and another such GET does not get it again.
+async fn a_stream_opened_afresh_gets_once_what_no_connection_was_sent(shared: Shared) {
+    let (first, handle) = instance(&shared).await;
+    let (second, _) = instance(&shared).await;
+    let session = blocking({
+        let (first, second) = (first.clone(), second.clone());
+        move || {
+            let session = open_session(&first, "2025-11-25");
+            let subscribed =
+                in_session(&first, &session, &request(1, "resources/subscribe", json!({"uri": "note://1"})));
+            assert!(subscribed.last().get("result").is_some(), "{subscribed:?}");
+            // The second instance serves the session too (with its subscription).
+            assert_eq!(in_session(&second, &session, &request(2, "ping", json!({}))).status, 200);
+            session
+        }
+    })
+    .await;
+    // Two updates while no stream is open: each instance tells the session of each.
+    handle.resource_updated("note://1").unwrap();
+    handle.resource_updated("note://1").unwrap();
+    let stream = format!("get-{session}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let kept = loop {
+        let kept = shared.events.unsent(&stream).await.expect("the store answers").expect("it notes what was sent");
+        let updates: Vec<String> = kept.into_iter().filter(|(_, data)| !data.is_empty()).map(|(id, _)| id).collect();
+        if updates.len() >= 2 {
+            break updates;
+        }
+        assert!(std::time::Instant::now() < deadline, "{} of 2 updates kept", updates.len());
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    assert_eq!(kept.len(), 2, "each update kept once: {kept:?}");
+    let (second_stream, first_stream) = blocking({
+        let (session, kept) = (session.clone(), kept.clone());
+        move || {
+            // On the second instance: primed, then the two updates, under the ids they are kept with.
+            let second_stream = stream_events(&second, &session, None);
+            assert_eq!(next_event(&second_stream).1, "", "the priming event");
+            let got: Vec<String> = (0..2).map(|_| next_event(&second_stream).0).collect();
+            assert_eq!(got, kept);
+            // On the first instance: primed, and nothing of the two again.
+            let first_stream = stream_events(&first, &session, None);
+            assert_eq!(next_event(&first_stream).1, "", "the priming event");
+            (second_stream, first_stream)
+        }
+    })
+    .await;
+    // The next event either stream gets is a third update, sent live.
+    handle.resource_updated("note://1").unwrap();
+    let (on_first, on_second) = blocking(move || (next_event(&first_stream), next_event(&second_stream))).await;
+    assert!(!kept.contains(&on_first.0), "the first instance's stream repeated {on_first:?}");
+    assert!(!kept.contains(&on_second.0), "the second instance's stream repeated {on_second:?}");
+    for (_, data) in [on_first, on_second] {
+        assert_eq!(serde_json::from_str::<Value>(&data).unwrap()["method"], "notifications/resources/updated");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_memory_a_stream_opened_afresh_gets_once_what_no_connection_was_sent() {
+    a_stream_opened_afresh_gets_once_what_no_connection_was_sent(Shared::in_memory()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_redis_a_stream_opened_afresh_gets_once_what_no_connection_was_sent() {
+    a_stream_opened_afresh_gets_once_what_no_connection_was_sent(Shared::on_redis().await).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -44,6 +44,23 @@ pub trait EventStore: Send + Sync + 'static {
     /// `None` when the id names no stream kept here.
     fn after<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Result<Option<StoredEvents>, StoreError>>;
 
+    /// Notes that the connection reading `stream` was sent its events up to `event_id`, so
+    /// that a GET opening the stream again without `Last-Event-ID`, on whichever instance, gets
+    /// what came after ([`unsent`](Self::unsent)). The default notes nothing.
+    fn mark_sent<'a>(&'a self, stream: &'a str, event_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = (stream, event_id);
+        Box::pin(async { Ok(()) })
+    }
+
+    /// The events of `stream` after the last one [marked sent](Self::mark_sent) (all of them
+    /// when none was), oldest first; `None` when the store does not note what was sent (the
+    /// default: the instance keeps what no connection read, which is enough while one
+    /// instance serves each session).
+    fn unsent<'a>(&'a self, stream: &'a str) -> BoxFuture<'a, Result<Option<StoredEvents>, StoreError>> {
+        let _ = stream;
+        Box::pin(async { Ok(None) })
+    }
+
     /// The stream an event id belongs to.
     fn stream_of<'a>(&self, event_id: &'a str) -> Option<&'a str> {
         event_id.rsplit_once('_').map(|(stream, _)| stream)
@@ -79,6 +96,14 @@ impl<E: EventStore + ?Sized> EventStore for std::sync::Arc<E> {
 
     fn after<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Result<Option<StoredEvents>, StoreError>> {
         (**self).after(last_event_id)
+    }
+
+    fn mark_sent<'a>(&'a self, stream: &'a str, event_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).mark_sent(stream, event_id)
+    }
+
+    fn unsent<'a>(&'a self, stream: &'a str) -> BoxFuture<'a, Result<Option<StoredEvents>, StoreError>> {
+        (**self).unsent(stream)
     }
 
     fn stream_of<'a>(&self, event_id: &'a str) -> Option<&'a str> {
@@ -136,11 +161,14 @@ struct Streams {
     events: usize,
 }
 
-/// One stream's kept events and the sequence number of its next.
+/// One stream's kept events and the sequence number of its next; the change notices among
+/// them by name, and the last one sent.
 #[derive(Debug, Default)]
 struct Kept {
     events: VecDeque<(u64, Vec<u8>)>,
     next: u64,
+    named: HashMap<String, u64>,
+    sent: Option<u64>,
 }
 
 /// What one event costs the store.
@@ -206,36 +234,82 @@ impl MemoryEventStore {
         let (stream, seq) = last_event_id.rsplit_once('_')?;
         let seq: u64 = seq.parse().ok()?;
         let streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
-        let kept = streams.by_id.get(stream)?;
-        Some(
-            kept.events
-                .iter()
-                .filter(|(n, _)| *n > seq)
-                .map(|(n, data)| (format!("{stream}_{n}"), data.clone()))
-                .collect(),
-        )
+        Some(streams.by_id.get(stream)?.after(stream, Some(seq)))
+    }
+
+    /// Keeps `data` as the next event of `stream`: its sequence number.
+    fn keep(&self, stream: &str, data: &[u8], name: Option<&str>) -> (u64, bool) {
+        let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        let streams = &mut *streams;
+        if let Some(seq) = name.and_then(|name| streams.by_id.get(stream)?.named.get(name).copied()) {
+            return (seq, false);
+        }
+        if !streams.by_id.contains_key(stream) {
+            streams.order.push_back(stream.to_owned());
+        }
+        if streams.by_id.get(stream).is_some_and(|kept| kept.events.len() >= EVENTS_PER_STREAM) {
+            streams.drop_oldest_event(stream);
+        }
+        let kept = streams.by_id.entry(stream.to_owned()).or_default();
+        let seq = kept.next;
+        kept.next += 1;
+        kept.events.push_back((seq, data.to_vec()));
+        if let Some(name) = name {
+            // Names far older than the events kept are forgotten.
+            if kept.named.len() >= 2 * EVENTS_PER_STREAM {
+                kept.named.clear();
+            }
+            kept.named.insert(name.to_owned(), seq);
+        }
+        streams.events += 1;
+        streams.bytes += cost(data);
+        streams.shrink(self.max_bytes, stream);
+        (seq, true)
+    }
+}
+
+impl Kept {
+    /// The events after `seq` (all of them for `None`), as (id, data).
+    fn after(&self, stream: &str, seq: Option<u64>) -> StoredEvents {
+        self.events
+            .iter()
+            .filter(|(n, _)| seq.is_none_or(|seq| *n > seq))
+            .map(|(n, data)| (format!("{stream}_{n}"), data.clone()))
+            .collect()
     }
 }
 
 impl EventStore for MemoryEventStore {
     fn append<'a>(&'a self, stream: &'a str, data: &'a [u8]) -> BoxFuture<'a, Result<String, StoreError>> {
+        Box::pin(async move { Ok(format!("{stream}_{}", self.keep(stream, data, None).0)) })
+    }
+
+    fn append_once<'a>(
+        &'a self,
+        stream: &'a str,
+        name: &'a str,
+        data: &'a [u8],
+    ) -> BoxFuture<'a, Result<(String, bool), StoreError>> {
         Box::pin(async move {
-            let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
-            let streams = &mut *streams;
-            if !streams.by_id.contains_key(stream) {
-                streams.order.push_back(stream.to_owned());
+            let (seq, new) = self.keep(stream, data, Some(name));
+            Ok((format!("{stream}_{seq}"), new))
+        })
+    }
+
+    fn mark_sent<'a>(&'a self, stream: &'a str, event_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let seq = event_id.rsplit_once('_').and_then(|(_, seq)| seq.parse().ok());
+            if let Some(kept) = self.streams.lock().unwrap_or_else(|e| e.into_inner()).by_id.get_mut(stream) {
+                kept.sent = seq;
             }
-            if streams.by_id.get(stream).is_some_and(|kept| kept.events.len() >= EVENTS_PER_STREAM) {
-                streams.drop_oldest_event(stream);
-            }
-            let kept = streams.by_id.entry(stream.to_owned()).or_default();
-            let seq = kept.next;
-            kept.next += 1;
-            kept.events.push_back((seq, data.to_vec()));
-            streams.events += 1;
-            streams.bytes += cost(data);
-            streams.shrink(self.max_bytes, stream);
-            Ok(format!("{stream}_{seq}"))
+            Ok(())
+        })
+    }
+
+    fn unsent<'a>(&'a self, stream: &'a str) -> BoxFuture<'a, Result<Option<StoredEvents>, StoreError>> {
+        Box::pin(async move {
+            let streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+            Ok(Some(streams.by_id.get(stream).map(|kept| kept.after(stream, kept.sent)).unwrap_or_default()))
         })
     }
 
@@ -271,6 +345,27 @@ mod tests {
         assert_eq!(data, [b"one".as_slice(), b"two".as_slice()]);
         assert_eq!(store.after(&first).await.unwrap().unwrap().len(), 1);
         assert_eq!(store.after("nope_3").await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_named_event_is_kept_once_and_what_was_not_sent_is_known() {
+        let store = MemoryEventStore::default();
+        assert_eq!(store.unsent("s").await.unwrap(), Some(Vec::new()), "an unknown stream: nothing unsent");
+        let (first, new) = store.append_once("s", "o.1", b"one").await.unwrap();
+        assert!(new);
+        assert_eq!(store.append_once("s", "o.1", b"one").await.unwrap(), (first.clone(), false));
+        let (second, _) = store.append_once("s", "o.2", b"two").await.unwrap();
+        assert_ne!(first, second);
+        // Nothing marked sent: all of it is unsent.
+        let ids = |events: Vec<(String, Vec<u8>)>| events.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
+        assert_eq!(ids(store.unsent("s").await.unwrap().unwrap()), [first.clone(), second.clone()]);
+        store.mark_sent("s", &first).await.unwrap();
+        assert_eq!(ids(store.unsent("s").await.unwrap().unwrap()), [second.clone()]);
+        store.mark_sent("s", &second).await.unwrap();
+        assert_eq!(store.unsent("s").await.unwrap(), Some(Vec::new()));
+        // Forgotten with its stream: the name is new again.
+        store.forget(&["s".to_owned()]).await.unwrap();
+        assert!(store.append_once("s", "o.1", b"one").await.unwrap().1);
     }
 
     #[tokio::test]

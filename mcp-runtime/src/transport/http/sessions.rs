@@ -151,17 +151,12 @@ pub(super) fn start_loop(
 ) -> Arc<SessionHandle> {
     let (inbound, inbox) = mpsc::channel(crate::serve::executor::LOOK_AHEAD);
     let (out, outbox) = mpsc::channel::<Vec<u8>>(connection::OUTGOING_CAPACITY);
-    let standalone = Arc::new(tokio::sync::Mutex::new(Standalone {
-        // Named by the session, so that an instance that takes the session over (sharing the
-        // event store) resumes its stream; the stateless loop has no such stream.
-        id: match seed.id.as_str() {
-            "" => standalone_stream(&crate::util::random::random_id()),
-            session => standalone_stream(session),
-        },
-        reader: None,
-        last_sent: None,
-        waiting: std::collections::VecDeque::new(),
-    }));
+    // Named by the session, so that an instance that takes the session over (sharing the event
+    // store) resumes its stream; the stateless loop has no such stream.
+    let standalone = Arc::new(tokio::sync::Mutex::new(Standalone::new(match seed.id.as_str() {
+        "" => standalone_stream(&crate::util::random::random_id()),
+        session => standalone_stream(session),
+    })));
     let (named_lines, named) = mpsc::channel(connection::OUTGOING_CAPACITY);
     tokio::spawn(keep_standalone(Arc::clone(&standalone), Arc::clone(events), outbox, named));
     let alive = stopping.clone();

@@ -19,7 +19,6 @@ use super::standalone::STANDALONE;
 use super::{SESSION_HEADER, method_not_allowed, reject};
 use crate::context::outlet::Outgoing;
 use crate::protocol::ErrorObject;
-use crate::transport::connection::{self};
 
 /// The header a reconnecting client names the last event it got with.
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
@@ -101,37 +100,11 @@ pub(super) async fn on_get(State(app): State<Arc<App>>, uri: Uri, headers: Heade
     }
     // Replayed (or primed) and attached under the stream's lock: nothing missed, nothing twice.
     let mut standalone = handle.standalone.lock().await;
-    let missed = match last {
-        Some(last) if app.events.stream_of(last) == Some(standalone.id.as_str()) => {
-            match missed_events(&*app.events, last).await {
-                Ok(missed) => missed,
-                Err(answer) => return *answer,
-            }
-        }
-        _ => None,
+    let last = last.filter(|last| app.events.stream_of(last) == Some(standalone.id.as_str()));
+    let (opening, reading) = match standalone.open(&*app.events, last).await {
+        Ok(opened) => opened,
+        Err(answer) => return *answer,
     };
-    let opening: Vec<Bytes> = match missed {
-        Some(missed) => {
-            // What waited is among what is replayed.
-            standalone.waiting.clear();
-            standalone.last_sent =
-                Some(missed.last().map_or_else(|| last.unwrap_or_default(), |(id, _)| id).to_owned());
-            missed
-                .into_iter()
-                .filter(|(_, data)| !data.is_empty())
-                .map(|(id, data)| sse_event(Some(id), &data))
-                .collect()
-        }
-        None => {
-            let priming = keep_event(&*app.events, &standalone.id, b"").await;
-            let opening =
-                std::iter::once(priming_event(priming.as_deref())).chain(standalone.waiting.drain(..)).collect();
-            standalone.last_sent = priming;
-            opening
-        }
-    };
-    let (reader, reading) = mpsc::channel::<Bytes>(connection::OUTGOING_CAPACITY);
-    standalone.reader = Some(reader);
     drop(standalone);
     let mut stopping = app.stopping.clone();
     let live = body_stream(reading).take_until(async move {
