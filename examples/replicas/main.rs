@@ -14,7 +14,7 @@
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::redis::Redis;
-use mcp_runtime::{Allowed, AskError, Elicitation, HttpOptions, ServerHandle};
+use mcp_runtime::{Allowed, AskError, Elicitation, HttpOptions, ItemKind, ServerHandle};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -44,6 +44,19 @@ fn news(instance: State<Instance>) -> String {
 fn announce(server: State<ServerHandle>) -> Result<String, String> {
     server.resource_updated("board://news").map_err(|e| e.to_string())?;
     Ok("announced".to_owned())
+}
+
+/// Takes the news board off the resource list, or puts it back: every instance applies it
+/// (the change is replicated by name), and every client hears that the list changed.
+#[mcp_tool]
+fn shelve(server: State<ServerHandle>, shelved: bool) -> Result<String, String> {
+    let done = if shelved {
+        server.disable(ItemKind::Resource, "board://news")
+    } else {
+        server.enable(ItemKind::Resource, "board://news")
+    };
+    done.map_err(|e| e.to_string())?;
+    Ok(if shelved { "shelved" } else { "back" }.to_owned())
 }
 
 /// The user's answer to `greet`.
@@ -104,7 +117,8 @@ async fn main() -> Result<(), BoxError> {
     let tag = env("MCP_INSTANCE").unwrap_or_else(|| "solo".to_owned());
     let listen = env("MCP_LISTEN").unwrap_or_else(|| "127.0.0.1:8080".to_owned());
 
-    let mut server = Server::new("replicas", env!("CARGO_PKG_VERSION")).state(Instance(tag.clone()));
+    // Lists change at run time (`shelve`).
+    let mut server = Server::new("replicas", env!("CARGO_PKG_VERSION")).state(Instance(tag.clone())).dynamic_lists();
     let handle = server.handle();
     server = server.state(handle);
     // Behind a proxy that checks the Host and Origin it accepts.

@@ -808,25 +808,28 @@ fn a_redis_outage_mid_load_costs_only_retryable_errors_and_every_instance_recove
     assert_eq!(update["method"], "notifications/resources/updated", "{update}");
 }
 
-/// Calls `announce` on one instance in 2026-07-28, which needs nothing shared: it is answered
-/// while Redis is away.
-fn announce_stateless(url: &str) {
-    let body = request(77, "tools/call", stateless_params(Some(json!({"name": "announce"})), json!({})));
-    assert_eq!(text(&post(url, &body, &[])), "announced");
+/// Calls a tool on one instance in 2026-07-28, which needs nothing shared: it is answered
+/// while Redis is away. Its text.
+fn call_stateless(url: &str, name: &str, arguments: Value) -> String {
+    let body =
+        request(77, "tools/call", stateless_params(Some(json!({"name": name, "arguments": arguments})), json!({})));
+    text(&post(url, &body, &[]))
 }
 
-/// The next event of a stream that must be the board's update: its id.
-fn next_update(stream: &std::sync::mpsc::Receiver<(String, String)>, whose: &str) -> String {
+/// The next event of a stream, which must be the notification `method`: its id.
+fn next_notice(stream: &std::sync::mpsc::Receiver<(String, String)>, whose: &str, method: &str) -> String {
     let (id, data) =
-        stream.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|e| panic!("{whose}: no update ({e})"));
-    let update: Value = serde_json::from_str(&data).unwrap_or_else(|e| panic!("{whose}: {data:?} ({e})"));
-    assert_eq!(
-        (&update["method"], &update["params"]["uri"]),
-        (&json!("notifications/resources/updated"), &json!("board://news")),
-        "{whose}"
-    );
+        stream.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|e| panic!("{whose}: no {method} ({e})"));
+    let notice: Value = serde_json::from_str(&data).unwrap_or_else(|e| panic!("{whose}: {data:?} ({e})"));
+    assert_eq!(notice["method"], method, "{whose}: {notice}");
+    if method == UPDATED {
+        assert_eq!(notice["params"]["uri"], "board://news", "{whose}");
+    }
     id
 }
+
+const UPDATED: &str = "notifications/resources/updated";
+const LIST_CHANGED: &str = "notifications/resources/list_changed";
 
 #[test]
 fn notices_published_while_redis_or_a_connection_to_it_is_away_reach_every_client_once() {
@@ -854,27 +857,32 @@ fn notices_published_while_redis_or_a_connection_to_it_is_away_reach_every_clien
     let priming = shared_stream.recv_timeout(Duration::from_secs(5)).expect("the priming event").0;
     readers.push(("the session served by all three".to_owned(), shared_stream));
 
-    // Announced on b while Redis is down: b's clients hear it at once, the others once Redis
-    // is back and their instance reads on.
-    redis.restart(|| announce_stateless(&urls[1]));
-    let first: Vec<String> = readers.iter().map(|(whose, stream)| next_update(stream, whose)).collect();
+    // An update announced on b while Redis is down: b's clients hear it at once, the others
+    // once Redis is back and their instance reads on.
+    redis.restart(|| assert_eq!(call_stateless(&urls[1], "announce", json!({})), "announced"));
+    let first: Vec<String> = readers.iter().map(|(whose, stream)| next_notice(stream, whose, UPDATED)).collect();
 
-    // Every instance's connections to Redis are cut (as a network fault would), and c
-    // announces at once, before the instances reconnect (a second later).
+    // Every instance's connections to Redis are cut (as a network fault would), and c changes
+    // the resource list at once, before the instances reconnect (a second later).
     let cut = redis.command(&["CLIENT", "KILL", "TYPE", "normal"]);
     assert!(cut.strip_prefix(':').and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n >= 1), "{cut}");
-    announce_stateless(&urls[2]);
-    let second: Vec<String> = readers.iter().map(|(whose, stream)| next_update(stream, whose)).collect();
-    // Nothing more: not an update twice (each instance of the shared session heard both).
+    assert_eq!(call_stateless(&urls[2], "shelve", json!({"shelved": true})), "shelved");
+    let second: Vec<String> = readers.iter().map(|(whose, stream)| next_notice(stream, whose, LIST_CHANGED)).collect();
+    // Nothing more: not a notice twice (each instance of the shared session heard both).
     std::thread::sleep(Duration::from_secs(1));
     for (whose, stream) in &readers {
-        assert!(stream.try_recv().is_err(), "{whose} got an update twice");
+        assert!(stream.try_recv().is_err(), "{whose} got a notice twice");
+    }
+    // Every instance applied the change: the board is off every instance's list.
+    for url in &urls {
+        let listed = post(url, &request(9, "resources/list", stateless_params(None, json!({}))), &[]);
+        assert_eq!(listed.last()["result"]["resources"], json!([]), "{url}: {listed:?}");
     }
 
     // The shared session's stream resumes on c from its priming event: the store holds each
     // update once, under the ids a sent them with.
     let resumed = get_stream(&urls[2], &shared, Some(&priming));
-    let replayed = [next_update(&resumed, "the replay"), next_update(&resumed, "the replay")];
+    let replayed = [next_notice(&resumed, "the replay", UPDATED), next_notice(&resumed, "the replay", LIST_CHANGED)];
     assert_eq!(replayed, [first[3].clone(), second[3].clone()], "live and replayed ids agree");
-    assert!(resumed.recv_timeout(Duration::from_millis(500)).is_err(), "the replay holds an update twice");
+    assert!(resumed.recv_timeout(Duration::from_millis(500)).is_err(), "the replay holds a notice twice");
 }
