@@ -1,6 +1,6 @@
 //! Redis behind the three things several instances of a server share: the handshake-era
 //! sessions ([`SessionStore`]), the events of resumable SSE streams ([`EventStore`]) and the
-//! change bus ([`ChangeBus`]). With all three on one Redis, any instance behind a load balancer
+//! change bus ([`ChangeBus`](crate::changes::ChangeBus)). With all three on one Redis, any instance behind a load balancer
 //! serves any session, a client resumes a broken stream on any instance, and a change made on
 //! one instance (a resource updated, an item disabled) reaches the clients of all of them.
 //!
