@@ -1,8 +1,10 @@
-//! Redis behind the three things several instances of a server share: the handshake-era
-//! sessions ([`SessionStore`]), the events of resumable SSE streams ([`EventStore`]) and the
-//! change bus ([`ChangeBus`](crate::changes::ChangeBus)). With all three on one Redis, any instance behind a load balancer
-//! serves any session, a client resumes a broken stream on any instance, and a change made on
-//! one instance (a resource updated, an item disabled) reaches the clients of all of them.
+//! Redis behind the four things several instances of a server share: the handshake-era
+//! sessions ([`SessionStore`]), the events of resumable SSE streams ([`EventStore`]), the
+//! change bus ([`ChangeBus`](crate::changes::ChangeBus)) and the tasks ([`RedisTaskStore`]).
+//! With all of them on one Redis, any instance behind a load balancer serves any session, a
+//! client resumes a broken stream on any instance, a change made on one instance (a resource
+//! updated, an item disabled) reaches the clients of all of them, and any instance reads,
+//! answers and cancels any task.
 //!
 //! Keys live under a prefix (`mcp` unless [`Redis::with_prefix`] says otherwise):
 //! `{prefix}:session:{id}` (the session record, as JSON, expiring with the session's idle
