@@ -114,7 +114,9 @@ impl Standalone {
             let unsent = unsent.unwrap_or_else(|| vec![(event_id.clone(), line.clone())]);
             self.send(events, unsent).await;
         }
-        // Another instance kept it first: it is in the store for the next GET.
+        // No connection reads it here: it waits for the next GET (which reads what was not
+        // sent from the store, when the store can say). One another instance kept first
+        // waits there.
         if self.reader.is_none() && kept_here {
             self.wait(Waiting { line, notice, event_id: Some(event_id) });
         }
