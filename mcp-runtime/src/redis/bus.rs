@@ -206,7 +206,10 @@ async fn hear(
         let reading = match &mut connection {
             Some(reading) => reading,
             None => match reading_connection(&client).await {
-                Ok(reading) => connection.insert(reading),
+                Ok(mut reading) => {
+                    warn_if_trimmed(&mut reading, &key, &from).await;
+                    connection.insert(reading)
+                }
                 Err(e) => {
                     if !failing {
                         tracing::warn!(error = %e, "reconnecting to Redis for change notices failed; retrying");
@@ -259,6 +262,37 @@ async fn hear(
     }
 }
 
+/// Says (logged) when the stream dropped notices after `from` while this instance was away:
+/// more than the stream keeps were published meanwhile. Redis 7 tells it (the largest id it
+/// trimmed); an older Redis cannot, and nothing is said.
+async fn warn_if_trimmed(reading: &mut MultiplexedConnection, key: &str, from: &str) {
+    let Ok(::redis::Value::Array(fields)) = ::redis::cmd("XINFO").arg("STREAM").arg(key).query_async(reading).await
+    else {
+        return;
+    };
+    let trimmed = fields.chunks(2).find_map(|pair| match pair {
+        [::redis::Value::BulkString(name), value] if name == b"max-deleted-entry-id" => {
+            ::redis::from_redis_value_ref::<String>(value).ok()
+        }
+        _ => None,
+    });
+    if let Some(trimmed) = trimmed
+        && entry_order(&trimmed) > entry_order(from)
+    {
+        tracing::warn!(
+            from,
+            trimmed,
+            "change notices published while this instance was away were dropped by the stream before it could read them"
+        );
+    }
+}
+
+/// A stream entry id (`ms-seq`) as something to compare; anything else as the smallest.
+fn entry_order(id: &str) -> (u64, u64) {
+    let (ms, seq) = id.split_once('-').unwrap_or((id, "0"));
+    (ms.parse().unwrap_or(0), seq.parse().unwrap_or(0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,6 +300,14 @@ mod tests {
 
     fn notice(origin: &str, seq: u64) -> ChangeNotice {
         ChangeNotice { origin: origin.into(), seq, event: ChangeEvent::ResourceUpdated { uri: "a://b".into() } }
+    }
+
+    #[test]
+    fn entry_ids_compare_by_time_then_sequence() {
+        assert!(entry_order("1700000000000-3") > entry_order("1700000000000-2"));
+        assert!(entry_order("1700000000001-0") > entry_order("1700000000000-9"));
+        assert!(entry_order("0-0") < entry_order("1-0"));
+        assert_eq!(entry_order("junk"), (0, 0));
     }
 
     #[test]
