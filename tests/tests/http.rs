@@ -526,8 +526,10 @@ fn limits_answer_503_and_idle_sessions_end() {
     assert_eq!(third.status, 503, "{third:?}");
 
     let url = server.url.clone();
+    // Three seconds: long enough that the call cannot end before a request is refused, even
+    // on a loaded machine where each request takes long to be served.
     let slow = std::thread::spawn(move || {
-        post(&url, &modern(1, "tools/call", json!({"name": "sleep", "arguments": {"ms": 600}}), json!({})), &[])
+        post(&url, &modern(1, "tools/call", json!({"name": "sleep", "arguments": {"ms": 3000}}), json!({})), &[])
     });
     // While the slow call holds the one slot, a request gets 503: asked until it does (the
     // call may not have arrived yet), never after the call ended.
@@ -548,7 +550,7 @@ fn limits_answer_503_and_idle_sessions_end() {
         std::thread::sleep(Duration::from_millis(5));
     };
     assert_eq!(busy.headers()["retry-after"], "1");
-    assert_eq!(slow.join().unwrap().last()["result"]["content"][0]["text"], "slept 600 ms");
+    assert_eq!(slow.join().unwrap().last()["result"]["content"][0]["text"], "slept 3000 ms");
 
     // Once both sessions went unused for 400 ms they end and their places are free: a new
     // `initialize` is asked until it succeeds (a refused one touches no session), and the
