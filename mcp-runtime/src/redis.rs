@@ -55,7 +55,7 @@ const EVENTS_KEPT: Duration = Duration::from_secs(3_600);
 /// How long a command's second try may take, after its connection dropped (see `Redis::query`).
 const RETRY_WITHIN: Duration = Duration::from_millis(250);
 
-/// A connection to Redis (reconnecting by itself) and the key prefix: makes the three shared
+/// A connection to Redis (reconnecting by itself) and the key prefix: makes the four shared
 /// pieces. Cloning is cheap and shares the connection.
 #[derive(Clone)]
 pub struct Redis {
@@ -170,6 +170,16 @@ impl Query for ::redis::ScriptInvocation<'_> {
     }
 }
 
+/// The entries of a Redis stream as `XRANGE` gives them: each one's id and fields.
+type StreamEntries = Vec<(String, HashMap<String, Vec<u8>>)>;
+
+/// `SET key value PX ttl`: a value that expires.
+fn set_expiring(key: &str, value: impl ::redis::ToRedisArgs, ttl: Duration) -> ::redis::Cmd {
+    let mut set = ::redis::cmd("SET");
+    set.arg(key).arg(value).arg("PX").arg(millis(ttl));
+    set
+}
+
 /// Milliseconds for Redis, at least one (`PX 0` is an error).
 fn millis(ttl: Duration) -> u64 {
     u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
@@ -190,9 +200,7 @@ impl SessionStore for RedisSessionStore {
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             let json = serde_json::to_string(record)?;
-            let save =
-                ::redis::cmd("SET").arg(self.redis.key("session", id)).arg(json).arg("PX").arg(millis(ttl)).clone();
-            let () = self.redis.query(&save).await?;
+            let () = self.redis.query(&set_expiring(&self.redis.key("session", id), json, ttl)).await?;
             Ok(())
         })
     }
@@ -206,8 +214,8 @@ impl SessionStore for RedisSessionStore {
 
     fn touch<'a>(&'a self, id: &'a str, ttl: Duration) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            let touch = ::redis::cmd("PEXPIRE").arg(self.redis.key("session", id)).arg(millis(ttl)).clone();
-            let _kept: bool = self.redis.query(&touch).await?;
+            let _kept: bool =
+                self.redis.query(::redis::cmd("PEXPIRE").arg(self.redis.key("session", id)).arg(millis(ttl))).await?;
             Ok(())
         })
     }
@@ -309,13 +317,7 @@ impl EventStore for RedisEventStore {
             let Some((_, entry)) = event_id.rsplit_once('_').filter(|(_, entry)| is_entry_id(entry)) else {
                 return Ok(());
             };
-            let mark = ::redis::cmd("SET")
-                .arg(self.redis.key("sent", stream))
-                .arg(entry)
-                .arg("PX")
-                .arg(millis(EVENTS_KEPT))
-                .clone();
-            let () = self.redis.query(&mark).await?;
+            let () = self.redis.query(&set_expiring(&self.redis.key("sent", stream), entry, EVENTS_KEPT)).await?;
             Ok(())
         })
     }
@@ -324,7 +326,7 @@ impl EventStore for RedisEventStore {
         Box::pin(async move {
             let mut call = self.unsent.prepare_invoke();
             call.key(self.redis.key("events", stream)).key(self.redis.key("sent", stream));
-            let entries: Vec<(String, HashMap<String, Vec<u8>>)> = self.redis.query(&call).await?;
+            let entries: StreamEntries = self.redis.query(&call).await?;
             Ok(Some(stored(stream, entries)))
         })
     }
@@ -336,12 +338,11 @@ impl EventStore for RedisEventStore {
                 return Ok(None);
             }
             let key = self.redis.key("events", stream);
-            type Entries = Vec<(String, HashMap<String, Vec<u8>>)>;
             let mut read = ::redis::pipe();
             read.cmd("EXISTS").arg(&key);
             // `(` excludes the entry itself.
             read.cmd("XRANGE").arg(&key).arg(format!("({entry}")).arg("+");
-            let (exists, entries): (bool, Entries) = self.redis.query(&read).await?;
+            let (exists, entries): (bool, StreamEntries) = self.redis.query(&read).await?;
             if !exists {
                 return Ok(None);
             }
@@ -365,7 +366,7 @@ impl EventStore for RedisEventStore {
 }
 
 /// A Redis stream's entries as the events of `stream`.
-fn stored(stream: &str, entries: Vec<(String, HashMap<String, Vec<u8>>)>) -> StoredEvents {
+fn stored(stream: &str, entries: StreamEntries) -> StoredEvents {
     entries
         .into_iter()
         .map(|(entry, mut fields)| (format!("{stream}_{entry}"), fields.remove("d").unwrap_or_default()))

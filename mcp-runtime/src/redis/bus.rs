@@ -13,7 +13,7 @@ use ::redis::aio::{ConnectionManager, MultiplexedConnection};
 use ::redis::{AsyncConnectionConfig, Client};
 use tokio::sync::mpsc;
 
-use super::Redis;
+use super::{Redis, StreamEntries};
 use crate::server::changes::{ChangeBus, ChangeNotice, ChangeSink, Sinks};
 use crate::transport::http::session_store::StoreError;
 
@@ -45,7 +45,7 @@ impl Redis {
     pub async fn change_bus(&self) -> Result<RedisChangeBus, StoreError> {
         let key = format!("{}:changes", self.prefix);
         let mut reading = reading_connection(&self.client).await?;
-        let last: Vec<(String, HashMap<String, Vec<u8>>)> =
+        let last: StreamEntries =
             ::redis::cmd("XREVRANGE").arg(&key).arg("+").arg("-").arg("COUNT").arg(1).query_async(&mut reading).await?;
         let from = last.into_iter().next().map_or_else(|| "0-0".to_owned(), |(id, _)| id);
         let sinks: Arc<Sinks> = Arc::default();
@@ -188,7 +188,7 @@ fn as_json(notice: &ChangeNotice) -> Option<String> {
 }
 
 /// The entries of one `XREAD`: by stream, each entry's id and fields.
-type Entries = Vec<(String, Vec<(String, HashMap<String, Vec<u8>>)>)>;
+type Entries = Vec<(String, StreamEntries)>;
 
 /// Hands every notice appended to the stream after `from` to the sinks, once; connects again
 /// when the connection breaks and reads on from the last entry it read.

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use ::redis::Script;
 
-use super::{Redis, millis};
+use super::{Redis, set_expiring};
 use crate::tasks::{DEFAULT_TASK_LIMIT, TaskRecord, TaskStore, TaskStoreError};
 use crate::util::time::now_ms;
 use crate::util::{BoxFuture, StoreError};
@@ -181,8 +181,7 @@ async fn keep_alive(redis: Redis, store: Weak<Scripts>, key: String) {
         if store.strong_count() == 0 {
             return;
         }
-        let renewed: Result<(), ::redis::RedisError> =
-            redis.query(::redis::cmd("SET").arg(&key).arg(1).arg("PX").arg(millis(HEARTBEAT_KEPT))).await;
+        let renewed: Result<(), ::redis::RedisError> = redis.query(&set_expiring(&key, 1, HEARTBEAT_KEPT)).await;
         match renewed {
             Ok(()) if failing => {
                 tracing::info!("the task runner's sign of life is renewed on Redis again");

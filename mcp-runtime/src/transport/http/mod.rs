@@ -33,6 +33,7 @@ pub(crate) mod event_store;
 pub(crate) mod file_limit;
 pub(crate) mod health;
 mod media;
+mod memory_event_store;
 mod options;
 mod post;
 mod session_expiry;
@@ -48,7 +49,8 @@ pub use options::{
     DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS, HttpOptions, RESERVED_FILES, ResponseMode,
 };
 
-pub use event_store::{DEFAULT_MAX_EVENT_BYTES, EventStore, MemoryEventStore, StoredEvents};
+pub use event_store::{EventStore, StoredEvents};
+pub use memory_event_store::{DEFAULT_MAX_EVENT_BYTES, MemoryEventStore};
 pub use session_store::{MemorySessionStore, SessionRecord, SessionStore, StoreError};
 
 use crate::auth::edge::Edge;

@@ -9,6 +9,7 @@ use tokio::sync::mpsc;
 
 use super::busy;
 use super::event_store::{EventStore, StoredEvents};
+use super::session_store::StoreError;
 
 /// One SSE event, written in one piece.
 pub(super) fn sse_event(event_id: Option<impl std::fmt::Display>, line: &[u8]) -> Bytes {
@@ -38,30 +39,20 @@ pub(super) const RETRY_MS: u64 = 500;
 /// Keeps `data` as the next event of `stream`: its id, or `None` (logged) when the store
 /// fails, in which case the event goes out without an id and only resumability is lost.
 pub(super) async fn keep_event(events: &dyn EventStore, stream: &str, data: &[u8]) -> Option<String> {
-    match events.append(stream, data).await {
-        Ok(event_id) => Some(event_id),
-        Err(e) => {
-            tracing::warn!(error = %e, stream, "the event store failed to keep an event: it is sent without an id");
-            None
-        }
-    }
+    kept_or_logged(events.append(stream, data).await, stream)
 }
 
-/// [`keep_event`] for a line a change notice became: kept once in `stream` whichever instance
-/// keeps it first (see [`EventStore::append_once`]). Its id, and whether this call kept it.
-pub(super) async fn keep_event_once(
-    events: &dyn EventStore,
-    stream: &str,
-    notice: &str,
-    data: &[u8],
-) -> Option<(String, bool)> {
-    match events.append_once(stream, notice, data).await {
-        Ok(kept) => Some(kept),
-        Err(e) => {
-            tracing::warn!(error = %e, stream, "the event store failed to keep an event: it is sent without an id");
-            None
-        }
-    }
+/// What a store answered to keeping an event of `stream`; a failure logged, as `None`.
+pub(super) fn kept_or_logged<T>(kept: Result<T, StoreError>, stream: &str) -> Option<T> {
+    kept.inspect_err(|e| {
+        tracing::warn!(error = %e, stream, "the event store failed to keep an event: it is sent without an id");
+    })
+    .ok()
+}
+
+/// Kept events as SSE events, in order; priming events (empty data) left out.
+pub(super) fn replayed(events: &StoredEvents) -> Vec<Bytes> {
+    events.iter().filter(|(_, data)| !data.is_empty()).map(|(id, data)| sse_event(Some(id), data)).collect()
 }
 
 /// What an event store answers for `last`; a failure is a 503 the client may retry.

@@ -10,7 +10,7 @@ use axum::response::Response;
 use tokio::sync::mpsc;
 
 use super::event_store::{EventStore, StoredEvents};
-use super::sse::{keep_event, keep_event_once, missed_events, priming_event, send_event, sse_event};
+use super::sse::{keep_event, kept_or_logged, missed_events, priming_event, replayed, send_event, sse_event};
 use crate::transport::connection::{self, NamedLine};
 
 /// Connection-level messages kept while a session has no GET stream open.
@@ -73,12 +73,13 @@ pub(super) async fn keep_standalone(
 }
 
 /// Keeps `line` in `stream`, once if it came from a notice: its id and whether this call kept
-/// it (`None`: the store failed).
+/// it (`None`: the store failed, logged).
 async fn keep(events: &dyn EventStore, stream: &str, notice: Option<&str>, line: &[u8]) -> Option<(String, bool)> {
-    match notice {
-        Some(notice) => keep_event_once(events, stream, notice, line).await,
-        None => keep_event(events, stream, line).await.map(|id| (id, true)),
-    }
+    let kept = match notice {
+        Some(notice) => events.append_once(stream, notice, line).await,
+        None => events.append(stream, line).await.map(|id| (id, true)),
+    };
+    kept_or_logged(kept, stream)
 }
 
 impl Standalone {
@@ -126,15 +127,21 @@ impl Standalone {
     /// the position), and notes the last as sent.
     async fn send(&mut self, events: &dyn EventStore, kept: StoredEvents) {
         let Some(last) = kept.last().map(|(id, _)| id.clone()) else { return };
-        for (id, data) in kept {
-            if !data.is_empty() {
-                send_event(&mut self.reader, sse_event(Some(&id), &data)).await;
-            }
+        for event in replayed(&kept) {
+            send_event(&mut self.reader, event).await;
         }
         if self.reader.is_some() {
-            mark_sent(events, &self.id, &last).await;
+            self.sent_through(events, last).await;
         }
-        self.last_sent = Some(last);
+    }
+
+    /// Notes `event_id` as the last event the reader got, here and in the store.
+    async fn sent_through(&mut self, events: &dyn EventStore, event_id: String) {
+        if let Err(e) = events.mark_sent(&self.id, &event_id).await {
+            // A GET opened again without `Last-Event-ID` may then repeat events.
+            tracing::warn!(error = %e, stream = %self.id, "the event store could not note what a stream was sent");
+        }
+        self.last_sent = Some(event_id);
     }
 
     fn wait(&mut self, waiting: Waiting) {
@@ -144,7 +151,7 @@ impl Standalone {
         }
     }
 
-    /// Attaches a new GET's connection: what it opens with (with `last`, the `Last-Event-ID`
+    /// Attaches a new GET's connection: what it opens with (with `last`, when it is an event
     /// of this stream: what the store holds after it; else a priming event and what no
     /// connection was sent) and where what follows arrives. 503 when the store cannot replay.
     pub(super) async fn open(
@@ -152,7 +159,7 @@ impl Standalone {
         events: &dyn EventStore,
         last: Option<&str>,
     ) -> Result<(Vec<Bytes>, mpsc::Receiver<Bytes>), Box<Response>> {
-        let missed = match last {
+        let missed = match last.filter(|last| events.stream_of(last) == Some(self.id.as_str())) {
             Some(last) => missed_events(events, last).await?.map(|missed| (last, missed)),
             None => None,
         };
@@ -161,10 +168,8 @@ impl Standalone {
                 // What waited is among what is replayed.
                 self.waiting.clear();
                 let through = missed.last().map_or(last, |(id, _)| id.as_str()).to_owned();
-                let opening = replayed(&missed);
-                mark_sent(events, &self.id, &through).await;
-                self.last_sent = Some(through);
-                opening
+                self.sent_through(events, through).await;
+                replayed(&missed)
             }
             None => self.afresh(events).await,
         };
@@ -196,8 +201,7 @@ impl Standalone {
                 opening.extend(replayed(&unsent));
                 opening.extend(unkept.iter().map(|w| sse_event(None::<&str>, &w.line)));
                 if let Some((last, _)) = unsent.last() {
-                    mark_sent(events, &self.id, last).await;
-                    self.last_sent = Some(last.clone());
+                    self.sent_through(events, last.clone()).await;
                 }
             }
             None => {
@@ -205,18 +209,5 @@ impl Standalone {
             }
         }
         opening
-    }
-}
-
-/// `events` as SSE events, priming events left out.
-fn replayed(events: &StoredEvents) -> Vec<Bytes> {
-    events.iter().filter(|(_, data)| !data.is_empty()).map(|(id, data)| sse_event(Some(id), data)).collect()
-}
-
-/// [`EventStore::mark_sent`], logged when it fails: a GET opened again without
-/// `Last-Event-ID` may then repeat events.
-async fn mark_sent(events: &dyn EventStore, stream: &str, event_id: &str) {
-    if let Err(e) = events.mark_sent(stream, event_id).await {
-        tracing::warn!(error = %e, stream, "the event store could not note what a stream was sent");
     }
 }

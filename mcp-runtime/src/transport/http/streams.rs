@@ -14,7 +14,7 @@ use super::admission::{admit, header_str};
 use super::event_store::{EventStore, StoredEvents};
 use super::media::{EVENT_STREAM, accepts_all};
 use super::sessions::{App, LiveStream, SessionHandle, find_session};
-use super::sse::{body_stream, keep_event, missed_events, priming_event, send_event, sse_event, sse_headers};
+use super::sse::{body_stream, keep_event, missed_events, priming_event, replayed, send_event, sse_event, sse_headers};
 use super::standalone::STANDALONE;
 use super::{SESSION_HEADER, method_not_allowed, reject};
 use crate::context::outlet::Outgoing;
@@ -100,7 +100,6 @@ pub(super) async fn on_get(State(app): State<Arc<App>>, uri: Uri, headers: Heade
     }
     // Replayed (or primed) and attached under the stream's lock: nothing missed, nothing twice.
     let mut standalone = handle.standalone.lock().await;
-    let last = last.filter(|last| app.events.stream_of(last) == Some(standalone.id.as_str()));
     let (opening, reading) = match standalone.open(&*app.events, last).await {
         Ok(opened) => opened,
         Err(answer) => return *answer,
@@ -148,14 +147,8 @@ pub(super) async fn resume(app: &App, session: &SessionHandle, last: &str) -> Re
         .events
         .stream_of(last)
         .and_then(|stream| session.streams.lock().unwrap_or_else(|e| e.into_inner()).get(stream).cloned());
-    let missed = |events: StoredEvents| {
-        let replay: Vec<Result<Bytes, Infallible>> = events
-            .into_iter()
-            .filter(|(_, data)| !data.is_empty())
-            .map(|(id, data)| Ok(sse_event(Some(id), &data)))
-            .collect();
-        futures_util::stream::iter(replay)
-    };
+    let missed =
+        |events: StoredEvents| futures_util::stream::iter(replayed(&events).into_iter().map(Ok::<_, Infallible>));
     let body = match live {
         Some(live) => {
             // Replayed and attached under the stream's lock: nothing missed, nothing twice.
