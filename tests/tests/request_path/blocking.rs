@@ -31,6 +31,16 @@ fn blocking(revision: &str, test: &str, args: &[&str]) -> StdioServer {
 }
 
 /// The text of a tool result.
+/// Sends `ping` and checks that it is the next answer, within [`AT_ONCE`]; `case` names what
+/// the server is doing meanwhile.
+fn ping_is_answered_at_once(server: &mut StdioServer, revision: &str, case: &str) {
+    let sent = Instant::now();
+    let ping = send(server, revision, "ping", json!({}));
+    let answer = server.recv();
+    assert_eq!(answer["id"], ping, "{case}: {answer}");
+    assert!(sent.elapsed() < AT_ONCE, "{case}: ping answered after {:?}", sent.elapsed());
+}
+
 fn text(response: &Value) -> &str {
     response["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("a text result: {response}"))
 }
@@ -73,11 +83,7 @@ fn a_plain_fn_waiting_for_a_lock_held_across_a_question_does_not_stall_the_conne
         assert_eq!(question["method"], "elicitation/create", "{args:?}: {question}");
         let count = send_call(&mut server, revision, "ledger_count", json!({}));
         wait_for_log(&server, "counting the ledger's entries");
-        let sent = Instant::now();
-        let ping = send(&mut server, revision, "ping", json!({}));
-        let answer = server.recv();
-        assert_eq!(answer["id"], ping, "{args:?}: {answer}");
-        assert!(sent.elapsed() < AT_ONCE, "{args:?}: ping answered after {:?}", sent.elapsed());
+        ping_is_answered_at_once(&mut server, revision, &format!("{args:?}"));
         server.send(&json!({"jsonrpc": "2.0", "id": question["id"], "result": {
             "action": "accept", "content": {"confirm": true}}}));
         let mut results = [server.recv(), server.recv()];
@@ -148,11 +154,7 @@ fn on_one_cpu_a_ping_sent_while_a_plain_fn_blocks_is_answered_at_once() {
     server.handshake_with(revision, json!({}));
     let call = send_call(&mut server, revision, "lookup", json!({"ms": 2000}));
     wait_for_log(&server, "looking up for 2000 ms");
-    let sent = Instant::now();
-    let ping = send(&mut server, revision, "ping", json!({}));
-    let answer = server.recv();
-    assert_eq!(answer["id"], ping, "{answer}");
-    assert!(sent.elapsed() < AT_ONCE, "answered after {:?} while the plain fn blocked", sent.elapsed());
+    ping_is_answered_at_once(&mut server, revision, "one CPU, the plain fn blocking");
     assert_eq!(server.recv()["id"], call);
     server.finish();
 }
