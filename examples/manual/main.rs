@@ -5,7 +5,8 @@
 //! templates, prompts and completions, with tools that drive subscriptions and list changes;
 //! `--faulty-items` adds items whose user code panics; `--context-items` adds items that report
 //! progress, log, wait for cancellation and time out (`--client-logging` lets them log to the
-//! client); `--asking-items` adds items that ask the client (elicitation, sampling, roots); `--decorated` adds titles, icons and
+//! client); `--asking-items` adds items that ask the client (elicitation, sampling, roots); `--shapes` adds a
+//! tool whose arguments and structured output take every optional shape; `--decorated` adds titles, icons and
 //! `_meta` everywhere; `--page-size N`, `--max-in-flight N`, `--max-message-size BYTES` and
 //! `--drain-timeout-ms N` set the server's limits; `--private-tool-list-ms N` lets 2026-07-28
 //! clients cache the tool list privately for N ms; `--http ADDR` serves Streamable HTTP at
@@ -18,6 +19,7 @@
 mod asking_items;
 mod context_items;
 mod edge_items;
+mod shapes;
 mod test_items;
 mod test_tools;
 
@@ -110,6 +112,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             "--test-tools" => test_tools::add(server),
             "--test-items" => test_items::add(server),
+            "--shapes" => shapes::add(server),
             "--faulty-items" => edge_items::add_faulty(server),
             "--context-items" => context_items::add(server),
             "--asking-items" => asking_items::add(server),

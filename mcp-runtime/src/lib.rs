@@ -100,7 +100,7 @@ pub use skills::Skill;
 #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
 pub use skills::{EmbeddedSkill, EmbeddedSkills};
 pub use tasks::{DEFAULT_TASK_LIMIT, MemoryTaskStore, TaskRecord, TaskStatus, TaskStore, TaskStoreError};
-pub use util::schema::{input_schema_for, schema_for};
+pub use util::schema::{input_schema_for, output_schema_for, schema_for};
 pub use util::{BoxFuture, StoreError};
 
 #[cfg(feature = "http")]

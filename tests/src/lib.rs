@@ -4,6 +4,7 @@
 pub mod clients;
 pub mod gift_genius;
 pub mod http;
+pub mod schema;
 pub mod services;
 pub mod wire;
 

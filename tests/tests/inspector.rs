@@ -71,6 +71,22 @@ fn inspector_lists_suggest_gifts_strictly_in_each_era() {
     });
 }
 
+/// `--strict` on `manual --shapes`, whose one tool takes every shape of an optional parameter
+/// and returns every shape of structured output (`Option`s of enums, structs and lists,
+/// `skip_serializing_if`, `default`, `flatten`, `rename`): no problem, not even a warning (a
+/// `type` list such as `["string", "null"]` would be one).
+#[test]
+fn inspector_finds_every_optional_shape_portable_in_each_era() {
+    let manual = example_binary("manual");
+    for_each_era(|era, _| {
+        let run = run_inspector(era, &["--method", "tools/list", "--strict"], &manual, &["--shapes"]);
+        assert_eq!(run.stderr.trim(), "", "{era}: `--strict` reports no problem: {run:#?}");
+        let tools = result(&run)["tools"].as_array().unwrap_or_else(|| panic!("{era}: {run:#?}"));
+        let shapes = tools.iter().find(|t| t["name"] == "shapes").unwrap_or_else(|| panic!("{era}: {tools:#?}"));
+        assert!(shapes["outputSchema"]["properties"]["due"]["anyOf"].is_array(), "{era}: {shapes:#}");
+    });
+}
+
 #[test]
 fn inspector_calls_suggest_gifts_in_each_era() {
     for_each_era(|era, revision| {

@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-use mcp_tests::clients::{node_client, node_v2_client, python_client, run_plan};
+use mcp_tests::clients::{node_client, node_v2_client, python_client, run_plan, with_mode};
 use mcp_tests::example_binary;
 use serde_json::{Value, json};
 
@@ -203,4 +203,47 @@ fn python_sdk_answers_questions_in_both_eras() {
         client.args(["--mode", mode]);
         drive_questions(client);
     }
+}
+
+/// Lists the tools, then calls `shapes` (`manual --shapes`: structured output with every shape
+/// of `Option`, enum, `skip_serializing_if`, `default`, `flatten` and `rename`) empty and full.
+/// The official clients check `structuredContent` against the tool's `outputSchema` and turn
+/// a mismatch into an error (the TypeScript SDK 1.x: -32602 "Structured content does not
+/// match the tool's output schema"): each call must come back as the result serde wrote.
+fn drive_shapes(client: Command, server: Option<&str>) {
+    let plan = json!([
+        {"op": "list_tools"},
+        {"op": "call_tool", "name": "shapes", "arguments": {"filled": false}},
+        {"op": "call_tool", "name": "shapes", "arguments": {"filled": true}},
+    ]);
+    let lines = match server {
+        Some(url) => mcp_tests::clients::run_plan_url(client, &plan, url),
+        None => run_plan(client, &plan, &example_binary("manual"), &["--shapes"]),
+    };
+    let [_connect, list, empty, full] = &lines[..] else {
+        panic!("expected a connect line and 3 step lines, got {lines:#?}");
+    };
+    let tools = step_result(list, "list_tools")["tools"].as_array().expect("tools is an array");
+    let shapes = tools.iter().find(|t| t["name"] == "shapes").unwrap_or_else(|| panic!("no `shapes`: {tools:#?}"));
+    assert!(shapes["outputSchema"].is_object(), "{shapes:#}");
+    for (call, due) in [(empty, Value::Null), (full, json!("2026-12-24"))] {
+        let result = step_result(call, "call_tool");
+        assert_ne!(result["isError"], true, "{result:#}");
+        let text: Value = serde_json::from_str(&text(result)).expect("the text is JSON");
+        assert_eq!(result["structuredContent"], text, "{result:#}");
+        assert_eq!(result["structuredContent"]["due"], due, "{result:#}");
+    }
+}
+
+#[test]
+fn typescript_sdk_accepts_every_structured_output_shape_over_stdio_and_http() {
+    drive_shapes(node_client(), None);
+    let server = mcp_tests::http::HttpServer::start(&example_binary("manual"), &["--shapes"]);
+    drive_shapes(node_client(), Some(&server.url));
+}
+
+#[test]
+fn typescript_sdk_v2_and_python_sdk_accept_every_structured_output_shape() {
+    drive_shapes(with_mode(node_v2_client(), "modern"), None);
+    drive_shapes(python_client(), None);
 }

@@ -575,7 +575,7 @@ impl<T: OutputValue + OutputSchema> IntoToolResult for Json<T> {
     }
 
     fn output_schema() -> Option<Value> {
-        Some(schema::schema_for::<T>())
+        Some(schema::output_schema_for::<T>())
     }
 }
 
@@ -585,7 +585,7 @@ impl<T: OutputValue + OutputSchema> IntoToolResult for Structured<T> {
     }
 
     fn output_schema() -> Option<Value> {
-        Some(schema::schema_for::<T>())
+        Some(schema::output_schema_for::<T>())
     }
 }
 
