@@ -3,6 +3,8 @@
 //! blocks holds up neither the reading nor async handlers; the shutdown signal drains; the middleware seam (in
 //! `in_memory/middleware.rs`).
 
+use std::collections::BTreeMap;
+use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_runtime::protocol::Revision;
@@ -76,17 +78,40 @@ fn block(ms: u64) -> String {
     format!("blocked {ms} ms")
 }
 
-/// A plain `fn` resource that blocks.
-#[mcp_resource("memo://slow")]
-fn slow() -> &'static str {
-    std::thread::sleep(Duration::from_millis(1000));
+/// When each marked body started and ended, by mark.
+static BODIES: Mutex<BTreeMap<String, (Instant, Option<Instant>)>> = Mutex::new(BTreeMap::new());
+
+/// Ticks when a marked body starts, so that a test can wait for that event.
+static BODY_STARTED: LazyLock<tokio::sync::watch::Sender<()>> = LazyLock::new(|| tokio::sync::watch::channel(()).0);
+
+/// Blocks its thread for `ms` milliseconds, noting under `mark` when it started and ended.
+fn blocking_body(mark: &str, ms: u64) {
+    BODIES.lock().unwrap().insert(mark.to_owned(), (Instant::now(), None));
+    BODY_STARTED.send_replace(());
+    std::thread::sleep(Duration::from_millis(ms));
+    if let Some(body) = BODIES.lock().unwrap().get_mut(mark) {
+        body.1 = Some(Instant::now());
+    }
+}
+
+/// Blocks for `ms` milliseconds under `mark`: a plain `fn` tool doing slow work.
+#[mcp_tool]
+fn block_marked(ms: u64, mark: String) -> String {
+    blocking_body(&mark, ms);
+    format!("blocked {ms} ms")
+}
+
+/// A plain `fn` resource that blocks for a second under `mark`.
+#[mcp_resource("memo://slow/{mark}")]
+fn slow(mark: String) -> &'static str {
+    blocking_body(&mark, 1000);
     "slow"
 }
 
-/// A plain `fn` prompt that blocks.
+/// A plain `fn` prompt that blocks for a second under `mark`.
 #[mcp_prompt]
-fn slow_prompt() -> String {
-    std::thread::sleep(Duration::from_millis(1000));
+fn slow_prompt(mark: String) -> String {
+    blocking_body(&mark, 1000);
     "slow".into()
 }
 
@@ -110,51 +135,68 @@ async fn initialized(server: Server) -> (Serving, Lines, ClientOut) {
     (serving, lines, client_out)
 }
 
-/// Sends a quick request (`ping`, or `server/discover` in 2026-07-28) 300 ms after `slow`
-/// started, in a message of its own; asserts it is answered within 50 ms while `slow` still
-/// blocks its thread; `slow`'s answer.
-async fn quick_while_blocked(client: &TestClient, slow: impl Future<Output = Result<Value, TestError>>) -> Value {
+/// Sends a quick request (`ping`, or `server/discover` in 2026-07-28), in a message of its
+/// own, once the body marked `mark` has started (the event, not a timer: on a current-thread
+/// runtime a body run inline would hold up the timer as well); asserts it is answered within
+/// 50 ms and before that body returned; `slow`'s answer.
+async fn quick_while_blocked(
+    client: &TestClient,
+    mark: &str,
+    slow: impl Future<Output = Result<Value, TestError>>,
+) -> Value {
     let method = if client.revision() == Revision::LATEST { "server/discover" } else { "ping" };
     let quick = async {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        let mut started = BODY_STARTED.subscribe();
+        started.wait_for(|_| BODIES.lock().unwrap().contains_key(mark)).await.expect("the sender lives on");
         let sent = Instant::now();
         client.request(method, json!({})).await.unwrap_or_else(|e| panic!("{method}: {e}"));
-        sent.elapsed()
+        (sent, Instant::now())
     };
-    let (slow, waited) = tokio::join!(slow, quick);
+    let (slow, (sent, answered)) = tokio::join!(slow, quick);
+    let (started, ended) = BODIES.lock().unwrap()[mark];
+    let ended = ended.expect("the body returned before its answer");
+    assert!(answered < ended, "{mark}: {method} answered {:?} after the blocking body returned", answered - ended);
+    let waited = answered - sent;
     assert!(waited < Duration::from_millis(50), "{method} answered after {waited:?} while a plain fn blocked");
+    assert!(started <= sent, "the request went after the body started");
     slow.expect("the slow request")
 }
 
 /// A plain `fn` tool, resource or prompt never blocks a thread the connection needs: on a
 /// current-thread runtime, where a blocked thread would stop everything (the body runs on the
-/// blocking pool), a request sent while it blocks is answered at once, in both eras.
+/// blocking pool), a request sent while it blocks is answered at once, in both eras at once.
 #[tokio::test]
 async fn a_blocking_plain_fn_never_holds_up_the_connection() {
-    blocking_plain_fns_in_both_eras().await;
+    tokio::join!(
+        blocking_plain_fns("current-thread", Revision::LATEST_HANDSHAKE),
+        blocking_plain_fns("current-thread", Revision::LATEST)
+    );
 }
 
-/// The same on a multi-threaded runtime, where the body blocks in place and the worker's
-/// other work moves to another thread.
+/// The same on a multi-threaded runtime, where the body blocks in place and another worker
+/// takes the connection: one era after the other, since bodies blocking every worker at once
+/// (two here) hold up the connections until one returns, as the docs say.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_blocking_plain_fn_never_holds_up_the_connection_on_a_multi_threaded_runtime() {
-    blocking_plain_fns_in_both_eras().await;
+    blocking_plain_fns("multi-thread", Revision::LATEST_HANDSHAKE).await;
+    blocking_plain_fns("multi-thread", Revision::LATEST).await;
 }
 
-async fn blocking_plain_fns_in_both_eras() {
-    // Both eras at once.
-    let check = async |revision: Revision| {
-        let server = Server::builder("plain", "1").tool(block).resource(slow).prompt(slow_prompt);
-        let client = TestClient::connect_as(server, revision).await.expect("connected");
-        let called = quick_while_blocked(&client, client.call_tool("block", json!({"ms": 3000}))).await;
-        assert_eq!(called["content"][0]["text"], "blocked 3000 ms", "{revision:?}");
-        let read = quick_while_blocked(&client, client.read_resource("memo://slow")).await;
-        assert_eq!(read["contents"][0]["text"], "slow", "{revision:?}");
-        let got = quick_while_blocked(&client, client.get_prompt("slow_prompt", json!({}))).await;
-        assert_eq!(got["messages"][0]["content"]["text"], "slow", "{revision:?}");
-        client.close().await.expect("closed");
-    };
-    tokio::join!(check(Revision::LATEST_HANDSHAKE), check(Revision::LATEST));
+/// A request sent while each plain `fn` item blocks is answered at once, under `revision`.
+async fn blocking_plain_fns(runtime: &str, revision: Revision) {
+    let server = Server::builder("plain", "1").tool(block_marked).resource(slow).prompt(slow_prompt);
+    let client = TestClient::connect_as(server, revision).await.expect("connected");
+    // Each mark is new: this runtime's test, this era, this item.
+    let mark = |item: &str| format!("{runtime}-{revision:?}-{item}");
+    let (tool, resource, prompt) = (mark("tool"), mark("resource"), mark("prompt"));
+    let arguments = json!({"ms": 3000, "mark": tool});
+    let called = quick_while_blocked(&client, &tool, client.call_tool("block_marked", arguments)).await;
+    assert_eq!(called["content"][0]["text"], "blocked 3000 ms", "{revision:?}");
+    let read = quick_while_blocked(&client, &resource, client.read_resource(&format!("memo://slow/{resource}"))).await;
+    assert_eq!(read["contents"][0]["text"], "slow", "{revision:?}");
+    let got = quick_while_blocked(&client, &prompt, client.get_prompt("slow_prompt", json!({"mark": prompt}))).await;
+    assert_eq!(got["messages"][0]["content"]["text"], "slow", "{revision:?}");
+    client.close().await.expect("closed");
 }
 
 /// Blocks its thread for `ms` milliseconds, past its 200 ms time limit when `ms` is larger.
