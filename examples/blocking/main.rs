@@ -26,6 +26,8 @@ fn lookup(ms: u64) -> String {
     // What the tests wait for to know the call runs (at `info`).
     tracing::info!("looking up for {ms} ms");
     std::thread::sleep(Duration::from_millis(ms));
+    // What the tests wait for to know the body returned.
+    tracing::info!("looked up in {ms} ms");
     format!("looked up in {ms} ms")
 }
 

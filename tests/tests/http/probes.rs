@@ -2,6 +2,7 @@
 //! and need no credentials; `/readyz` says 503 while the server drains on shutdown (the port
 //! still open, new requests refused with 503) and while its Redis store is unreachable.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_runtime::redis::Redis as RedisStores;
@@ -9,6 +10,7 @@ use mcp_runtime::{Allowed, HttpOptions, Server, ToolDescriptor};
 use mcp_tests::http::initialize;
 use mcp_tests::services::{Redis, free_port};
 use serde_json::{Value, json};
+use tokio::sync::Notify;
 
 /// Serves `server` with `options` on a free loopback port; its address.
 async fn serving(server: Server, options: HttpOptions) -> (String, tokio::task::JoinHandle<mcp_runtime::Result<()>>) {
@@ -88,9 +90,16 @@ async fn probes_answer_any_host_and_move_or_go_when_asked() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn while_draining_readyz_is_503_and_new_requests_are_refused() {
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let slow = ToolDescriptor::new("slow").handler(|_: Value| async {
-        tokio::time::sleep(Duration::from_millis(1500)).await;
-        "done".to_owned()
+    // The call in flight says when it started and goes on until the test releases it.
+    let (started, release) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
+    let (started_, release_) = (Arc::clone(&started), Arc::clone(&release));
+    let slow = ToolDescriptor::new("slow").handler(move |_: Value| {
+        let (started, release) = (Arc::clone(&started_), Arc::clone(&release_));
+        async move {
+            started.notify_one();
+            release.notified().await;
+            "done".to_owned()
+        }
     });
     let server = Server::builder("draining", "1")
         .tool(slow)
@@ -117,13 +126,22 @@ async fn while_draining_readyz_is_503_and_new_requests_are_refused() {
             .expect("the call");
         (response.status().as_u16(), response.text().unwrap_or_default())
     });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    started.notified().await;
     assert_eq!(get(&addr, "/readyz", "localhost").await.0, 200);
     stop_tx.send(()).unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    assert_eq!(get(&addr, "/readyz", "localhost").await, (503, json!({"status": "draining"})));
+    // The signal is taken in by the server's own task: wait (five seconds at most) until the
+    // probe says so, then check what draining means while the call is still held.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut ready = get(&addr, "/readyz", "localhost").await;
+    while ready.0 == 200 && Instant::now() < deadline {
+        tokio::task::yield_now().await;
+        ready = get(&addr, "/readyz", "localhost").await;
+    }
+    assert_eq!(ready, (503, json!({"status": "draining"})));
     assert_eq!(get(&addr, "/healthz", "localhost").await.0, 200, "still alive while draining");
     assert_eq!(post_initialize(&addr).await, 503, "no new session while draining");
+    assert!(!in_flight.is_finished(), "the call is held until released");
+    release.notify_one();
     let (status, body) = in_flight.await.unwrap();
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("done"), "the call in flight finished: {body}");

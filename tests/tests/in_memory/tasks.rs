@@ -14,13 +14,20 @@ use mcp_runtime::{
 use serde_json::json;
 use tokio::sync::Notify;
 
-/// Works for `ms` milliseconds, saying how far it got; a task when the client asks.
+/// Works for `ms` milliseconds, saying how far it got; a task when the client asks. With
+/// `hold`, it works on until the test releases it ([`RELEASE_CRAWL`]).
 #[mcp_tool(task = "optional")]
-async fn crawl(ctx: Context, ms: u64) -> String {
+async fn crawl(ctx: Context, ms: u64, #[mcp(default)] hold: bool) -> String {
     ctx.progress(1.0, Some(2.0), Some("crawling")).await;
+    if hold {
+        RELEASE_CRAWL.notified().await;
+    }
     tokio::time::sleep(Duration::from_millis(ms)).await;
     "crawled".into()
 }
+
+/// Lets a held `crawl` finish (one permit, kept if it is not waiting yet).
+static RELEASE_CRAWL: Notify = Notify::const_new();
 
 /// Runs only as a task.
 #[mcp_tool(task = "required")]
@@ -97,7 +104,7 @@ fn rpc_code(error: &TestError) -> i32 {
 #[tokio::test]
 async fn an_opted_in_call_becomes_a_task_and_its_progress_its_status_message() {
     let client = client(server()).await;
-    let created = client.start_tool_call("crawl", json!({"ms": 200})).await.unwrap();
+    let created = client.start_tool_call("crawl", json!({"ms": 0, "hold": true})).await.unwrap();
     assert_eq!(created["resultType"], "task", "{created}");
     for absent in ["task", "ttl", "pollInterval", "requestState", "result", "content"] {
         assert!(created.get(absent).is_none(), "{absent} in {created}");
@@ -110,10 +117,19 @@ async fn an_opted_in_call_becomes_a_task_and_its_progress_its_status_message() {
     let now = client.get_task(id).await.unwrap();
     assert_eq!(now["resultType"], "complete");
     assert_eq!(now["taskId"], id);
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    let working = client.get_task(id).await.unwrap();
-    assert_eq!(working["status"], "working");
-    assert_eq!(working["statusMessage"], "crawling", "progress becomes the status message");
+    // Held until released: it works on, and once its progress is in, that is its status
+    // message (read until it is, for at most five seconds).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    let working = loop {
+        let read = client.get_task(id).await.unwrap();
+        if read.get("statusMessage").is_some() || tokio::time::Instant::now() > deadline {
+            break read;
+        }
+        tokio::task::yield_now().await;
+    };
+    assert_eq!(working["status"], "working", "{working}");
+    assert_eq!(working["statusMessage"], "crawling", "progress becomes the status message: {working}");
+    RELEASE_CRAWL.notify_one();
     let done = client.wait_for_task(id).await.unwrap();
     assert_eq!(done["status"], "completed");
     assert_eq!(done["result"]["content"][0]["text"], "crawled");
