@@ -275,16 +275,12 @@ fn three_instances_share_sessions_streams_and_changes_through_redis() {
     let subscribed =
         post(&a, &request(1, "resources/subscribe", json!({"uri": "board://news"})), &[("mcp-session-id", &session)]);
     assert!(subscribed.last().get("result").is_some(), "{subscribed:?}");
-    let reader = {
-        let (a, session) = (a.clone(), session.clone());
-        std::thread::spawn(move || read_events(&a, &session, 2))
-    };
-    std::thread::sleep(Duration::from_millis(300));
+    // Its stream is open once its priming event came.
+    let stream = get_stream(&a, &session, None);
+    assert_eq!(stream.recv_timeout(Duration::from_secs(5)).expect("the priming event").1, "");
     let other = open_session(&b);
     assert_eq!(text(&post(&b, &call(2, "announce", json!({})), &[("mcp-session-id", &other)])), "announced");
-    let events = reader.join().expect("the stream reader");
-    assert_eq!(events[1]["method"], "notifications/resources/updated", "{events:?}");
-    assert_eq!(events[1]["params"]["uri"], "board://news");
+    next_notice(&stream, "the subscriber on a", UPDATED);
 
     // Load through nginx: 2026-07-28 while instance c stops a third of the way in, then the
     // handshake era (sessions in Redis) while instance b stops.
@@ -402,31 +398,6 @@ fn nginx_redis_and_the_instances_for_the_record() {
     }
     assert!(load.wrong.lock().unwrap().is_empty(), "{:?}", load.wrong.lock().unwrap());
     assert_eq!(load.ok.load(Ordering::Relaxed), 4 * CLIENTS * CALLS);
-}
-
-/// Reads `count` messages of a session's GET stream (the priming event's empty data as null).
-fn read_events(url: &str, session: &str, count: usize) -> Vec<Value> {
-    use std::io::{BufRead, BufReader};
-    let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(10)).build().unwrap();
-    let response = client
-        .get(url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .send()
-        .expect("a stream");
-    assert_eq!(response.status().as_u16(), 200);
-    let mut events = Vec::new();
-    for line in BufReader::new(response).lines() {
-        let line = line.expect("the stream stays open until read");
-        if let Some(data) = line.strip_prefix("data:") {
-            events.push(serde_json::from_str(data.trim()).unwrap_or(Value::Null));
-            if events.len() == count {
-                break;
-            }
-        }
-    }
-    events
 }
 
 #[test]
@@ -868,21 +839,33 @@ fn notices_published_while_redis_or_a_connection_to_it_is_away_reach_every_clien
     assert!(cut.strip_prefix(':').and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n >= 1), "{cut}");
     assert_eq!(call_stateless(&urls[2], "shelve", json!({"shelved": true})), "shelved");
     let second: Vec<String> = readers.iter().map(|(whose, stream)| next_notice(stream, whose, LIST_CHANGED)).collect();
-    // Nothing more: not a notice twice (each instance of the shared session heard both).
-    std::thread::sleep(Duration::from_secs(1));
-    for (whose, stream) in &readers {
-        assert!(stream.try_recv().is_err(), "{whose} got a notice twice");
-    }
     // Every instance applied the change: the board is off every instance's list.
     for url in &urls {
         let listed = post(url, &request(9, "resources/list", stateless_params(None, json!({}))), &[]);
         assert_eq!(listed.last()["result"]["resources"], json!([]), "{url}: {listed:?}");
     }
+    // Not a notice twice (each instance of the shared session heard both): with Redis up, an
+    // update on a and the board back on b, and each stream's next two notices are those two,
+    // in that order, each new (a notice that came twice would come before them, in order).
+    assert_eq!(call_stateless(&urls[0], "announce", json!({})), "announced");
+    assert_eq!(call_stateless(&urls[1], "shelve", json!({"shelved": false})), "back");
+    let mut markers = Vec::new();
+    for ((whose, stream), seen) in readers.iter().zip(first.iter().zip(&second)) {
+        let marks = [next_notice(stream, whose, UPDATED), next_notice(stream, whose, LIST_CHANGED)];
+        assert!(!marks.contains(seen.0) && !marks.contains(seen.1) && marks[0] != marks[1], "{whose}: {marks:?}");
+        markers.push(marks);
+    }
 
     // The shared session's stream resumes on c from its priming event: the store holds each
-    // update once, under the ids a sent them with.
+    // notice once, under the ids a sent them with, then the stream goes on live.
     let resumed = get_stream(&urls[2], &shared, Some(&priming));
-    let replayed = [next_notice(&resumed, "the replay", UPDATED), next_notice(&resumed, "the replay", LIST_CHANGED)];
-    assert_eq!(replayed, [first[3].clone(), second[3].clone()], "live and replayed ids agree");
-    assert!(resumed.recv_timeout(Duration::from_millis(500)).is_err(), "the replay holds a notice twice");
+    let replayed: Vec<String> = [UPDATED, LIST_CHANGED, UPDATED, LIST_CHANGED]
+        .into_iter()
+        .map(|method| next_notice(&resumed, "the replay", method))
+        .collect();
+    let live = [first[3].clone(), second[3].clone(), markers[3][0].clone(), markers[3][1].clone()];
+    assert_eq!(replayed, live, "live and replayed ids agree");
+    assert_eq!(call_stateless(&urls[2], "announce", json!({})), "announced");
+    let after = next_notice(&resumed, "the resumed stream", UPDATED);
+    assert!(!live.contains(&after), "the replay held a notice twice: {after} after {live:?}");
 }

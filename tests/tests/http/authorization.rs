@@ -717,7 +717,14 @@ async fn the_typescript_clients_are_refused_challenged_and_step_up() {
             client.args(["--oauth-scope", "notes:read notes:write"]);
             let lines = run_plan_url(client, &plan("refused"), &url);
             assert!(lines[1]["result"].is_object(), "{era}: reading is allowed: {lines:?}");
-            assert!(lines[2]["error"].is_object(), "{era}: the write is refused: {lines:?}");
+            // Refused at the step-up: the issuer will not grant the reader `notes:write`
+            // (its `invalid_scope`), so the client never sends the write with a token for it.
+            let refusal = &lines[2]["error"];
+            assert_eq!(refusal["message"], "requested scope is not allowed", "{era}: the write is refused: {lines:?}");
+            assert!(
+                ["InvalidScopeError", "OAuthError"].contains(&refusal["kind"].as_str().unwrap_or("")),
+                "{era}: {refusal}"
+            );
 
             // No token, no credentials: refused at the first request.
             let client = match era {

@@ -23,6 +23,8 @@ struct Export {
     content_type: String,
     headers: HashMap<String, String>,
     body: Vec<u8>,
+    /// When it arrived.
+    at: Instant,
 }
 
 /// An OTLP/HTTP receiver on a loopback port: answers every POST with 200 and keeps it.
@@ -86,7 +88,7 @@ fn serve_exports(stream: std::net::TcpStream, kept: &Mutex<Vec<Export>>) {
         }
         let content_type = headers.get("content-type").cloned().unwrap_or_default();
         let reply_type = content_type.clone();
-        kept.lock().unwrap().push(Export { path, content_type, headers, body });
+        kept.lock().unwrap().push(Export { path, content_type, headers, body, at: Instant::now() });
         let reply = if reply_type.contains("json") { "{}" } else { "" };
         let answer =
             format!("HTTP/1.1 200 OK\r\ncontent-type: {reply_type}\r\ncontent-length: {}\r\n\r\n{reply}", reply.len());
@@ -173,11 +175,14 @@ fn exported(protocol: &str, more: &[(&str, &str)]) -> (Vec<Value>, Vec<Value>, V
     assert!(post(&url, &read, &headers).last()["result"]["contents"].is_array());
     // Ending the session ends its loop: its duration is measured.
     assert_eq!(send(&url, "DELETE", None, &headers).status, 204);
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(receiver.exports.lock().unwrap().is_empty(), "nothing is exported before the minute is up");
+    let stopping = Instant::now();
     let status = std::process::Command::new("kill").args(["-TERM", &server.pid().to_string()]).status().unwrap();
     assert!(status.success());
     assert!(server.wait(Duration::from_secs(10)).success(), "the server exits 0 after flushing");
+    // The intervals are a minute: everything that arrived was flushed on SIGTERM, none before.
+    for export in receiver.exports.lock().unwrap().iter() {
+        assert!(export.at >= stopping, "{} was exported before the server was stopped", export.path);
+    }
     let spans: Vec<Value> = receiver
         .taken("/v1/traces")
         .iter()
