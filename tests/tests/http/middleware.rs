@@ -2,7 +2,8 @@
 //! (429 and `Retry-After` from the rate limit, 403 and `WWW-Authenticate` from a layer of the
 //! user's) in both eras, and a 2026-07-28 caller without identity or session is its address.
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use mcp_runtime::middleware::{McpResponse, RateLimit, Target, from_fn};
 use mcp_runtime::protocol::ErrorObject;
@@ -140,37 +141,48 @@ async fn a_layer_refusal_carries_its_status_and_challenge() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_waiting_in_a_layer_do_not_hold_up_other_2026_clients() {
-    let server = Server::builder("waiting", "1").tool(gifts()).layer(from_fn(|request, next| async move {
-        if request.header("x-stall").is_some() {
-            std::future::pending::<()>().await;
+    // The layer counts the requests it holds, so that the test knows when all are held.
+    let (held_tx, mut held) = tokio::sync::watch::channel(0_usize);
+    let held_tx = Arc::new(held_tx);
+    let server = Server::builder("waiting", "1").tool(gifts()).layer(from_fn(move |request, next| {
+        let held_tx = Arc::clone(&held_tx);
+        async move {
+            if request.header("x-stall").is_some() {
+                held_tx.send_modify(|n| *n += 1);
+                std::future::pending::<()>().await;
+            }
+            next.run(request).await
         }
-        next.run(request).await
     }));
     let url = serving(server).await;
-    // More waiting requests than a loop's look-ahead, on every loop.
-    let stalled: Vec<_> = (0..40)
-        .map(|id| {
-            let url = url.clone();
-            std::thread::spawn(move || {
-                let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(3)).build().unwrap();
-                let body = stateless_call(100 + id, "gifts");
-                let mut request = client
-                    .post(&url)
-                    .header("content-type", "application/json")
-                    .header("accept", "application/json, text/event-stream")
-                    .header("x-stall", "1");
-                for (name, value) in stateless_headers(&body).into_iter().chain(version_header()) {
-                    request = request.header(name, value);
-                }
-                let _ = request.body(body.to_string()).send();
-            })
-        })
-        .collect();
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // More waiting requests than a loop's look-ahead, on every loop; their clients wait a
+    // minute (they end when the server does, with the test).
+    const STALLED: usize = 40;
+    for id in 0..STALLED {
+        let url = url.clone();
+        std::thread::spawn(move || {
+            let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(60)).build().unwrap();
+            let body = stateless_call(100 + id as u32, "gifts");
+            let mut request = client
+                .post(&url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("x-stall", "1");
+            for (name, value) in stateless_headers(&body).into_iter().chain(version_header()) {
+                request = request.header(name, value);
+            }
+            let _ = request.body(body.to_string()).send();
+        });
+    }
+    tokio::time::timeout(Duration::from_secs(10), held.wait_for(|n| *n == STALLED))
+        .await
+        .expect("every stalled request reached the layer within 10 s")
+        .expect("the layer lives on");
+    let sent = Instant::now();
     let answered = post(&url, stateless_call(1, "gifts"), version_header(), &[]).await;
+    let took = sent.elapsed();
     assert_eq!(answered.status, 200, "{}", answered.body);
     assert_eq!(answered.body["result"]["content"][0]["text"], "a scarf");
-    for thread in stalled {
-        let _ = thread.join();
-    }
+    // At once: a request that had to wait behind the held ones would wait for a minute.
+    assert!(took < Duration::from_millis(500), "answered after {took:?} beside {STALLED} held requests");
 }
