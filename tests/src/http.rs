@@ -96,6 +96,8 @@ pub struct Answer {
     pub event_ids: Vec<String>,
     /// Whether an SSE stream opened with a priming event (an id, empty data, `retry`).
     pub primed: bool,
+    /// The `Retry-After`, if any.
+    pub retry_after: Option<String>,
 }
 
 impl Answer {
@@ -162,6 +164,7 @@ pub fn send_text(url: &str, method: &str, body: Option<String>, headers: &[(Stri
     let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
     let content_type = header("content-type").unwrap_or_default();
     let session = header("mcp-session-id");
+    let retry_after = header("retry-after");
     let text = response.text().expect("a body");
     let mut primed = false;
     let (messages, event_ids) = if content_type.starts_with("text/event-stream") {
@@ -186,7 +189,7 @@ pub fn send_text(url: &str, method: &str, body: Option<String>, headers: &[(Stri
     } else {
         (vec![serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))], Vec::new())
     };
-    Answer { status, content_type, session, messages, event_ids, primed }
+    Answer { status, content_type, session, messages, event_ids, primed, retry_after }
 }
 
 /// An `initialize` request for `revision` declaring `capabilities`.
