@@ -297,3 +297,45 @@ fn gift_genius_builds_only_what_it_uses() {
     }
     assert!(crates.iter().any(|c| c.starts_with("axum ")), "GiftGen serves HTTP: {crates:?}");
 }
+
+/// The defaults in the README's table of what the HTTP edge refuses are the runtime's own:
+/// each row's figure read from the README and compared with the constant the runtime's
+/// `HttpOptions::default()` uses (a unit test in `options.rs` checks that it does; the
+/// behaviour past each limit is tested through the setting, lowered, in `http.rs` and
+/// `http/edge.rs`).
+#[test]
+fn the_http_defaults_are_as_the_readme_states() {
+    use mcp_runtime::http;
+    use std::time::Duration;
+    let readme = std::fs::read_to_string(workspace_root().join("README.md")).expect("the README");
+    let table = readme.split("**What the HTTP edge refuses, and how long it waits.**").nth(1).expect("the table");
+    let row = |setting: &str| -> String {
+        let line = table
+            .lines()
+            .skip_while(|l| !l.starts_with('|'))
+            .take_while(|l| l.starts_with('|'))
+            .find(|l| l.contains(&format!("`{setting}`")))
+            .unwrap_or_else(|| panic!("no row for `{setting}` in the README's table"));
+        line.split('|').nth(2).expect("a default column").trim().to_owned()
+    };
+    let seconds = |text: &str| -> Duration {
+        let (number, unit) = text.split_once(' ').unwrap_or_else(|| panic!("a duration: {text}"));
+        let number: u64 = number.replace(',', "").parse().unwrap_or_else(|_| panic!("a number: {text}"));
+        match unit {
+            "s" => Duration::from_secs(number),
+            "min" => Duration::from_secs(number * 60),
+            other => panic!("unit {other} in {text}"),
+        }
+    };
+    let count = |text: &str| -> usize { text.replace(',', "").parse().unwrap_or_else(|_| panic!("a count: {text}")) };
+    assert_eq!(seconds(&row("head_timeout")), http::DEFAULT_HEAD_TIMEOUT);
+    assert_eq!(seconds(&row("body_timeout")), http::DEFAULT_BODY_TIMEOUT);
+    assert_eq!(seconds(&row("keep_alive_timeout")), http::DEFAULT_KEEP_ALIVE_TIMEOUT);
+    assert_eq!(seconds(&row("session_idle_timeout")), http::DEFAULT_IDLE_TIMEOUT);
+    assert_eq!(count(&row("max_requests")), http::DEFAULT_MAX_REQUESTS);
+    assert_eq!(count(&row("max_sessions")), http::DEFAULT_MAX_SESSIONS);
+    assert_eq!(row("max_connections"), format!("the process's file limit less {}", http::RESERVED_FILES));
+    let events = row("MemoryEventStore::with_max_bytes");
+    assert_eq!(events, format!("{} MiB in all, 1,024 a stream", http::DEFAULT_MAX_EVENT_BYTES >> 20));
+    assert_eq!(row("Server::max_message_size"), "4 MiB");
+}

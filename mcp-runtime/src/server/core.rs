@@ -244,3 +244,14 @@ impl ServerCore {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The README's figure for the largest message (`Server::max_message_size`).
+    #[test]
+    fn a_message_is_at_most_4_mib_by_default() {
+        assert_eq!(Config::default().max_message_size, 4 << 20);
+    }
+}

@@ -242,6 +242,47 @@ fn framing_two_readers_could_read_apart_is_refused() {
     assert!(!answer.raw.contains("100 Continue"), "{}", answer.raw);
 }
 
+/// `max_connections`: with every connection serving (each carrying a session's GET stream,
+/// which is serving however quiet), a new one is answered 503 with `Retry-After` and closed;
+/// once one of them ends, a new connection is served. (The default, the file limit less 64,
+/// is the same setting: `a_new_client_is_served_with_the_file_limit_exhausted`.)
+#[test]
+fn a_new_connection_gets_503_when_every_connection_is_serving() {
+    let server = manual(&["--max-connections", "3"]);
+    let addr = server.addr.clone();
+    let mut streams: Vec<TcpStream> = (0..3)
+        .map(|n| {
+            let session = open_session(&server.url, "2025-06-18");
+            let mut stream = TcpStream::connect(&addr).expect("connected");
+            let get = format!(
+                "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\
+                 Mcp-Protocol-Version: 2025-06-18\r\n\r\n"
+            );
+            stream.write_all(get.as_bytes()).expect("written");
+            let mut opening = [0u8; 512];
+            let read = stream.read(&mut opening).expect("the stream opens");
+            assert!(String::from_utf8_lossy(&opening[..read]).starts_with("HTTP/1.1 200"), "stream {n} is served");
+            stream
+        })
+        .collect();
+    let refused = raw_post(&addr, &["Content-Type: application/json", "Accept: */*", DISCOVER], &discover());
+    assert_eq!(refused.status, 503, "{refused:?}");
+    assert!(refused.headers.iter().any(|(name, value)| name == "retry-after" && value == "1"), "{refused:?}");
+    drop(streams.pop());
+    // The server notices the closed stream when it next writes or reads on it: ask until a
+    // new connection is served (five seconds at most).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let answer = raw_post(&addr, &["Content-Type: application/json", "Accept: */*", DISCOVER], &discover());
+        if answer.status == 200 {
+            break;
+        }
+        assert_eq!(answer.status, 503, "{answer:?}");
+        assert!(Instant::now() < deadline, "no connection was served after a stream ended");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Opens `count` connections and writes `prefix` on each: each with when it was written.
 fn stalled(addr: &str, count: usize, prefix: &[u8]) -> Vec<(TcpStream, Instant)> {
     (0..count)
@@ -264,7 +305,8 @@ fn closed_within(stream: &mut TcpStream, limit: Duration) -> bool {
         stream.set_read_timeout(Some(left)).expect("a timeout");
         match stream.read(&mut buffer) {
             Ok(0) => return true,
-            Ok(_) if Instant::now() < deadline => continue,
+            // An answer before the close (408): read on, to the close.
+            Ok(_) if Instant::now() < deadline + Duration::from_secs(5) => continue,
             Ok(_) => return false,
             Err(e) if matches!(e.kind(), std::io::ErrorKind::ConnectionReset) => return true,
             Err(_) => return false,
@@ -291,29 +333,40 @@ fn stalled_and_idle_connections_are_closed_by_their_timeouts() {
         "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: */*\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\"",
         server.addr
     );
-    let mut groups = [
-        ("in their heads", stalled(&server.addr, 500, head.as_bytes())),
-        ("in their bodies", stalled(&server.addr, 500, body.as_bytes())),
-        ("idle", stalled(&server.addr, 500, b"")),
-    ];
-    // Each is closed by its 1 s timeout, counted from its last write, with 1 s of slack for a
+    // Each group is opened and then watched in a thread of its own, in the order its
+    // connections were written, so that none is looked at after its deadline has passed: each
+    // is closed by its 1 s timeout, counted from its last write, with 1 s of slack for a
     // loaded machine (a timeout twice as long fails).
-    for (what, streams) in &mut groups {
-        let open = streams
-            .iter_mut()
-            .map(|(stream, written)| {
-                let deadline = *written + Duration::from_secs(2);
-                closed_within(stream, deadline.saturating_duration_since(Instant::now()))
-            })
-            .filter(|closed| !closed)
-            .count();
-        assert_eq!(
-            open,
-            0,
-            "connections stalled {what} still open 2 s after their last write ({:?} in all)",
-            started.elapsed()
-        );
-    }
+    let groups = [("in their heads", head.as_bytes()), ("in their bodies", body.as_bytes()), ("idle", &b""[..])];
+    std::thread::scope(|scope| {
+        for (what, prefix) in groups {
+            let addr = &server.addr;
+            scope.spawn(move || {
+                let open = stalled(addr, 500, prefix)
+                    .iter_mut()
+                    .map(|(stream, written)| {
+                        let deadline = *written + Duration::from_secs(2);
+                        closed_within(stream, deadline.saturating_duration_since(Instant::now()))
+                    })
+                    .filter(|closed| !closed)
+                    .count();
+                assert_eq!(
+                    open,
+                    0,
+                    "connections stalled {what} still open 2 s after their last write ({:?} in all)",
+                    started.elapsed()
+                );
+            });
+        }
+    });
+    // A body that stalls gets 408 before its connection closes (a head that stalls gets no
+    // answer: there is no request to answer yet).
+    let mut late = stalled(&server.addr, 1, body.as_bytes());
+    let (stream, _) = &mut late[0];
+    stream.set_read_timeout(Some(Duration::from_secs(5))).expect("a timeout");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "a stalled body: {answer:?}");
     // An idle keep-alive connection after a request is closed too, and a new one is served.
     let answer = raw_post(&server.addr, &["Content-Type: application/json", "Accept: */*", DISCOVER], &discover());
     assert_eq!(answer.status, 200);

@@ -273,6 +273,20 @@ mod tests {
         assert!(kept.named.values().filter(|n| **n >= oldest).count() == 10, "every kept event's name is kept");
     }
 
+    /// The default store: 64 MiB in all, and a stream keeps its last 1,024 events.
+    #[tokio::test]
+    async fn the_default_store_keeps_64_mib_and_1024_events_a_stream() {
+        let store = MemoryEventStore::default();
+        assert_eq!(store.max_bytes, 64 << 20);
+        for _ in 0..1_100 {
+            store.append("s", b"x").await.unwrap();
+        }
+        assert_eq!(store.kept_events(), 1_024);
+        // The 76 oldest went: what is kept starts at s_76.
+        let kept = store.after("s_0").await.unwrap().expect("the stream is kept");
+        assert_eq!((kept.len(), kept[0].0.as_str()), (1_024, "s_76"));
+    }
+
     #[tokio::test]
     async fn the_store_keeps_within_its_bytes_and_forgets_ended_streams() {
         let store = MemoryEventStore::with_max_bytes(10 * (100 + EVENT_OVERHEAD));

@@ -343,3 +343,24 @@ impl HttpOptions {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The defaults are the documented constants (the README's table is checked against the
+    /// constants by `tests/tests/readme.rs`).
+    #[test]
+    fn the_defaults_are_the_documented_constants() {
+        let options = HttpOptions::default();
+        assert_eq!(options.head_timeout, DEFAULT_HEAD_TIMEOUT);
+        assert_eq!(options.body_timeout, DEFAULT_BODY_TIMEOUT);
+        assert_eq!(options.keep_alive_timeout, DEFAULT_KEEP_ALIVE_TIMEOUT);
+        assert_eq!(options.idle_timeout, DEFAULT_IDLE_TIMEOUT);
+        assert_eq!(options.max_requests, DEFAULT_MAX_REQUESTS);
+        assert_eq!(options.max_sessions, DEFAULT_MAX_SESSIONS);
+        assert_eq!(options.max_listen_streams, DEFAULT_MAX_LISTEN_STREAMS);
+        assert_eq!(options.max_connections, None, "the file limit less RESERVED_FILES, read at start");
+        assert!(options.events.is_none() && options.sessions.is_none(), "the in-memory stores");
+    }
+}
