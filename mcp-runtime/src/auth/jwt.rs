@@ -50,7 +50,9 @@ fn named_algorithm(token: &str) -> Option<String> {
 ///
 /// It reads the issuer's metadata (RFC 8414, else OpenID discovery) on first use, fetches
 /// and caches its key set (`jwks_uri`), and fetches the set again when a token names a key it
-/// has not seen (a rotation), at most once per [refetch interval](Self::refetch_interval).
+/// has not seen (a rotation): each key id at most once per
+/// [refetch interval](Self::refetch_interval), and ten fetches a minute in all, so that tokens
+/// naming made-up keys neither hammer the issuer nor keep out a key it has just published.
 /// While the key set cannot be fetched, tokens signed with keys already known are still
 /// checked; others are answered 503, never taken as valid. A token verified once is
 /// remembered for a minute ([`remember_verified`](Self::remember_verified)): the same token
@@ -133,8 +135,9 @@ impl JwtVerifier {
         self
     }
 
-    /// The least time between two fetches of the key set prompted by unknown keys (default
-    /// [`DEFAULT_REFETCH_INTERVAL`]): tokens naming made-up keys cannot make the server hammer
+    /// The least time between two fetches of the key set prompted by one unknown key id
+    /// (default [`DEFAULT_REFETCH_INTERVAL`]); whatever the key ids, unknown keys prompt ten
+    /// fetches a minute at most, so tokens naming made-up keys cannot make the server hammer
     /// the issuer.
     #[must_use]
     pub fn refetch_interval(mut self, interval: Duration) -> Self {

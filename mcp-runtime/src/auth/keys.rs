@@ -1,7 +1,9 @@
 //! What the verifiers learn from the authorization server: its metadata (RFC 8414, or OpenID
 //! discovery) and its signing keys (the JWKS), fetched when first needed, cached, and fetched
-//! again when a token names a key not seen yet (rotation), at most once per interval.
+//! again when a token names a key not seen yet (rotation): each key id at most once per
+//! interval, and a few fetches a minute in all.
 
+use std::collections::{HashMap, VecDeque};
 use std::sync::RwLock;
 use std::time::{Duration, Instant};
 
@@ -83,12 +85,40 @@ struct Key {
     key: DecodingKey,
 }
 
-/// The keys known, and when they were last asked for.
+/// The most fetches of the key set a minute that unknown keys may prompt, whatever the keys.
+const FETCHES_PER_MINUTE: usize = 10;
+
+/// The keys known, and what prompted the fetches of the last minute.
 #[derive(Default)]
 struct Known {
     keys: Vec<Key>,
-    /// When the set was last fetched (or its fetching last failed).
-    asked: Option<Instant>,
+    /// Each key id a fetch was made for (`""` for a token naming none), and when: it is not
+    /// fetched for again within the interval.
+    looked_for: HashMap<String, Instant>,
+    /// When each fetch of the last minute was made (or failed).
+    fetches: VecDeque<Instant>,
+}
+
+impl Known {
+    /// Whether a token naming `id`, a key not among those known, may prompt a fetch now: one
+    /// whose key was not looked for within `interval`, within [`FETCHES_PER_MINUTE`]. So a
+    /// caller who sends made-up key ids gets each looked for once, and the issuer at most a
+    /// few fetches a minute; a key the issuer has just published still prompts its fetch.
+    fn may_fetch(&mut self, id: &str, interval: Duration) -> bool {
+        let now = Instant::now();
+        self.looked_for.retain(|_, at| now.duration_since(*at) < interval);
+        while self.fetches.front().is_some_and(|at| now.duration_since(*at) >= Duration::from_secs(60)) {
+            self.fetches.pop_front();
+        }
+        !self.looked_for.contains_key(id) && self.fetches.len() < FETCHES_PER_MINUTE
+    }
+
+    /// Notes a fetch made for `id` now.
+    fn fetched_for(&mut self, id: &str) {
+        let now = Instant::now();
+        self.looked_for.insert(id.to_owned(), now);
+        self.fetches.push_back(now);
+    }
 }
 
 /// An issuer's signing keys, cached.
@@ -100,7 +130,7 @@ pub(crate) struct KeySet {
     known: RwLock<Known>,
     /// One fetch at a time: requests that find a key missing wait for it, then look again.
     fetching: tokio::sync::Mutex<()>,
-    /// The least time between two fetches prompted by unknown keys.
+    /// The least time between two fetches prompted by one unknown key.
     pub(crate) refetch_interval: Duration,
 }
 
@@ -126,23 +156,24 @@ impl KeySet {
     }
 
     /// The key a token's header names (`kid`, and `alg`): from the cache, else from the set
-    /// fetched again (unless fetched within the interval).
+    /// fetched again (unless that key was looked for within the interval, or the minute's
+    /// fetches are spent: see [`Known::may_fetch`]).
     pub(crate) async fn find(&self, id: Option<&str>, algorithm: Algorithm) -> Result<DecodingKey, KeyError> {
         if let Some(key) = self.cached(id, algorithm) {
             return Ok(key);
         }
         let _one = self.fetching.lock().await;
-        let asked = self.known.read().unwrap_or_else(|e| e.into_inner()).asked;
         // Another request may have fetched while this one waited.
         if let Some(key) = self.cached(id, algorithm) {
             return Ok(key);
         }
-        if asked.is_some_and(|at| at.elapsed() < self.refetch_interval) {
+        let looked_for = id.unwrap_or("");
+        if !self.known.write().unwrap_or_else(|e| e.into_inner()).may_fetch(looked_for, self.refetch_interval) {
             return Err(KeyError::Unknown);
         }
         let fetched = self.fetch().await;
         let mut known = self.known.write().unwrap_or_else(|e| e.into_inner());
-        known.asked = Some(Instant::now());
+        known.fetched_for(looked_for);
         match fetched {
             Ok(keys) => known.keys = keys,
             Err(e) => return Err(KeyError::Unreachable(e.0)),
