@@ -10,9 +10,11 @@
 //! handle on the output pipe is polled for the error the kernel reports once the pipe has no
 //! reader, and the server stops as when a write fails.
 //!
-//! Otherwise (a terminal, a file, a socket; no `/proc`), each has a thread of its own, as
-//! tokio's `stdin()`/`stdout()` would hand every read and write to its blocking pool (a thread
-//! hand-off per operation). One named thread reads lines into a small bounded channel (when it
+//! Otherwise (a terminal, a file, a socket; no `/proc`; or the application's own runtime,
+//! which may lack an I/O driver), each has a thread of its own, as tokio's
+//! `stdin()`/`stdout()` would hand every read and write to its blocking pool (a thread
+//! hand-off per operation), and a third thread watches a piped output for its reader going
+//! away. One named thread reads lines into a small bounded channel (when it
 //! is full, the thread blocks, the pipe fills and the client waits) and one writes what the
 //! connection queues, gathering what is ready into one write. Shutdown never joins the
 //! reader: it may sit in `read` until the process ends.
@@ -126,6 +128,8 @@ async fn serve_on_threads(core: Arc<ServerCore>, shutdown: impl Future<Output = 
     std::thread::Builder::new().name("mcp-stdout".into()).spawn(move || {
         let _ = done_tx.send(write_stdout(out_rx));
     })?;
+    #[cfg(target_os = "linux")]
+    let _watching = watch_output(out_tx.downgrade());
     let input = ThreadSource { batches: in_rx, current: Vec::new().into_iter() };
     let ending = connection::run(
         core,
@@ -172,14 +176,54 @@ fn read_stdin(max: usize, tx: &mpsc::Sender<Batch>) {
     }
 }
 
+/// Watches standard output for its reader going away while the threads serve, so that an
+/// idle server notices a client that closed it, as on a runtime with an I/O driver: a thread
+/// of its own runs [`output_hung_up`] on a small runtime that has one, and then queues
+/// [`HUNG_UP`] for the writer. It stops when what it returns is dropped (serving ended).
+#[cfg(target_os = "linux")]
+fn watch_output(output: mpsc::WeakSender<Vec<u8>>) -> Option<oneshot::Sender<()>> {
+    let (stop, stopped) = oneshot::channel::<()>();
+    let watching = move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_io().build().ok()?;
+        let hung_up = runtime.block_on(async {
+            tokio::select! {
+                () = output_hung_up() => true,
+                _ = stopped => false,
+            }
+        });
+        if hung_up && let Some(output) = output.upgrade() {
+            let _ = output.blocking_send(HUNG_UP);
+        }
+        Some(())
+    };
+    match std::thread::Builder::new().name("mcp-stdout-watch".into()).spawn(watching) {
+        Ok(_) => Some(stop),
+        Err(e) => {
+            tracing::warn!(error = %e, "the standard output watch thread could not start: a closed output is noticed at the next write");
+            None
+        }
+    }
+}
+
+/// What the watch queues for the writer when standard output has no reader any more: no line
+/// the connection writes is empty.
+const HUNG_UP: Vec<u8> = Vec::new();
+
 /// Writes queued lines until the queue closes; on a write error (the reader of standard
-/// output is gone) it drops the queue at once, which the connection sees.
+/// output is gone, or the watch says so) it drops the queue at once, which the connection
+/// sees.
 fn write_stdout(mut rx: mpsc::Receiver<Vec<u8>>) -> io::Result<()> {
     // Standard output is line-buffered; this buffer turns what is ready into one write.
     let mut output = io::BufWriter::with_capacity(WRITE_BATCH, io::stdout().lock());
     while let Some(lines) = rx.blocking_recv() {
+        if lines.is_empty() {
+            return Err(io::Error::from(io::ErrorKind::BrokenPipe));
+        }
         output.write_all(&lines)?;
         while let Ok(lines) = rx.try_recv() {
+            if lines.is_empty() {
+                return Err(io::Error::from(io::ErrorKind::BrokenPipe));
+            }
             output.write_all(&lines)?;
         }
         output.flush()?;

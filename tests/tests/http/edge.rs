@@ -431,14 +431,23 @@ fn run_raises_the_soft_file_limit_to_the_hard_one() {
     assert_eq!(soft, hard);
 }
 
+/// An idle server notices at once a client that closed its output and stops: under `run()`
+/// (GiftGen), and under `serve_stdio().await` on the application's own `#[tokio::main]`
+/// runtime (`manual`), where standard output is written by a thread of its own.
 #[test]
 fn an_idle_stdio_server_notices_its_output_closed() {
-    let mut child = std::process::Command::new(example_binary("gift_genius"))
+    for example in ["gift_genius", "manual"] {
+        idle_server_notices_its_output_closed(example);
+    }
+}
+
+fn idle_server_notices_its_output_closed(example: &str) {
+    let mut child = std::process::Command::new(example_binary(example))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
-        .expect("gift_genius starts");
+        .unwrap_or_else(|e| panic!("{example} starts: {e}"));
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
     let init = initialize("2025-06-18", json!({}));
@@ -456,10 +465,10 @@ fn an_idle_stdio_server_notices_its_output_closed() {
         }
         if closed.elapsed() > Duration::from_secs(5) {
             let _ = child.kill();
-            panic!("still running 5 s after its output closed");
+            panic!("{example}: still running 5 s after its output closed");
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    assert!(closed.elapsed() < Duration::from_secs(1), "noticed after {:?} ({status})", closed.elapsed());
+    assert!(closed.elapsed() < Duration::from_secs(1), "{example}: noticed after {:?} ({status})", closed.elapsed());
     drop(stdin);
 }
