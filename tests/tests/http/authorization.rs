@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_runtime::http::{Authorization, HttpOptions, IntrospectionVerifier, JwtVerifier};
+use mcp_runtime::http::{Authorization, HttpOptions, IntrospectionVerifier, JwtVerifier, Reject};
 use mcp_runtime::{PromptDescriptor, ResourceDescriptor, Server, ToolDescriptor};
 use mcp_tests::http::initialize;
 use mcp_tests::services::free_port;
@@ -775,4 +775,59 @@ async fn with_list_all_items_lists_show_everything_and_calls_are_still_checked()
     let listed = post(&url, stateless("tools/list", json!({})), with(version_header(), reader.clone()), &[]).await;
     assert_eq!(listed.body["result"]["tools"].as_array().map(Vec::len), Some(3), "{}", listed.body);
     assert_eq!(call(&url, "write", reader).await.status, 403);
+}
+
+/// A verified token is remembered: the same token again is neither fetched for nor checked
+/// (after the issuer's keys were replaced and the set fetched again, a check of it would fail
+/// for want of its key, and it is still accepted), until its `exp`, after which it is refused
+/// whatever the cache holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_verified_token_is_remembered_until_its_expiry() {
+    let issuer = issuer().await;
+    let url = jwt_server(&issuer, |v| v.leeway(Duration::ZERO)).await;
+    let fetches = || issuer.state.key_fetches.load(Ordering::SeqCst);
+    let mut short = claims(&issuer.url, &url, "alice", "");
+    let expires = now() + 2;
+    short["exp"] = json!(expires);
+    let token = signed(&short, "rsa", "rsa-1");
+    assert_eq!(call(&url, "whoami", bearer(&token)).await.status, 200);
+    assert_eq!(fetches(), 1);
+
+    // The issuer drops its RSA key; a token naming a new key has the set fetched again, so
+    // the server no longer knows the key `token` was signed with.
+    *issuer.state.keys.lock().unwrap() = vec![public_key("ed25519")];
+    let other = signed(&claims(&issuer.url, &url, "bob", ""), "ed25519", "ed-1");
+    assert_eq!(call(&url, "whoami", bearer(&other)).await.status, 200);
+    assert_eq!(fetches(), 2);
+    let fresh = signed(&claims(&issuer.url, &url, "carol", ""), "rsa", "rsa-1");
+    assert_eq!(call(&url, "whoami", bearer(&fresh)).await.status, 401, "a token of the dropped key, never seen");
+    let again = call(&url, "whoami", bearer(&token)).await;
+    assert_eq!(again.status, 200, "remembered, not checked again: {}", again.body);
+    assert_eq!(fetches(), 2, "nothing fetched for it");
+
+    // Past its `exp`, the remembered token is not taken from the cache: checked in full, it
+    // is refused (its key is gone by now).
+    while now() <= expires {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let expired = call(&url, "whoami", bearer(&token)).await;
+    assert_eq!(expired.status, 401, "{}", expired.body);
+}
+
+/// An identity a hook returns with an expiry is refused once it has passed (the same check as
+/// a verified token's `exp`), and accepted before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_identity_past_its_expiry_is_refused() {
+    let authorization = Authorization::hook(|headers: HeaderMap| async move {
+        let token = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+        let now = SystemTime::now();
+        let at = if token.ends_with("past") { now - Duration::from_secs(1) } else { now + Duration::from_secs(60) };
+        Ok::<_, Reject>(mcp_runtime::Identity::new("alice").with_expiry(at))
+    });
+    let url = protected(notes(Arc::default()), authorization).await;
+    let header = |token: &str| vec![("authorization".to_owned(), format!("Bearer {token}"))];
+    assert_eq!(call(&url, "whoami", header("future")).await.status, 200);
+    let refused = call(&url, "whoami", header("past")).await;
+    assert_eq!(refused.status, 401, "{}", refused.body);
+    assert!(challenge(&refused).contains("the token has expired"), "{}", challenge(&refused));
 }
