@@ -339,3 +339,37 @@ fn the_http_defaults_are_as_the_readme_states() {
     assert_eq!(events, format!("{} MiB in all, 1,024 a stream", http::DEFAULT_MAX_EVENT_BYTES >> 20));
     assert_eq!(row("Server::max_message_size"), "4 MiB");
 }
+
+/// The line counts the README states are what `scripts/count-lines` measures now: GiftGen's
+/// (the whole example and the seed's scope, code lines and with doc comments) and the
+/// comparison table's row for the `notes` block (one tool, one template, one prompt).
+#[test]
+fn the_line_counts_the_readme_states_are_measured() {
+    let count = |file: &str| -> Vec<usize> {
+        let output = std::process::Command::new(workspace_root().join("scripts/count-lines"))
+            .arg(file)
+            .current_dir(workspace_root())
+            .output()
+            .expect("scripts/count-lines runs (it needs python3 and rustfmt)");
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        // "whole example: 54 code lines, 64 non-blank lines", then the seed's scope's line.
+        String::from_utf8_lossy(&output.stdout)
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|n| n.parse().ok())
+            .collect()
+    };
+    let readme = std::fs::read_to_string(workspace_root().join("README.md")).expect("the README");
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let [whole, whole_all, seed, seed_all] = count("examples/gift_genius/main.rs")[..] else {
+        panic!("four counts for GiftGen")
+    };
+    for stated in [
+        format!("{whole} code lines for the whole example and {seed} for the seed's scope"),
+        format!("{whole_all} and {seed_all} with the doc comments"),
+    ] {
+        assert!(readme.contains(&stated), "the README does not say \"{stated}\"");
+    }
+    let notes = count("tests/fixtures/readme-blocks/src/bin/notes.rs")[0];
+    let row = format!("| 1 tool + 1 resource template + 1 prompt | {notes} lines |");
+    assert!(readme.contains(&row), "the README's table does not say \"{row}\"");
+}

@@ -91,6 +91,10 @@ mod tests {
         assert!(credentials(&headers(&["Bearer"])).is_err());
         assert!(credentials(&headers(&["Bearer a b"])).is_err());
         assert!(credentials(&headers(&["Bearer a\"b"])).is_err());
+        // The README's 16 KB: a token of that size is read, one byte more is not.
+        assert_eq!(MAX_TOKEN_BYTES, 16 << 10);
+        let most = format!("Bearer {}", "a".repeat(MAX_TOKEN_BYTES));
+        assert!(matches!(credentials(&headers(&[&most])), Ok(Credentials::Bearer(_))));
         let long = format!("Bearer {}", "a".repeat(MAX_TOKEN_BYTES + 1));
         assert_eq!(credentials(&headers(&[&long])), Ok(Credentials::TooLong));
     }
