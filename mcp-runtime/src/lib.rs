@@ -516,7 +516,7 @@ impl Server {
     /// from `OTEL_*` and added outside every layer when it exports something or the server
     /// serves HTTP (for `/metrics`); none otherwise. A value of `OTEL_*` it cannot follow stops
     /// the start, saying which.
-    #[cfg(feature = "telemetry")]
+    #[cfg(all(feature = "telemetry", feature = "stdio"))]
     fn with_run_telemetry(
         mut self,
         transport: &command_line::Transport,

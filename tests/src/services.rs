@@ -116,7 +116,8 @@ impl StderrLog {
 }
 
 /// A directory under the target directory for one service's files, emptied first.
-fn scratch(name: &str) -> PathBuf {
+/// A fresh directory of this process's own under `<target>/services`, named after `name`.
+pub fn scratch(name: &str) -> PathBuf {
     let dir = crate::target_dir().join("services").join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a scratch directory");
@@ -291,4 +292,54 @@ impl Nginx {
     pub fn pid(&self) -> u32 {
         self._process.0.id()
     }
+}
+
+/// A certificate authority and a server certificate for `127.0.0.1` it signed, made with
+/// `openssl` (Debian's, installed when missing) in `dir`: the CA's certificate (what a client
+/// trusts, through `SSL_CERT_FILE`), then the server's certificate and key.
+pub fn tls_files(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let openssl = ensure_installed("openssl", "openssl");
+    let run = |args: &[&str]| {
+        let output = Command::new(&openssl).args(args).current_dir(dir).output().expect("openssl runs");
+        assert!(output.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    };
+    run(&["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2"]
+        .into_iter()
+        .chain(["-subj", "/CN=mcp-tests CA"])
+        .collect::<Vec<_>>());
+    run(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .expect("the extensions are written");
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext",
+    ]);
+    (dir.join("ca.pem"), dir.join("server.pem"), dir.join("server.key"))
 }

@@ -195,7 +195,7 @@ impl Layers {
     }
 
     /// Adds telemetry outside every layer added so far (the first a request passes).
-    #[cfg(feature = "telemetry")]
+    #[cfg(all(feature = "telemetry", feature = "stdio"))]
     pub(crate) fn push_outermost<L>(&mut self, layer: L)
     where
         L: Layer<McpService> + Send + 'static,

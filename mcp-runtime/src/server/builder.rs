@@ -521,7 +521,7 @@ impl Server {
     }
 
     /// [`telemetry`](Self::telemetry), outside every layer added so far.
-    #[cfg(feature = "telemetry")]
+    #[cfg(all(feature = "telemetry", feature = "stdio"))]
     pub(crate) fn telemetry_outermost(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
         self.layers.push_outermost(telemetry.clone());
         self.telemetry = Some(telemetry);

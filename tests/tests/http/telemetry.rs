@@ -360,3 +360,73 @@ fn prometheus_scrapes_the_histograms_with_method_and_tool_labels() {
     assert_eq!(query(buckets), Some(15.0), "14 bounds and +Inf");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `run()` adds telemetry by itself from the `OTEL_*` variables, with nothing installed by
+/// the server (`examples/calculator` is `Server::new(..).run()` alone): over stdio, the call's
+/// span says `network.transport = pipe` and is exported when the client closes its input.
+#[test]
+fn run_exports_what_the_otel_variables_ask_with_nothing_installed() {
+    let receiver = Receiver::start();
+    let endpoint = receiver.endpoint();
+    let mut server = mcp_tests::wire::StdioServer::builder(example_binary("calculator"))
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", Some(&endpoint))
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", Some("http/json"))
+        .env("OTEL_SERVICE_NAME", Some("calculator-under-test"))
+        .spawn();
+    server.handshake("2025-11-25");
+    let answer = server.request("tools/call", Some(json!({"name": "add", "arguments": {"a": 2, "b": 3}})));
+    assert_eq!(answer["result"]["structuredContent"]["value"], json!(5.0), "{answer}");
+    server.finish();
+    let spans: Vec<Value> = receiver
+        .taken("/v1/traces")
+        .iter()
+        .flat_map(|export| {
+            let body = as_json(export, true);
+            let resource = body["resourceSpans"][0]["resource"]["attributes"].clone();
+            assert_eq!(attribute(&resource, "service.name").as_deref(), Some("calculator-under-test"));
+            nested(&body, ["resourceSpans", "scopeSpans", "spans"])
+        })
+        .collect();
+    let call = spans
+        .iter()
+        .find(|s| s["name"] == "tools/call add")
+        .unwrap_or_else(|| panic!("no span for the call among {spans:#?}"));
+    assert_eq!(attribute(&call["attributes"], "network.transport").as_deref(), Some("pipe"), "{call:#}");
+    assert_eq!(attribute(&call["attributes"], "mcp.protocol.version").as_deref(), Some("2025-11-25"), "{call:#}");
+}
+
+/// OTLP over `https://`: the collector behind nginx terminating TLS with a certificate of a
+/// CA the server trusts through `SSL_CERT_FILE` (the platform's roots, as a deployment has
+/// them). What arrives went through TLS: nginx listens for nothing else.
+#[test]
+fn otlp_over_https_reaches_a_collector_behind_tls() {
+    let receiver = Receiver::start();
+    let dir = mcp_tests::services::scratch("otlp-tls");
+    let (ca, certificate, key) = mcp_tests::services::tls_files(&dir);
+    let config = dir.join("tls.conf");
+    let server_block = format!(
+        "server {{\n    listen 127.0.0.1:8080 ssl;\n    ssl_certificate {};\n    ssl_certificate_key {};\n    \
+         location / {{ proxy_pass http://127.0.0.1:8081; }}\n}}\n",
+        certificate.display(),
+        key.display()
+    );
+    std::fs::write(&config, server_block).expect("the configuration is written");
+    let nginx = mcp_tests::services::Nginx::start(&config, &[receiver.port]);
+    let endpoint = nginx.url().replace("http://", "https://").replace("/mcp", "");
+    let ca = ca.display().to_string();
+    let mut server = mcp_tests::wire::StdioServer::builder(example_binary("calculator"))
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", Some(&endpoint))
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", Some("http/json"))
+        .env("SSL_CERT_FILE", Some(&ca))
+        .spawn();
+    server.handshake("2025-11-25");
+    let answer = server.request("tools/call", Some(json!({"name": "add", "arguments": {"a": 1, "b": 1}})));
+    assert_eq!(answer["result"]["structuredContent"]["value"], json!(2.0), "{answer}");
+    server.finish();
+    let spans: Vec<Value> = receiver
+        .taken("/v1/traces")
+        .iter()
+        .flat_map(|export| nested(&as_json(export, true), ["resourceSpans", "scopeSpans", "spans"]))
+        .collect();
+    assert!(spans.iter().any(|s| s["name"] == "tools/call add"), "no span for the call came through TLS: {spans:#?}");
+}
