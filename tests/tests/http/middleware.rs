@@ -186,3 +186,103 @@ async fn requests_waiting_in_a_layer_do_not_hold_up_other_2026_clients() {
     // At once: a request that had to wait behind the held ones would wait for a minute.
     assert!(took < Duration::from_millis(500), "answered after {took:?} beside {STALLED} held requests");
 }
+
+/// Serves `server` with a hook that names the caller from its token (`Bearer user-<name>`).
+async fn serving_with_callers(server: Server) -> String {
+    let port = free_port();
+    let authorization = mcp_runtime::http::Authorization::hook(|headers: axum::http::HeaderMap| async move {
+        let token = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("");
+        match token.strip_prefix("Bearer user-") {
+            Some(name) => Ok(mcp_runtime::Identity::new(name)),
+            None => Err(mcp_runtime::http::Reject::new("send `Bearer user-<name>`")),
+        }
+    });
+    let options = mcp_runtime::HttpOptions::default().authorization(authorization);
+    tokio::spawn(server.serve_http_with(format!("127.0.0.1:{port}"), options));
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return url;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the server did not listen on {url}");
+}
+
+fn as_user(name: &str) -> Vec<(String, String)> {
+    let mut headers = version_header();
+    headers.push(("authorization".to_owned(), format!("Bearer user-{name}")));
+    headers
+}
+
+/// The rate limit's bucket is the caller's identity when there is one: two users from the same
+/// address each get their own, and one user's requests share one bucket whatever connection
+/// they come on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rate_limit_keeps_a_bucket_per_identity() {
+    let server = Server::builder("limited", "1").tool(gifts()).layer(RateLimit::per_caller(2, Duration::from_secs(60)));
+    let url = serving_with_callers(server).await;
+    // Each `post` is a new connection.
+    for id in 1..=2 {
+        assert_eq!(post(&url, stateless_call(id, "gifts"), as_user("alice"), &[]).await.status, 200);
+    }
+    let refused = post(&url, stateless_call(3, "gifts"), as_user("alice"), &["retry-after"]).await;
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert!(refused.body["error"]["message"].as_str().unwrap_or("").contains("alice"), "{}", refused.body);
+    for id in 4..=5 {
+        let bob = post(&url, stateless_call(id, "gifts"), as_user("bob"), &[]).await;
+        assert_eq!(bob.status, 200, "bob has a bucket of his own: {}", bob.body);
+    }
+}
+
+/// The concurrency limit holds each caller to its share without holding up the others: while
+/// alice's two calls run (her share) and a third waits, bob's call is answered at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_concurrency_limit_does_not_hold_up_other_callers() {
+    let (started_tx, mut started) = tokio::sync::watch::channel(0_usize);
+    let started_tx = Arc::new(started_tx);
+    let release = Arc::new(tokio::sync::Notify::new());
+    let hold = {
+        let (started_tx, release) = (Arc::clone(&started_tx), Arc::clone(&release));
+        ToolDescriptor::new("hold").handler(move |_: Value| {
+            let (started_tx, release) = (Arc::clone(&started_tx), Arc::clone(&release));
+            async move {
+                started_tx.send_modify(|n| *n += 1);
+                release.notified().await;
+                "released".to_owned()
+            }
+        })
+    };
+    let server = Server::builder("limited", "1")
+        .tool(hold)
+        .tool(gifts())
+        .layer(mcp_runtime::middleware::ConcurrencyLimit::per_caller(2));
+    let url = serving_with_callers(server).await;
+    let alice: Vec<_> = (1..=3)
+        .map(|id| {
+            let url = url.clone();
+            tokio::spawn(async move { post(&url, stateless_call(id, "hold"), as_user("alice"), &[]).await })
+        })
+        .collect();
+    tokio::time::timeout(Duration::from_secs(10), started.wait_for(|n| *n == 2))
+        .await
+        .expect("two of alice's calls started")
+        .expect("the sender lives on");
+    let sent = Instant::now();
+    let bob = post(&url, stateless_call(9, "gifts"), as_user("bob"), &[]).await;
+    let took = sent.elapsed();
+    assert_eq!(bob.status, 200, "{}", bob.body);
+    assert!(took < Duration::from_millis(500), "bob waited {took:?} behind alice's calls");
+    assert_eq!(*started.borrow(), 2, "alice's third call waits for her share");
+    // Released one at a time (a permit is kept when nobody waits yet): all three of alice's
+    // calls end.
+    for _ in 0..3 {
+        release.notify_one();
+    }
+    for call in alice {
+        let answered = call.await.expect("the call's task");
+        // The third may have started after the permits were handed out: release it too.
+        release.notify_one();
+        assert_eq!(answered.status, 200, "{}", answered.body);
+    }
+}
