@@ -43,7 +43,7 @@ pub fn target_dir() -> PathBuf {
 /// The examples that are packages of their own (`examples/<name>/Cargo.toml`, a binary of
 /// that name), so that each builds only what it uses; the others are examples of the
 /// `examples` package.
-pub const EXAMPLE_PACKAGES: [&str; 3] = ["gift_genius", "middleware", "notes"];
+pub const EXAMPLE_PACKAGES: [&str; 4] = ["gift_genius", "middleware", "notes", "support_desk"];
 
 /// Builds the example `name` in release mode (once per test process) and returns its path.
 ///

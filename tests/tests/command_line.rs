@@ -222,3 +222,40 @@ fn http_prints_where_it_listens_whatever_the_log_level() {
         assert_eq!(logs, format!("serving MCP at http://{addr}/mcp\n"), "RUST_LOG={log:?}");
     }
 }
+
+/// Every example honours `RUST_LOG`: at `info` it says that a client started a session, at
+/// `warn` it does not (over stdio; `replicas` serves HTTP only, `websocket` is tested in
+/// `websocket.rs`).
+#[test]
+fn every_example_honours_rust_log() {
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let stdio = ["blocking", "calculator", "conformance_server", "gift_genius", "long_task", "manual", "middleware"];
+    for example in stdio.into_iter().chain(["notes", "support_desk"]) {
+        let logs = logs_of_example(example, "info", &[initialize]);
+        assert!(logs.contains("a client started a session (2025-06-18)"), "{example} at info:\n{logs}");
+        let logs = logs_of_example(example, "warn", &[initialize]);
+        assert!(!logs.contains("started a session"), "{example} at warn:\n{logs}");
+    }
+    // `replicas` serves HTTP where `MCP_LISTEN` says.
+    for (log, said) in [("info", true), ("warn", false)] {
+        let port = mcp_tests::services::free_port();
+        let mut child = Command::new(example_binary("replicas"))
+            .env("RUST_LOG", log)
+            .env("MCP_LISTEN", format!("127.0.0.1:{port}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("replicas starts");
+        mcp_tests::services::wait_for_port(&mut child, port, "replicas", std::time::Duration::from_secs(10));
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let opened =
+            mcp_tests::http::post(&url, &mcp_tests::http::initialize("2025-06-18", serde_json::json!({})), &[]);
+        assert_eq!(opened.status, 200, "{opened:?}");
+        // The line is written before the answer goes out: stop the process and read it all.
+        let _ = child.kill();
+        let out = child.wait_with_output().expect("replicas ends");
+        let logs = text(&out.stderr);
+        assert_eq!(logs.contains("a client started a session (2025-06-18)"), said, "replicas at {log}:\n{logs}");
+    }
+}

@@ -349,3 +349,37 @@ fn the_drain_deadline_cancels_the_context_of_what_still_runs() {
         assert!(server.stderr().contains("wait_for_cancel: cancellation seen"), "{}", server.stderr());
     }
 }
+
+/// Over HTTP, with `RUST_LOG=info`, the line of a client starting a session names the session
+/// id the client got, its `clientInfo`, the revision asked for and served, and the transport.
+#[test]
+fn the_session_start_line_names_the_session_and_the_client() {
+    let server = mcp_tests::http::HttpServer::start_with_env(
+        &mcp_tests::example_binary("gift_genius"),
+        &[],
+        &[("RUST_LOG", "info")],
+    );
+    let opened = mcp_tests::http::post(&server.url, &mcp_tests::http::initialize("2025-06-18", json!({})), &[]);
+    let session = opened.session.clone().expect("a session id");
+    // The line is written as the answer goes out: read the log until it is there (five
+    // seconds at most).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let line = loop {
+        let log = server.log();
+        if let Some(line) = log.lines().find(|l| l.contains("a client started a session")) {
+            break line.to_owned();
+        }
+        assert!(Instant::now() < deadline, "no session-start line: {log}");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    for part in [
+        format!("session=\"{session}\""),
+        "client=\"http-tests\"".to_owned(),
+        "client_version=\"0\"".to_owned(),
+        "requested=2025-06-18".to_owned(),
+        "served=2025-06-18".to_owned(),
+        "transport=\"http\"".to_owned(),
+    ] {
+        assert!(line.contains(&part), "{part} is not in {line}");
+    }
+}

@@ -81,3 +81,33 @@ fn a_websocket_connection_is_a_session() {
     assert_eq!(receive(&mut second)["error"]["code"], -32602, "no handshake on this connection");
     first.close(None).expect("closed");
 }
+
+/// The example honours `RUST_LOG`: at `info` it says that a client started a session (the
+/// line is written before the answer goes out), at `warn` it does not.
+#[test]
+fn the_websocket_example_honours_rust_log() {
+    for (log, said) in [("info", true), ("warn", false)] {
+        let port = free_port();
+        let addr = format!("127.0.0.1:{port}");
+        let mut child = Command::new(mcp_tests::example_binary("websocket"))
+            .arg(&addr)
+            .env("RUST_LOG", log)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the example starts");
+        wait_for_port(&mut child, port, "the example", Duration::from_secs(10));
+        let mut socket = connect(&addr);
+        send(
+            &mut socket,
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "ws", "version": "0"}}}),
+        );
+        assert_eq!(receive(&mut socket)["id"], 0);
+        let _ = child.kill();
+        let out = child.wait_with_output().expect("the example ends");
+        let logs = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(logs.contains("a client started a session (2025-11-25)"), said, "at {log}:\n{logs}");
+    }
+}
