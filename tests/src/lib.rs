@@ -73,3 +73,18 @@ pub fn example_binary(name: &str) -> PathBuf {
     }
     path
 }
+
+/// The most memory the process `pid` has held (`VmHWM` in `/proc/PID/status`), in kB.
+///
+/// # Panics
+///
+/// Without `/proc` (the tests need Linux).
+#[must_use]
+pub fn peak_rss_kb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc/PID/status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
+        .expect("VmHWM in /proc")
+}

@@ -259,3 +259,13 @@ fn every_example_honours_rust_log() {
         assert_eq!(logs.contains("a client started a session (2025-06-18)"), said, "replicas at {log}:\n{logs}");
     }
 }
+
+/// Under `run()`, a server bound off loopback without a host allow-list refuses to start,
+/// saying what to set (the mounted router's refusal is tested in `mounted.rs`).
+#[test]
+fn run_refuses_to_serve_off_loopback_without_allow_lists() {
+    let out = gift_genius(&["--http", "0.0.0.0:0"]);
+    assert!(!out.status.success(), "it served: {out:?}");
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("non-loopback") && stderr.contains("allowed_hosts"), "{stderr}");
+}

@@ -739,3 +739,22 @@ fn a_request_sent_while_a_plain_fn_blocks_its_thread_is_answered_at_once() {
         }
     });
 }
+
+/// 2026-07-28 requests over HTTP are served in parallel: eight calls of `gauge` (each a second
+/// long, counting how many of its calls run at once) from eight clients all ran together.
+#[test]
+fn stateless_requests_over_http_are_served_in_parallel() {
+    let server = manual(&[]);
+    let calls: Vec<_> = (0..8)
+        .map(|id| {
+            let url = server.url.clone();
+            std::thread::spawn(move || {
+                let call = modern(id, "tools/call", json!({"name": "gauge", "arguments": {"ms": 1000}}), json!({}));
+                let answer = post(&url, &call, &[]);
+                answer.last()["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned()
+            })
+        })
+        .collect();
+    let texts: Vec<String> = calls.into_iter().map(|call| call.join().expect("a client")).collect();
+    assert!(texts.iter().any(|t| t == "at most 8 at once"), "{texts:?}");
+}

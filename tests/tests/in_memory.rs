@@ -135,36 +135,51 @@ async fn initialized(server: Server) -> (Serving, Lines, ClientOut) {
     (serving, lines, client_out)
 }
 
-/// Sends a quick request (`ping`, or `server/discover` in 2026-07-28), in a message of its
-/// own, once the body marked `mark` has started (the event, not a timer: on a current-thread
-/// runtime a body run inline would hold up the timer as well); asserts it is answered within
-/// 50 ms and before that body returned; `slow`'s answer.
+/// Sends quick requests, each in a message of its own, once the body marked `mark` has
+/// started (the event, not a timer: on a current-thread runtime a body run inline would hold up
+/// the timer as well): `ping` (or `server/discover` in 2026-07-28), then a call of an async
+/// tool; asserts each is answered within 50 ms and before that body returned; `slow`'s answer.
 async fn quick_while_blocked(
     client: &TestClient,
     mark: &str,
     slow: impl Future<Output = Result<Value, TestError>>,
 ) -> Value {
-    let method = if client.revision() == Revision::LATEST { "server/discover" } else { "ping" };
+    let ping = if client.revision() == Revision::LATEST { "server/discover" } else { "ping" };
     let quick = async {
         let mut started = BODY_STARTED.subscribe();
         started.wait_for(|_| BODIES.lock().unwrap().contains_key(mark)).await.expect("the sender lives on");
         let sent = Instant::now();
-        client.request(method, json!({})).await.unwrap_or_else(|e| panic!("{method}: {e}"));
-        (sent, Instant::now())
+        client.request(ping, json!({})).await.unwrap_or_else(|e| panic!("{ping}: {e}"));
+        let pinged = Instant::now();
+        let echoed = client.call_tool("echo_async", json!({"text": mark})).await.expect("the async call");
+        assert_eq!(echoed["content"][0]["text"], mark, "{echoed}");
+        [(ping, sent, pinged), ("an async tool's call", pinged, Instant::now())]
     };
-    let (slow, (sent, answered)) = tokio::join!(slow, quick);
+    let (slow, answers) = tokio::join!(slow, quick);
     let (started, ended) = BODIES.lock().unwrap()[mark];
     let ended = ended.expect("the body returned before its answer");
-    assert!(answered < ended, "{mark}: {method} answered {:?} after the blocking body returned", answered - ended);
-    let waited = answered - sent;
-    assert!(waited < Duration::from_millis(50), "{method} answered after {waited:?} while a plain fn blocked");
-    assert!(started <= sent, "the request went after the body started");
+    for (what, sent, answered) in answers {
+        assert!(answered < ended, "{mark}: {what} answered {:?} after the blocking body returned", answered - ended);
+        let waited = answered - sent;
+        assert!(
+            waited < Duration::from_millis(50),
+            "{mark}: {what} answered after {waited:?} while a plain fn blocked"
+        );
+        assert!(started <= sent, "the request went after the body started");
+    }
     slow.expect("the slow request")
 }
 
-/// A plain `fn` tool, resource or prompt never blocks a thread the connection needs: on a
-/// current-thread runtime, where a blocked thread would stop everything (the body runs on the
-/// blocking pool), a request sent while it blocks is answered at once, in both eras at once.
+/// An async tool: what a plain `fn` blocking must not hold up.
+#[mcp_tool]
+async fn echo_async(text: String) -> String {
+    text
+}
+
+/// A plain `fn` tool, resource or prompt never blocks a thread the connection or an async
+/// handler needs: on a current-thread runtime, where a blocked thread would stop everything
+/// (the body runs on the blocking pool), a request and an async tool's call sent while it
+/// blocks are answered at once, in both eras at once.
 #[tokio::test]
 async fn a_blocking_plain_fn_never_holds_up_the_connection() {
     tokio::join!(
@@ -184,7 +199,7 @@ async fn a_blocking_plain_fn_never_holds_up_the_connection_on_a_multi_threaded_r
 
 /// A request sent while each plain `fn` item blocks is answered at once, under `revision`.
 async fn blocking_plain_fns(runtime: &str, revision: Revision) {
-    let server = Server::builder("plain", "1").tool(block_marked).resource(slow).prompt(slow_prompt);
+    let server = Server::builder("plain", "1").tool(block_marked).tool(echo_async).resource(slow).prompt(slow_prompt);
     let client = TestClient::connect_as(server, revision).await.expect("connected");
     // Each mark is new: this runtime's test, this era, this item.
     let mark = |item: &str| format!("{runtime}-{revision:?}-{item}");

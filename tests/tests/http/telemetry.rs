@@ -327,10 +327,14 @@ fn prometheus_scrapes_the_histograms_with_method_and_tool_labels() {
         .expect("prometheus starts");
     let mut prometheus = KillOnDrop(child);
     wait_for_port(&mut prometheus.0, port, "prometheus", Duration::from_secs(30));
-    // Beside `/mcp` on the same address: the probes, and the metrics behind the Host check.
+    // Beside `/mcp` on the same address: the probes, and the metrics behind the Host and
+    // Origin checks (a page elsewhere cannot read them through the browser).
     let base = format!("http://{}", server.addr);
     assert_eq!(send(&format!("{base}/healthz"), "GET", None, &[]).status, 200);
     assert_eq!(send(&format!("{base}/metrics"), "GET", None, &[("host", "evil.example")]).status, 421);
+    assert_eq!(send(&format!("{base}/metrics"), "GET", None, &[("origin", "https://evil.example")]).status, 403);
+    let from_here = format!("http://{}", server.addr);
+    assert_eq!(send(&format!("{base}/metrics"), "GET", None, &[("origin", from_here.as_str())]).status, 200);
     for id in 1..=3 {
         assert_eq!(post(&server.url, &call_gifts(id, json!({})), &[]).status, 200);
     }

@@ -15,7 +15,7 @@ fn memory_stays_bounded_while_the_client_does_not_read() {
     const CALLS: usize = 1_000_000;
     let mut child = raw_manual(&[]);
     let pid = child.id();
-    let idle_kb = peak_rss_kb(pid);
+    let idle_kb = mcp_tests::peak_rss_kb(pid);
     let mut stdin = std::io::BufWriter::new(child.stdin.take().unwrap());
     let text = "z".repeat(64);
     let writer = std::thread::spawn(move || {
@@ -27,7 +27,7 @@ fn memory_stays_bounded_while_the_client_does_not_read() {
         stdin.flush().unwrap();
     });
     std::thread::sleep(Duration::from_secs(2));
-    let peak_kb = peak_rss_kb(pid);
+    let peak_kb = mcp_tests::peak_rss_kb(pid);
     // 1,000,000 answers of over 100 bytes are over 100 MB: kept in memory, they would show here.
     // The README's figure: the peak grows by under 2 MB over the idle server's (0.85 MB measured).
     eprintln!("peak RSS: {idle_kb} kB idle, {peak_kb} kB while nothing was read");
@@ -47,14 +47,4 @@ fn memory_stays_bounded_while_the_client_does_not_read() {
     drop(child.stdin.take());
     let (status, _) = exit_within(&mut child, Duration::from_secs(5));
     assert!(status.success());
-}
-
-/// The peak resident memory of process `pid` so far (`VmHWM`), in kB.
-fn peak_rss_kb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc/PID/status");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
-        .expect("VmHWM in /proc")
 }

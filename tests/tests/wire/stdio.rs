@@ -60,3 +60,25 @@ fn closing_stdin_ends_the_server_after_in_flight_responses() {
         server.finish();
     });
 }
+
+/// A message over the default 4 MiB limit is refused and skipped without being buffered whole:
+/// after a 64 MiB line the server's peak memory is far below the line's size, and the next
+/// request is answered.
+#[test]
+fn an_oversized_message_is_skipped_without_being_buffered_whole() {
+    let mut server = connect("2025-11-25", "an_oversized_message_is_skipped_without_being_buffered_whole", &[]);
+    let before = mcp_tests::peak_rss_kb(server.pid());
+    // A call whose text argument is 64 MiB long, unrecorded (the transcript would hold it).
+    let text = "x".repeat(64 << 20);
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": text}}});
+    server.send_unrecorded(&message.to_string());
+    drop(message);
+    let refused = server.recv();
+    assert_eq!(error_code(&refused), -32600, "{refused}");
+    let echo = call(&mut server, "echo", json!({"text": "after"}));
+    assert_eq!(only_text(&echo), "after");
+    let peak = mcp_tests::peak_rss_kb(server.pid());
+    assert!(peak < 24 << 10, "peak memory {peak} kB (it was {before} kB before a 64 MiB line)");
+    server.finish();
+}
