@@ -79,11 +79,26 @@ async fn greet(ctx: Context, instance: State<Instance>) -> Result<String, AskErr
 /// asks (the tasks extension): any instance reads and cancels it, the work stays where it began.
 #[mcp_tool(task = "optional")]
 async fn report(ctx: Context, instance: State<Instance>, steps: u32, step_ms: u64) -> String {
+    let mut ended = ReportEnded { steps, done: 0 };
     for step in 1..=steps {
         tokio::time::sleep(std::time::Duration::from_millis(step_ms)).await;
         ctx.progress(f64::from(step), Some(f64::from(steps)), Some(&format!("step {step} of {steps}"))).await;
+        ended.done = step;
     }
     format!("Report of {steps} steps (written on {})", instance.0)
+}
+
+/// Says (at `info`) when a report's handler ends, finished or dropped when cancelled: after
+/// that line, it reports no more progress.
+struct ReportEnded {
+    steps: u32,
+    done: u32,
+}
+
+impl Drop for ReportEnded {
+    fn drop(&mut self) {
+        tracing::info!("a report of {} steps ended after step {}", self.steps, self.done);
+    }
 }
 
 /// Asks for a name inside a task: the answer (`tasks/update`) may reach any instance.

@@ -41,6 +41,8 @@ struct Instance {
     process: KillOnDrop,
     port: u16,
     tag: &'static str,
+    /// What it logged (its warnings, and the example's own `info` lines).
+    log: services::StderrLog,
 }
 
 impl Instance {
@@ -52,13 +54,24 @@ impl Instance {
             .env("MCP_REDIS_URL", &redis.url)
             .env("MCP_SESSIONS", if shared_sessions { "shared" } else { "local" })
             .env("MCP_REQUEST_STATE_KEY", SHARED_KEY)
+            .env("RUST_LOG", "warn,replicas=info")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("the example starts");
+        let log = services::StderrLog::drain(&mut child);
         wait_for_port(&mut child, port, "the example", Duration::from_secs(15));
-        Instance { process: KillOnDrop(child), port, tag }
+        Instance { process: KillOnDrop(child), port, tag, log }
+    }
+
+    /// Waits (ten seconds at most) until the instance has logged `line`.
+    fn wait_for_log(&self, line: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !self.log.text().contains(line) {
+            assert!(Instant::now() < deadline, "instance {} never logged {line:?}: {}", self.tag, self.log.text());
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     fn url(&self) -> String {
@@ -502,7 +515,9 @@ fn a_task_made_on_one_instance_is_read_answered_and_cancelled_through_the_others
     poll_task(&a, &id, |task| task.get("statusMessage").is_some());
     let ack = task_request(&b, 3, "tasks/cancel", json!({"taskId": id}));
     assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
-    std::thread::sleep(Duration::from_millis(300));
+    // Once a's handler has ended (dropped by the cancellation, or at its end), it reports no
+    // more progress: read then, the task is cancelled everywhere.
+    cluster.instances[0].wait_for_log("a report of 50 steps ended");
     for url in [&a, &b, &nginx] {
         assert_eq!(poll_task(url, &id, |_| true)["status"], "cancelled", "through {url}");
     }
