@@ -166,8 +166,8 @@ pub mod diagnostics;
 pub mod prelude {
     pub use crate::protocol::{CallToolResult, Content, LogLevel, PromptMessage, Resource, ResourceContents};
     pub use crate::{
-        Bounded, Context, IntoToolResult, Json, PromptDescriptor, ReadError, ResourceDescriptor, ResourceNotFound,
-        Server, State, Structured, ToolDescriptor, starting_with,
+        AskError, Bounded, Context, Elicitation, IntoToolResult, Json, PromptDescriptor, ReadError, ResourceDescriptor,
+        ResourceNotFound, Server, State, Structured, ToolDescriptor, starting_with,
     };
     #[cfg(feature = "macros")]
     #[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
