@@ -26,6 +26,12 @@ const FIRST_PRUNE: usize = 1024;
 /// error -31000 ([`code::RATE_LIMITED`]) whose `data.retryAfterMs` says when a token is back;
 /// over HTTP with 429 and `Retry-After`.
 ///
+/// What counts are the requests that reach an item: `tools/call`, `resources/read`,
+/// `resources/subscribe` and `unsubscribe`, `prompts/get`. The handshake, `ping`, the lists,
+/// `server/discover` and the rest pass free, so that a client's own bookkeeping (a test
+/// client lists the tools before it calls them) spends none of its calls;
+/// [`every_request`](Self::every_request) counts them too.
+///
 /// ```
 /// use std::time::Duration;
 /// use mcp_runtime::Server;
@@ -40,12 +46,18 @@ const FIRST_PRUNE: usize = 1024;
 pub struct RateLimit {
     capacity: f64,
     per_second: f64,
+    /// Whether requests that reach no item count too.
+    every_request: bool,
     buckets: Arc<Mutex<Buckets>>,
 }
 
 impl fmt::Debug for RateLimit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RateLimit").field("capacity", &self.capacity).field("per_second", &self.per_second).finish()
+        f.debug_struct("RateLimit")
+            .field("capacity", &self.capacity)
+            .field("per_second", &self.per_second)
+            .field("every_request", &self.every_request)
+            .finish()
     }
 }
 
@@ -68,6 +80,7 @@ impl RateLimit {
         RateLimit {
             capacity: requests,
             per_second: requests / period.as_secs_f64().max(1e-3),
+            every_request: false,
             buckets: Arc::new(Mutex::new(Buckets { prune_at: FIRST_PRUNE, ..Buckets::default() })),
         }
     }
@@ -76,6 +89,14 @@ impl RateLimit {
     #[must_use]
     pub fn burst(mut self, requests: u32) -> Self {
         self.capacity = f64::from(requests.max(1));
+        self
+    }
+
+    /// Counts every request, the handshake, `ping` and the lists included (by default only
+    /// the requests that reach an item count).
+    #[must_use]
+    pub fn every_request(mut self) -> Self {
+        self.every_request = true;
         self
     }
 
@@ -130,6 +151,9 @@ impl Service<McpRequest> for RateLimited {
     }
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
+        if !self.limit.every_request && request.target().is_none() {
+            return self.inner.call(request);
+        }
         let caller = request.caller();
         match self.limit.take(caller.clone()) {
             Ok(()) => self.inner.call(request),

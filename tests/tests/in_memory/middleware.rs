@@ -279,9 +279,11 @@ async fn tower_layers_compose_with_the_seam() {
 
 #[tokio::test]
 async fn the_rate_limit_refuses_past_the_bucket_and_says_when_to_retry() {
-    let server = Server::builder("layers", "1").tool(echo()).layer(RateLimit::per_caller(3, Duration::from_secs(60)));
+    let server = Server::builder("layers", "1")
+        .tool(echo())
+        .layer(RateLimit::per_caller(3, Duration::from_secs(60)).every_request());
     let mut client = Client::start(server);
-    client.initialize().await; // initialize takes a token too
+    client.initialize().await; // with `every_request`, initialize takes a token too
     for id in 1..=2 {
         let answer = client.call(&call(id, "echo", json!({"text": "ok"}))).await;
         assert_eq!(text_of(&answer), "ok");
@@ -477,4 +479,25 @@ async fn the_test_client_s_requests_pass_the_layers_as_a_channel_s() {
     let seen = seen.lock().unwrap().clone();
     let call = seen.iter().find(|line| line.starts_with("only tools/call echo")).expect("the call was seen");
     assert!(call.ends_with(" channel"), "{call}");
+}
+
+/// By default the rate limit counts the requests that reach an item only: a test client that
+/// connects (the handshake, lists) and then makes 40 calls under a limit of 40 has all 40
+/// answered; the 41st call is refused, while lists and pings still pass.
+#[tokio::test]
+async fn the_rate_limit_counts_the_calls_not_the_client_s_bookkeeping() {
+    let server = Server::builder("layers", "1").tool(echo()).layer(RateLimit::per_caller(40, Duration::from_secs(60)));
+    let client = mcp_runtime::testing::TestClient::connect(server).await.expect("connected");
+    for n in 0..40 {
+        let listed = client.list_tools().await.expect("listed");
+        assert_eq!(listed.len(), 1);
+        let answer = client.call_tool("echo", json!({"text": n.to_string()})).await;
+        let answer = answer.unwrap_or_else(|e| panic!("call {} of 40 refused: {e}", n + 1));
+        assert_eq!(answer["content"][0]["text"], n.to_string());
+    }
+    let refused = client.call_tool("echo", json!({"text": "41"})).await.expect_err("the 41st call");
+    assert_eq!(refused.rpc().map(|e| e.code), Some(-31000), "{refused:?}");
+    client.list_tools().await.expect("a list still passes");
+    client.request("ping", json!({})).await.expect("a ping still passes");
+    client.close().await.expect("closed");
 }
