@@ -28,7 +28,7 @@
 //! }
 //! ```
 
-use crate::command_line::{Command, HTTP, LIST, Print, STDIO, Transport};
+use crate::command_line::{Command, HTTP, HttpFlags, LIST, PUBLIC_URL, Print, STDIO, Transport};
 use crate::protocol::Revision;
 use crate::{Error, HttpOptions, Result, Server};
 
@@ -42,6 +42,10 @@ pub struct ServeArgs {
     /// `--http ADDR`: serve Streamable HTTP at `http://ADDR/mcp`.
     #[arg(long = HTTP.long, value_name = "ADDR", help = HTTP.help, conflicts_with = "list")]
     pub http: Option<String>,
+    /// `--public-url URL`: with `--http`, the URL clients reach the server at, behind a proxy
+    /// (see [`HttpOptions::public_url`]).
+    #[arg(long = PUBLIC_URL.long, value_name = "URL", help = PUBLIC_URL.help, requires = "http")]
+    pub public_url: Option<String>,
     /// `--oauth-issuer URL` (feature `oauth`): with `--http`, accept only that issuer's JWT
     /// access tokens.
     #[cfg(feature = "oauth")]
@@ -66,8 +70,9 @@ impl ServeArgs {
         let oauth_issuer = self.oauth_issuer.clone();
         #[cfg(not(feature = "oauth"))]
         let oauth_issuer = None;
+        let flags = HttpFlags { public_url: self.public_url.clone(), oauth_issuer };
         Ok(Command::Serve(match &self.http {
-            Some(addr) => Transport::Http { addr: addr.clone(), oauth_issuer },
+            Some(addr) => Transport::Http { addr: addr.clone(), flags },
             None => Transport::Stdio,
         }))
     }
@@ -75,8 +80,11 @@ impl ServeArgs {
 
 impl Server {
     /// Serves as `args` say (flattened into the program's own `clap` parser), as
-    /// [`run`](Self::run) does with the command line, serving HTTP with `options`
-    /// (`--oauth-issuer` adds its JWT verifier to them). See [`cli`](crate::cli).
+    /// [`run`](Self::run) does with the command line, serving HTTP with `options`:
+    /// `--public-url` sets their [`public_url`](HttpOptions::public_url), `--oauth-issuer`
+    /// their authorization (a JWT verifier of that issuer's). A flag that says otherwise than
+    /// `options` (another public URL, an authorization already there) stops the start with an
+    /// error naming both. See [`cli`](crate::cli).
     pub fn run_with(mut self, args: ServeArgs, options: HttpOptions) -> Result<()> {
         let command = args.command().map_err(Error::Usage)?;
         self.run_http_options = Some(options);
@@ -132,7 +140,7 @@ mod tests {
     fn flattened_flags_read_as_run_reads_them() {
         assert_eq!(command(&["--db", "b.db"]), Ok(Command::Serve(Transport::Stdio)));
         assert_eq!(command(&["--stdio"]), Ok(Command::Serve(Transport::Stdio)));
-        let http = Transport::Http { addr: "127.0.0.1:0".into(), oauth_issuer: None };
+        let http = Transport::Http { addr: "127.0.0.1:0".into(), flags: HttpFlags::default() };
         assert_eq!(command(&["--http", "127.0.0.1:0", "--db", "b.db"]), Ok(Command::Serve(http)));
         assert_eq!(command(&["--list"]), Ok(Command::Print(Print::List(Revision::LATEST))));
         assert_eq!(command(&["--list", "2024-11-05"]), Ok(Command::Print(Print::List(Revision::V2024_11_05))));
@@ -144,7 +152,10 @@ mod tests {
     #[test]
     fn an_oauth_issuer_needs_http() {
         let issuer = Some("https://as.example".to_owned());
-        let http = Transport::Http { addr: "127.0.0.1:0".into(), oauth_issuer: issuer };
+        let http = Transport::Http {
+            addr: "127.0.0.1:0".into(),
+            flags: HttpFlags { oauth_issuer: issuer, ..HttpFlags::default() },
+        };
         assert_eq!(
             command(&["--http", "127.0.0.1:0", "--oauth-issuer", "https://as.example"]),
             Ok(Command::Serve(http))

@@ -24,6 +24,13 @@ pub(crate) const STDIO: Flag =
 /// `--http ADDR`.
 pub(crate) const HTTP: Flag =
     Flag { long: "http", value: Some("ADDR"), help: "serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:3000)" };
+/// `--public-url URL`.
+pub(crate) const PUBLIC_URL: Flag = Flag {
+    long: "public-url",
+    value: Some("URL"),
+    help: "with --http: the URL clients reach the server at, behind a proxy (https://mcp.example.com/mcp): the \
+           audience of its tokens, the resource its metadata names and the one Host it accepts",
+};
 /// `--oauth-issuer URL`.
 pub(crate) const OAUTH_ISSUER: Flag = Flag {
     long: "oauth-issuer",
@@ -42,6 +49,7 @@ pub(crate) fn flags() -> Vec<Flag> {
     let mut flags = vec![STDIO];
     if cfg!(feature = "http") {
         flags.push(HTTP);
+        flags.push(PUBLIC_URL);
     }
     if cfg!(feature = "oauth") {
         flags.push(OAUTH_ISSUER);
@@ -64,10 +72,18 @@ pub(crate) enum Command {
 pub(crate) enum Transport {
     /// One client on standard input and output (also what no argument means).
     Stdio,
-    /// Streamable HTTP at `addr`, a protected resource of `oauth_issuer`'s when given
-    /// (`--oauth-issuer`, with feature `oauth`).
+    /// Streamable HTTP at `addr`, as the flags that go with `--http` say.
     #[cfg(feature = "http")]
-    Http { addr: String, oauth_issuer: Option<String> },
+    Http { addr: String, flags: HttpFlags },
+}
+
+/// What the flags that go with `--http` say.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct HttpFlags {
+    /// `--public-url`: the URL clients reach the server at.
+    pub(crate) public_url: Option<String>,
+    /// `--oauth-issuer` (feature `oauth`): the server is a protected resource of that issuer's.
+    pub(crate) oauth_issuer: Option<String>,
 }
 
 /// What to print.
@@ -86,9 +102,9 @@ pub(crate) enum Print {
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
     let mut args = args.into_iter().peekable();
     let mut command: Option<(String, Command)> = None;
-    // Set by `--oauth-issuer`, which builds without feature `oauth` do not know.
-    #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
-    let mut issuer: Option<String> = None;
+    // Set by the flags that go with `--http` (`--oauth-issuer` only with feature `oauth`).
+    #[cfg_attr(not(feature = "http"), allow(unused_mut))]
+    let mut http_flags = HttpFlags::default();
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
             Some((flag, value)) if flag.starts_with("--") => (flag.to_owned(), Some(value.to_owned())),
@@ -109,6 +125,19 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
                     _ => return Err("`--http` needs an address, e.g. `--http 127.0.0.1:3000`".into()),
                 }
             }
+            #[cfg(feature = "http")]
+            _ if long == PUBLIC_URL.long => {
+                let url = inline.or_else(|| args.next_if(|a| !a.starts_with('-'))).filter(|url| !url.is_empty());
+                let Some(url) = url else {
+                    return Err("`--public-url` needs the URL clients reach the server at, e.g. \
+                                `--public-url https://mcp.example.com/mcp`"
+                        .into());
+                };
+                if http_flags.public_url.replace(url).is_some() {
+                    return Err("`--public-url` is given twice".into());
+                }
+                continue;
+            }
             #[cfg(feature = "oauth")]
             _ if long == OAUTH_ISSUER.long => {
                 let url = inline.or_else(|| args.next_if(|a| !a.starts_with('-'))).filter(|url| !url.is_empty());
@@ -117,7 +146,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
                                 `--oauth-issuer https://auth.example.com`"
                         .into());
                 };
-                if issuer.replace(url).is_some() {
+                if http_flags.oauth_issuer.replace(url).is_some() {
                     return Err("`--oauth-issuer` is given twice".into());
                 }
                 continue;
@@ -137,19 +166,22 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
         command = Some((flag, next));
     }
     let command = command.map_or(Command::Serve(Transport::Stdio), |(_, command)| command);
-    match (command, issuer) {
-        (command, None) => Ok(command),
+    match command {
         #[cfg(feature = "http")]
-        (Command::Serve(Transport::Http { addr, .. }), Some(issuer)) => {
-            Ok(Command::Serve(Transport::Http { addr, oauth_issuer: Some(issuer) }))
+        Command::Serve(Transport::Http { addr, .. }) => Ok(Command::Serve(Transport::Http { addr, flags: http_flags })),
+        _ if http_flags.oauth_issuer.is_some() => {
+            Err("`--oauth-issuer` protects an HTTP server: give `--http ADDR` too".into())
         }
-        (_, Some(_)) => Err("`--oauth-issuer` protects an HTTP server: give `--http ADDR` too".into()),
+        _ if http_flags.public_url.is_some() => {
+            Err("`--public-url` is where an HTTP server is reached: give `--http ADDR` too".into())
+        }
+        command => Ok(command),
     }
 }
 
 #[cfg(feature = "http")]
 fn http(addr: String) -> Result<Command, String> {
-    Ok(Command::Serve(Transport::Http { addr, oauth_issuer: None }))
+    Ok(Command::Serve(Transport::Http { addr, flags: HttpFlags::default() }))
 }
 
 #[cfg(not(feature = "http"))]
@@ -169,7 +201,7 @@ pub(crate) fn usage(program: &str, name: &str, version: &str) -> String {
     let mut modes: Vec<String> = vec![format!("--{}", STDIO.long)];
     if cfg!(feature = "http") {
         let oauth = if cfg!(feature = "oauth") { " [--oauth-issuer URL]" } else { "" };
-        modes.push(format!("--{} ADDR{oauth}", HTTP.long));
+        modes.push(format!("--{} ADDR [--public-url URL]{oauth}", HTTP.long));
     }
     modes.extend(["--list [REVISION]".to_owned(), "--help".to_owned(), "--version".to_owned()]);
     let mut text = format!("{name} {version}: an MCP server\n\nUsage: {program} [{}]\n\n", modes.join(" | "));
@@ -265,7 +297,7 @@ mod tests {
     #[cfg(feature = "http")]
     #[test]
     fn http_needs_an_address() {
-        let http = |addr: &str| Ok(Command::Serve(Transport::Http { addr: addr.into(), oauth_issuer: None }));
+        let http = |addr: &str| Ok(Command::Serve(Transport::Http { addr: addr.into(), flags: HttpFlags::default() }));
         assert_eq!(parsed(&["--http", "127.0.0.1:0"]), http("127.0.0.1:0"));
         assert_eq!(parsed(&["--http=[::1]:80"]), http("[::1]:80"));
         assert!(parsed(&["--http"]).unwrap_err().contains("needs an address"));
@@ -275,13 +307,26 @@ mod tests {
     #[cfg(feature = "oauth")]
     #[test]
     fn an_oauth_issuer_protects_the_http_server() {
-        let issuer = Some("https://as.example".to_owned());
-        let protected = Ok(Command::Serve(Transport::Http { addr: "127.0.0.1:0".into(), oauth_issuer: issuer }));
+        let flags = HttpFlags { oauth_issuer: Some("https://as.example".to_owned()), ..HttpFlags::default() };
+        let protected = Ok(Command::Serve(Transport::Http { addr: "127.0.0.1:0".into(), flags }));
         assert_eq!(parsed(&["--http", "127.0.0.1:0", "--oauth-issuer", "https://as.example"]), protected);
         assert_eq!(parsed(&["--oauth-issuer=https://as.example", "--http=127.0.0.1:0"]), protected);
         assert!(parsed(&["--oauth-issuer", "https://as.example"]).unwrap_err().contains("give `--http ADDR` too"));
         assert!(parsed(&["--http", "127.0.0.1:0", "--oauth-issuer"]).unwrap_err().contains("needs the"));
         let twice = parsed(&["--http=a:1", "--oauth-issuer=https://a", "--oauth-issuer=https://b"]);
+        assert!(twice.unwrap_err().contains("twice"));
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn a_public_url_goes_with_http() {
+        let flags = HttpFlags { public_url: Some("https://mcp.example.com/mcp".into()), ..HttpFlags::default() };
+        let public = Ok(Command::Serve(Transport::Http { addr: "127.0.0.1:0".into(), flags }));
+        assert_eq!(parsed(&["--http", "127.0.0.1:0", "--public-url", "https://mcp.example.com/mcp"]), public);
+        assert_eq!(parsed(&["--public-url=https://mcp.example.com/mcp", "--http=127.0.0.1:0"]), public);
+        assert!(parsed(&["--public-url", "https://a/mcp"]).unwrap_err().contains("give `--http ADDR` too"));
+        assert!(parsed(&["--http", "127.0.0.1:0", "--public-url"]).unwrap_err().contains("needs the URL"));
+        let twice = parsed(&["--http=a:1", "--public-url=https://a/mcp", "--public-url=https://b/mcp"]);
         assert!(twice.unwrap_err().contains("twice"));
     }
 

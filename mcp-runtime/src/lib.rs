@@ -554,18 +554,10 @@ impl Server {
         match transport {
             command_line::Transport::Stdio => self.serve_stdio_with(pipes).await,
             #[cfg(feature = "http")]
-            command_line::Transport::Http { addr, oauth_issuer } => {
+            command_line::Transport::Http { addr, flags } => {
                 let mut server = self;
-                // `run_with`'s options, or the defaults.
-                let options = server.run_http_options.take().unwrap_or_default();
-                // `--oauth-issuer`: JWT access tokens of that issuer, for this server's URI.
-                #[cfg(feature = "oauth")]
-                let options = match oauth_issuer {
-                    Some(issuer) => options.authorization(http::Authorization::jwt(http::JwtVerifier::new(issuer)?)),
-                    None => options,
-                };
-                #[cfg(not(feature = "oauth"))]
-                let _ = oauth_issuer;
+                // `run_with`'s options, or the defaults, with what the flags say.
+                let options = server.run_http_options.take().unwrap_or_default().with_flags(flags)?;
                 // With telemetry, `--http` serves the metrics too.
                 #[cfg(feature = "telemetry")]
                 let options = match server.telemetry.is_some() {

@@ -34,13 +34,25 @@ pub(crate) struct Edge {
 }
 
 impl Edge {
-    /// `auth`, for an endpoint bound to `bound` (or mounted, `None`), whose items declare
-    /// `declared` scopes.
-    pub(crate) fn new(auth: Authorization, bound: Option<SocketAddr>, declared: &[String]) -> crate::Result<Edge> {
-        let resource = match (auth.resource, bound) {
-            (Some(resource), _) => resource,
-            (None, Some(addr)) => format!("http://{addr}/mcp"),
-            (None, None) => {
+    /// `auth`, for an endpoint bound to `bound` (or mounted, `None`) and reached at
+    /// `public_url` when given, whose items declare `declared` scopes.
+    pub(crate) fn new(
+        auth: Authorization,
+        bound: Option<SocketAddr>,
+        public_url: Option<&str>,
+        declared: &[String],
+    ) -> crate::Result<Edge> {
+        let resource = match (auth.resource, public_url, bound) {
+            (Some(resource), Some(public), _) if resource != public => {
+                return Err(crate::Error::Usage(format!(
+                    "`Authorization::resource` is `{resource}` and the public URL (`--public-url`, \
+                     `HttpOptions::public_url`) is `{public}`: both name this server, give one of them"
+                )));
+            }
+            (Some(resource), ..) => resource,
+            (None, Some(public), _) => public.to_owned(),
+            (None, None, Some(addr)) => format!("http://{addr}/mcp"),
+            (None, None, None) => {
                 return Err(crate::Error::Usage(
                     "a router mounted with authorization needs its canonical URI: `Authorization::resource` \
                      (`https://mcp.example.com/mcp`)"
@@ -143,5 +155,32 @@ mod tests {
         let s = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
         assert_eq!(step_up(&s(&["w"]), &s(&["r"]), true), s(&["w"]));
         assert_eq!(step_up(&s(&["w"]), &s(&["r", "w"]), false), s(&["w", "r"]));
+    }
+
+    fn hook() -> Authorization {
+        Authorization::hook(|_| async { Err::<Identity, _>(super::super::Reject::new("no")) })
+            .authorization_server("https://auth.example.com")
+    }
+
+    /// The resource is the public URL when one is given, the bound address's otherwise; a
+    /// configured resource that differs from the public URL stops the start naming both.
+    #[test]
+    fn the_resource_is_the_public_url_and_a_different_one_is_refused() {
+        let bound: Option<SocketAddr> = "127.0.0.1:3000".parse().ok();
+        let public = "https://mcp.example.com/mcp";
+        let edge = Edge::new(hook(), bound, Some(public), &[]).expect("an edge");
+        assert_eq!(edge.resource, public);
+        let (path, document) = edge.metadata.expect("metadata");
+        assert_eq!(path, "/.well-known/oauth-protected-resource/mcp");
+        assert!(document.contains(r#""resource":"https://mcp.example.com/mcp""#), "{document}");
+        assert_eq!(Edge::new(hook(), bound, None, &[]).expect("an edge").resource, "http://127.0.0.1:3000/mcp");
+        let same = Edge::new(hook().resource(public), bound, Some(public), &[]).expect("the same URL twice");
+        assert_eq!(same.resource, public);
+        let Err(crate::Error::Usage(refused)) =
+            Edge::new(hook().resource("https://other.example/mcp"), bound, Some(public), &[])
+        else {
+            panic!("a resource other than the public URL was accepted");
+        };
+        assert!(refused.contains("https://other.example/mcp") && refused.contains(public), "{refused}");
     }
 }

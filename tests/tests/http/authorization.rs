@@ -831,3 +831,42 @@ async fn a_hook_identity_past_its_expiry_is_refused() {
     assert_eq!(refused.status, 401, "{}", refused.body);
     assert!(challenge(&refused).contains("the token has expired"), "{}", challenge(&refused));
 }
+
+/// Behind a proxy: `--public-url` with `--oauth-issuer` makes the public URL the audience
+/// tokens must name and the resource the metadata names (the challenge points at the public
+/// metadata URL), and its host the one `Host` accepted besides the loopback names. A token
+/// issued for the address the server listens on is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_public_url_is_the_resource_the_audience_and_the_host() {
+    let issuer = issuer().await;
+    let issuer_url = issuer.url.clone();
+    let public = "https://notes.example.com/mcp";
+    let notes = tokio::task::spawn_blocking(move || {
+        let program = mcp_tests::example_binary("notes");
+        mcp_tests::http::HttpServer::start(&program, &["--public-url", public, "--oauth-issuer", &issuer_url])
+    })
+    .await
+    .unwrap();
+    let url = notes.url.clone();
+    let public_metadata = "https://notes.example.com/.well-known/oauth-protected-resource/mcp";
+    let as_public = |mut headers: Vec<(String, String)>| {
+        headers.push(("host".to_owned(), "notes.example.com".to_owned()));
+        headers
+    };
+    let none = call(&url, "search", as_public(vec![])).await;
+    assert_eq!(none.status, 401, "{}", none.body);
+    assert_eq!(challenge(&none), format!("Bearer resource_metadata=\"{public_metadata}\""));
+    let metadata_url = format!("http://{}/.well-known/oauth-protected-resource/mcp", notes.addr);
+    let metadata: Value = serde_json::from_str(&get(&metadata_url).await.2).unwrap();
+    assert_eq!(metadata["resource"], public, "{metadata}");
+
+    let search = |audience: &str| {
+        let token = signed(&claims(&issuer.url, audience, "alice", "notes:read"), "rsa", "rsa-1");
+        call(&url, "search", as_public(bearer(&token)))
+    };
+    assert_eq!(search(public).await.status, 200, "a token for the public URL");
+    let local = search(&url).await;
+    assert_eq!(local.status, 401, "a token for the listening address: {}", local.body);
+    let elsewhere = call(&url, "search", vec![("host".to_owned(), "evil.example".to_owned())]).await;
+    assert_eq!(elsewhere.status, 421, "another Host: {}", elsewhere.body);
+}

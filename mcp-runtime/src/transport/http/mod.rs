@@ -142,10 +142,18 @@ pub(crate) struct Routers {
 /// The endpoint's routers.
 pub(crate) fn router(core: Arc<ServerCore>, options: HttpOptions, bound: Option<SocketAddr>) -> crate::Result<Routers> {
     let loopback = bound.is_some_and(|addr| addr.ip().is_loopback());
-    let hosts = match (options.hosts, loopback) {
-        (Some(hosts), _) => hosts,
-        (None, true) => Allowed::Only(LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect()),
-        (None, false) => {
+    let public = match &options.public_url {
+        Some(url) => Some(PublicUrl::parse(url).map_err(crate::Error::Usage)?),
+        None => None,
+    };
+    let loopback_hosts = || LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned());
+    let hosts = match (options.hosts, &public, loopback) {
+        (Some(hosts), ..) => hosts,
+        (None, Some(public), loopback) => {
+            Allowed::Only(std::iter::once(public.host.clone()).chain(loopback_hosts().filter(|_| loopback)).collect())
+        }
+        (None, None, true) => Allowed::Only(loopback_hosts().collect()),
+        (None, None, false) => {
             return Err(crate::Error::Usage(
                 "serving HTTP on a non-loopback address (or as a router) needs an explicit host allow-list: \
              `HttpOptions::allowed_hosts` (`Allowed::Any` to accept any, behind a proxy that checks)"
@@ -153,15 +161,20 @@ pub(crate) fn router(core: Arc<ServerCore>, options: HttpOptions, bound: Option<
             ));
         }
     };
-    let origins = match (options.origins, bound) {
-        (Some(origins), _) => origins,
-        (None, Some(addr)) if loopback => Allowed::Only(
-            LOOPBACK_HOSTS
-                .iter()
-                .flat_map(|h| [format!("http://{h}"), format!("http://{h}:{}", addr.port()), format!("https://{h}")])
+    let loopback_origins = |port: u16| {
+        LOOPBACK_HOSTS
+            .iter()
+            .flat_map(move |h| [format!("http://{h}"), format!("http://{h}:{port}"), format!("https://{h}")])
+    };
+    let origins = match (options.origins, &public, bound) {
+        (Some(origins), ..) => origins,
+        (None, Some(public), bound) => Allowed::Only(
+            std::iter::once(public.origin.clone())
+                .chain(bound.filter(|_| loopback).into_iter().flat_map(|addr| loopback_origins(addr.port())))
                 .collect(),
         ),
-        (None, _) => {
+        (None, None, Some(addr)) if loopback => Allowed::Only(loopback_origins(addr.port()).collect()),
+        (None, None, _) => {
             return Err(crate::Error::Usage(
                 "serving HTTP on a non-loopback address (or as a router) needs an explicit origin allow-list: \
              `HttpOptions::allowed_origins` (`Allowed::Any` to accept any)"
@@ -180,7 +193,7 @@ pub(crate) fn router(core: Arc<ServerCore>, options: HttpOptions, bound: Option<
     };
     let declared = core.registry().declared_scopes();
     let edge = match options.authorization {
-        Some(authorization) => Some(Edge::new(authorization, bound, &declared)?),
+        Some(authorization) => Some(Edge::new(authorization, bound, options.public_url.as_deref(), &declared)?),
         None => {
             if !declared.is_empty() {
                 tracing::warn!(
@@ -257,4 +270,37 @@ pub(crate) fn router(core: Arc<ServerCore>, options: HttpOptions, bound: Option<
         metadata_router = metadata_router.route(&path, axum::routing::get(serve).options(on_preflight));
     }
     Ok(Routers { endpoint: router, metadata: metadata_router, stop })
+}
+
+/// A public URL's parts the defaults take: its host (without a port: a `Host` with any port
+/// matches it) and its origin.
+#[derive(Debug, PartialEq, Eq)]
+struct PublicUrl {
+    host: String,
+    origin: String,
+}
+
+impl PublicUrl {
+    fn parse(url: &str) -> Result<PublicUrl, String> {
+        let resource = crate::auth::metadata::parse_resource(url).map_err(|e| format!("the public URL: {e}"))?;
+        let authority = resource.origin.split_once("://").map_or("", |(_, authority)| authority);
+        let host = match authority.strip_prefix('[') {
+            Some(v6) => format!("[{}]", v6.split(']').next().unwrap_or("")),
+            None => authority.split(':').next().unwrap_or("").to_owned(),
+        };
+        Ok(PublicUrl { host, origin: resource.origin.to_owned() })
+    }
+}
+
+#[cfg(test)]
+mod public_url_tests {
+    use super::PublicUrl;
+
+    #[test]
+    fn a_public_url_gives_its_host_and_origin() {
+        let parsed = PublicUrl::parse("https://mcp.example.com:8443/mcp").unwrap();
+        assert_eq!(parsed, PublicUrl { host: "mcp.example.com".into(), origin: "https://mcp.example.com:8443".into() });
+        assert_eq!(PublicUrl::parse("http://[::1]:80/mcp").unwrap().host, "[::1]");
+        assert!(PublicUrl::parse("mcp.example.com/mcp").unwrap_err().contains("the public URL"));
+    }
 }

@@ -47,6 +47,8 @@ pub struct HttpOptions {
     pub(super) hosts: Option<Allowed>,
     pub(super) origins: Option<Allowed>,
     pub(super) authorization: Option<Authorization>,
+    /// The URL clients reach the server at, when it is not `http://ADDR/mcp`.
+    pub(super) public_url: Option<String>,
     pub(super) cors: Option<Allowed>,
     pub(super) max_sessions: usize,
     pub(super) max_requests: usize,
@@ -73,6 +75,7 @@ impl Default for HttpOptions {
             hosts: None,
             origins: None,
             authorization: None,
+            public_url: None,
             cors: None,
             max_sessions: DEFAULT_MAX_SESSIONS,
             max_requests: DEFAULT_MAX_REQUESTS,
@@ -126,6 +129,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("hosts", &self.hosts)
             .field("origins", &self.origins)
             .field("authorization", &self.authorization)
+            .field("public_url", &self.public_url)
             .field("cors", &self.cors)
             .field("max_sessions", &self.max_sessions)
             .field("instance_tag", &self.instance_tag)
@@ -149,12 +153,61 @@ impl HttpOptions {
     }
 
     /// The `Host` values accepted. Bound to a loopback address, the loopback names are the
-    /// default; bound elsewhere, or mounted as a router, the server refuses to start without
-    /// this.
+    /// default; with a [public URL](Self::public_url), its host (and the loopback names, bound
+    /// to loopback); bound elsewhere, or mounted as a router, the server refuses to start
+    /// without this.
     #[must_use]
     pub fn allowed_hosts(mut self, hosts: Allowed) -> Self {
         self.hosts = Some(hosts);
         self
+    }
+
+    /// The URL clients reach the server at, behind a proxy or a load balancer
+    /// (`https://mcp.example.com/mcp`; `--public-url` on the command line). It is the
+    /// resource its tokens are issued for and its protected-resource metadata names (RFC 8707,
+    /// RFC 9728; [`Authorization::resource`] says the same, and the two may not differ), and,
+    /// unless [`allowed_hosts`](Self::allowed_hosts) and
+    /// [`allowed_origins`](Self::allowed_origins) say otherwise, its host is the `Host`
+    /// accepted and its origin the `Origin`. By default `http://ADDR/mcp`.
+    ///
+    /// ```
+    /// use mcp_runtime::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().public_url("https://mcp.example.com/mcp");
+    /// # drop(options);
+    /// ```
+    #[must_use]
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.public_url = Some(url.into());
+        self
+    }
+
+    /// These options with what the command line's HTTP flags say (`--public-url`,
+    /// `--oauth-issuer`), refusing a flag that says otherwise than the options already do.
+    #[cfg(feature = "stdio")]
+    pub(crate) fn with_flags(mut self, flags: crate::command_line::HttpFlags) -> crate::Result<Self> {
+        if let Some(url) = flags.public_url {
+            if let Some(configured) = self.public_url.as_ref().filter(|configured| **configured != url) {
+                return Err(crate::Error::Usage(format!(
+                    "`--public-url {url}` and the options' `public_url` (`{configured}`) differ: give one of them"
+                )));
+            }
+            self.public_url = Some(url);
+        }
+        #[cfg(feature = "oauth")]
+        if let Some(issuer) = flags.oauth_issuer {
+            if self.authorization.is_some() {
+                return Err(crate::Error::Usage(format!(
+                    "`--oauth-issuer {issuer}` would replace the authorization the options already have \
+                     (`HttpOptions::authorization`): give one of them (a public URL goes in `--public-url`)"
+                )));
+            }
+            let verifier = crate::auth::JwtVerifier::new(issuer)?;
+            self.authorization = Some(Authorization::jwt(verifier));
+        }
+        #[cfg(not(feature = "oauth"))]
+        let _ = flags.oauth_issuer;
+        Ok(self)
     }
 
     /// Authorizes every request as `authorization` says: a verifier (JWT, introspection, or
@@ -362,5 +415,36 @@ mod tests {
         assert_eq!(options.max_listen_streams, DEFAULT_MAX_LISTEN_STREAMS);
         assert_eq!(options.max_connections, None, "the file limit less RESERVED_FILES, read at start");
         assert!(options.events.is_none() && options.sessions.is_none(), "the in-memory stores");
+    }
+
+    /// A flag that says otherwise than the options stops the start, naming both.
+    #[cfg(all(feature = "stdio", feature = "oauth"))]
+    #[test]
+    fn the_command_line_flags_join_the_options_or_say_what_conflicts() {
+        use crate::command_line::HttpFlags;
+        let flags = |public_url: Option<&str>, oauth_issuer: Option<&str>| HttpFlags {
+            public_url: public_url.map(str::to_owned),
+            oauth_issuer: oauth_issuer.map(str::to_owned),
+        };
+        let public = "https://mcp.example.com/mcp";
+        let joined = HttpOptions::default().with_flags(flags(Some(public), Some("https://auth.example.com"))).unwrap();
+        assert_eq!(joined.public_url.as_deref(), Some(public));
+        assert!(joined.authorization.is_some());
+        let same = HttpOptions::default().public_url(public).with_flags(flags(Some(public), None));
+        assert!(same.is_ok(), "the same URL twice");
+        let Err(crate::Error::Usage(other)) =
+            HttpOptions::default().public_url("https://other.example/mcp").with_flags(flags(Some(public), None))
+        else {
+            panic!("two public URLs accepted")
+        };
+        assert!(other.contains("https://other.example/mcp") && other.contains(public), "{other}");
+        let hooked = HttpOptions::default().authorization(Authorization::hook(|_| async {
+            Err::<crate::Identity, _>(crate::auth::Reject::new("no"))
+        }));
+        let Err(crate::Error::Usage(replaced)) = hooked.with_flags(flags(None, Some("https://auth.example.com")))
+        else {
+            panic!("--oauth-issuer replaced an authorization")
+        };
+        assert!(replaced.contains("--oauth-issuer https://auth.example.com") && replaced.contains("authorization"));
     }
 }
