@@ -51,6 +51,11 @@ pub struct ServeArgs {
     #[cfg(feature = "oauth")]
     #[arg(long = crate::command_line::OAUTH_ISSUER.long, value_name = "URL", help = crate::command_line::OAUTH_ISSUER.help, requires = "http")]
     pub oauth_issuer: Option<String>,
+    /// `--metrics ADDR` (feature `telemetry`): with `--http`, serve the metrics at
+    /// `http://ADDR/metrics`, apart from the MCP endpoint.
+    #[cfg(feature = "telemetry")]
+    #[arg(long = crate::command_line::METRICS.long, value_name = "ADDR", help = crate::command_line::METRICS.help, requires = "http")]
+    pub metrics: Option<String>,
     /// `--list [REVISION]`: print what the server declares, as a client of `REVISION` (by
     /// default the latest) sees it, and exit.
     #[arg(long = LIST.long, value_name = "REVISION", help = LIST.help, num_args = 0..=1,
@@ -70,7 +75,11 @@ impl ServeArgs {
         let oauth_issuer = self.oauth_issuer.clone();
         #[cfg(not(feature = "oauth"))]
         let oauth_issuer = None;
-        let flags = HttpFlags { public_url: self.public_url.clone(), oauth_issuer };
+        #[cfg(feature = "telemetry")]
+        let metrics = self.metrics.clone();
+        #[cfg(not(feature = "telemetry"))]
+        let metrics = None;
+        let flags = HttpFlags { public_url: self.public_url.clone(), oauth_issuer, metrics };
         Ok(Command::Serve(match &self.http {
             Some(addr) => Transport::Http { addr: addr.clone(), flags },
             None => Transport::Stdio,

@@ -31,6 +31,13 @@ pub(crate) const PUBLIC_URL: Flag = Flag {
     help: "with --http: the URL clients reach the server at, behind a proxy (https://mcp.example.com/mcp): the \
            audience of its tokens, the resource its metadata names and the one Host it accepts",
 };
+/// `--metrics ADDR`.
+pub(crate) const METRICS: Flag = Flag {
+    long: "metrics",
+    value: Some("ADDR"),
+    help: "with --http: serve the metrics as Prometheus text at http://ADDR/metrics, apart from the MCP endpoint \
+           (by default they are served beside it only when it listens on loopback)",
+};
 /// `--oauth-issuer URL`.
 pub(crate) const OAUTH_ISSUER: Flag = Flag {
     long: "oauth-issuer",
@@ -53,6 +60,9 @@ pub(crate) fn flags() -> Vec<Flag> {
     }
     if cfg!(feature = "oauth") {
         flags.push(OAUTH_ISSUER);
+    }
+    if cfg!(all(feature = "http", feature = "telemetry")) {
+        flags.push(METRICS);
     }
     flags.push(LIST);
     flags
@@ -84,6 +94,8 @@ pub(crate) struct HttpFlags {
     pub(crate) public_url: Option<String>,
     /// `--oauth-issuer` (feature `oauth`): the server is a protected resource of that issuer's.
     pub(crate) oauth_issuer: Option<String>,
+    /// `--metrics` (feature `telemetry`): where the metrics are served, apart.
+    pub(crate) metrics: Option<String>,
 }
 
 /// What to print.
@@ -138,6 +150,17 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
                 }
                 continue;
             }
+            #[cfg(all(feature = "http", feature = "telemetry"))]
+            _ if long == METRICS.long => {
+                let addr = inline.or_else(|| args.next_if(|a| !a.starts_with('-'))).filter(|addr| !addr.is_empty());
+                let Some(addr) = addr else {
+                    return Err("`--metrics` needs an address, e.g. `--metrics 127.0.0.1:9464`".into());
+                };
+                if http_flags.metrics.replace(addr).is_some() {
+                    return Err("`--metrics` is given twice".into());
+                }
+                continue;
+            }
             #[cfg(feature = "oauth")]
             _ if long == OAUTH_ISSUER.long => {
                 let url = inline.or_else(|| args.next_if(|a| !a.starts_with('-'))).filter(|url| !url.is_empty());
@@ -175,6 +198,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
         _ if http_flags.public_url.is_some() => {
             Err("`--public-url` is where an HTTP server is reached: give `--http ADDR` too".into())
         }
+        _ if http_flags.metrics.is_some() => {
+            Err("`--metrics` serves an HTTP server's metrics: give `--http ADDR` too".into())
+        }
         command => Ok(command),
     }
 }
@@ -201,7 +227,8 @@ pub(crate) fn usage(program: &str, name: &str, version: &str) -> String {
     let mut modes: Vec<String> = vec![format!("--{}", STDIO.long)];
     if cfg!(feature = "http") {
         let oauth = if cfg!(feature = "oauth") { " [--oauth-issuer URL]" } else { "" };
-        modes.push(format!("--{} ADDR [--public-url URL]{oauth}", HTTP.long));
+        let metrics = if cfg!(feature = "telemetry") { " [--metrics ADDR]" } else { "" };
+        modes.push(format!("--{} ADDR [--public-url URL]{oauth}{metrics}", HTTP.long));
     }
     modes.extend(["--list [REVISION]".to_owned(), "--help".to_owned(), "--version".to_owned()]);
     let mut text = format!("{name} {version}: an MCP server\n\nUsage: {program} [{}]\n\n", modes.join(" | "));
@@ -328,6 +355,16 @@ mod tests {
         assert!(parsed(&["--http", "127.0.0.1:0", "--public-url"]).unwrap_err().contains("needs the URL"));
         let twice = parsed(&["--http=a:1", "--public-url=https://a/mcp", "--public-url=https://b/mcp"]);
         assert!(twice.unwrap_err().contains("twice"));
+    }
+
+    #[cfg(all(feature = "http", feature = "telemetry"))]
+    #[test]
+    fn metrics_go_apart_with_http() {
+        let flags = HttpFlags { metrics: Some("127.0.0.1:9464".into()), ..HttpFlags::default() };
+        let apart = Ok(Command::Serve(Transport::Http { addr: "0.0.0.0:80".into(), flags }));
+        assert_eq!(parsed(&["--http", "0.0.0.0:80", "--metrics", "127.0.0.1:9464"]), apart);
+        assert!(parsed(&["--metrics", "127.0.0.1:9464"]).unwrap_err().contains("give `--http ADDR` too"));
+        assert!(parsed(&["--http", "0.0.0.0:80", "--metrics"]).unwrap_err().contains("needs an address"));
     }
 
     #[test]

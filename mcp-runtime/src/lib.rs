@@ -556,13 +556,30 @@ impl Server {
             #[cfg(feature = "http")]
             command_line::Transport::Http { addr, flags } => {
                 let mut server = self;
+                #[cfg(feature = "telemetry")]
+                let metrics_apart = flags.metrics.clone();
                 // `run_with`'s options, or the defaults, with what the flags say.
                 let options = server.run_http_options.take().unwrap_or_default().with_flags(flags)?;
-                // With telemetry, `--http` serves the metrics too.
+                // With telemetry, `--http` serves the metrics too: on `--metrics ADDR` when
+                // given, else beside the endpoint when it listens on loopback only (a port
+                // reachable from elsewhere does not publish them unasked).
                 #[cfg(feature = "telemetry")]
-                let options = match server.telemetry.is_some() {
-                    true => options.metrics_path("/metrics"),
-                    false => options,
+                let options = match (&server.telemetry, metrics_apart) {
+                    (None, _) => options,
+                    (Some(telemetry), Some(metrics)) => {
+                        transport::http::health::serve_metrics_apart(&metrics, telemetry.clone()).await?;
+                        options
+                    }
+                    (Some(_), None) if transport::http::health::listens_on_loopback(&addr).await => {
+                        options.metrics_path("/metrics")
+                    }
+                    (Some(_), None) => {
+                        eprintln!(
+                            "the metrics are not served: {addr} is reachable from elsewhere; give `--metrics ADDR` \
+                             to serve them apart"
+                        );
+                        options
+                    }
                 };
                 server.serve_http_announced(addr.as_str(), options, true).await
             }

@@ -434,3 +434,20 @@ fn otlp_over_https_reaches_a_collector_behind_tls() {
         .collect();
     assert!(spans.iter().any(|s| s["name"] == "tools/call add"), "no span for the call came through TLS: {spans:#?}");
 }
+
+/// `--metrics ADDR` serves the metrics on an address of their own, and not beside the
+/// endpoint: the MCP port answers 404 for `/metrics`.
+#[test]
+fn metrics_go_apart_on_the_address_given() {
+    let metrics_port = mcp_tests::services::free_port();
+    let metrics_addr = format!("127.0.0.1:{metrics_port}");
+    let server = HttpServer::start(&example_binary("middleware"), &["--metrics", &metrics_addr]);
+    // The metrics listener is bound before the endpoint's: it is up once the endpoint is.
+    assert_eq!(post(&server.url, &call_gifts(1, json!({})), &[]).status, 200);
+    let apart = reqwest::blocking::get(format!("http://{metrics_addr}/metrics")).expect("the metrics listener");
+    assert_eq!(apart.status().as_u16(), 200);
+    let text = apart.text().expect("text");
+    assert!(text.contains("mcp_server_operation_duration_seconds_count"), "{text}");
+    let beside = send(&format!("http://{}/metrics", server.addr), "GET", None, &[]);
+    assert_eq!(beside.status, 404, "not beside the endpoint");
+}

@@ -4,7 +4,8 @@
 //! `/healthz` is 200 while the process serves. `/readyz` is 200 when it can take requests,
 //! and 503 while it drains on shutdown (the listener stays open meanwhile, so probes see it)
 //! or while its session or event store cannot be reached. `/metrics` (feature `telemetry`)
-//! is served beside them, behind the endpoint's `Host` and `Origin` checks.
+//! is served beside them, behind the endpoint's `Host` and `Origin` checks, or on an address
+//! of its own (`--metrics ADDR`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -63,7 +64,15 @@ pub(super) async fn on_metrics(
     if let Err(refused) = super::admission::check_headers(&app, &uri, &headers) {
         return *refused;
     }
-    let Some(telemetry) = &app.core.telemetry else { return StatusCode::NOT_FOUND.into_response() };
+    match &app.core.telemetry {
+        Some(telemetry) => metrics_text(telemetry),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+/// `telemetry`'s metrics as the Prometheus text answer.
+#[cfg(feature = "telemetry")]
+fn metrics_text(telemetry: &crate::telemetry::Telemetry) -> Response {
     let mut response = (
         StatusCode::OK,
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
@@ -72,6 +81,43 @@ pub(super) async fn on_metrics(
         .into_response();
     response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
+}
+
+/// Serves `telemetry`'s metrics at `http://ADDR/metrics` (`--metrics ADDR`), apart from the
+/// endpoint, until the process ends: where only the scraper reaches (no `Host` or `Origin`
+/// check, which a scraper naming the address would fail). Says where on standard error, as
+/// `--http` does.
+#[cfg(all(feature = "telemetry", feature = "stdio"))]
+pub(crate) async fn serve_metrics_apart(addr: &str, telemetry: crate::telemetry::Telemetry) -> crate::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let local = listener.local_addr()?;
+    let router = axum::Router::new().route(
+        "/metrics",
+        axum::routing::get(move || {
+            let telemetry = telemetry.clone();
+            async move { metrics_text(&telemetry) }
+        }),
+    );
+    eprintln!("serving the metrics at http://{local}/metrics");
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, router).await {
+            tracing::error!(error = %e, "the metrics listener stopped");
+        }
+    });
+    Ok(())
+}
+
+/// Whether every address `addr` names is a loopback one (`127.0.0.1:3000`, `localhost:3000`):
+/// where the endpoint may serve the metrics beside it by default.
+#[cfg(all(feature = "telemetry", feature = "stdio"))]
+pub(crate) async fn listens_on_loopback(addr: &str) -> bool {
+    match tokio::net::lookup_host(addr).await {
+        Ok(addrs) => {
+            let addrs: Vec<std::net::SocketAddr> = addrs.collect();
+            !addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback())
+        }
+        Err(_) => false,
+    }
 }
 
 /// Waits, once `stop` was sent, until every session's loop has ended (each holds one of its
@@ -83,4 +129,17 @@ pub(crate) async fn drained(stop: &watch::Sender<bool>, limit: Duration) {
         }
     };
     let _ = tokio::time::timeout(limit, waiting).await;
+}
+
+#[cfg(all(test, feature = "telemetry", feature = "stdio"))]
+mod tests {
+    /// Only an address that is loopback alone gets the metrics beside the endpoint by default.
+    #[tokio::test]
+    async fn the_metrics_go_beside_the_endpoint_only_on_loopback() {
+        for (addr, loopback) in
+            [("127.0.0.1:3000", true), ("[::1]:3000", true), ("localhost:3000", true), ("0.0.0.0:3000", false)]
+        {
+            assert_eq!(super::listens_on_loopback(addr).await, loopback, "{addr}");
+        }
+    }
 }

@@ -386,7 +386,8 @@ impl HttpOptions {
     }
 
     /// Serves the server's metrics as Prometheus text at `path` (feature `telemetry`, with
-    /// [`Server::telemetry`](crate::Server::telemetry); `run()` serves them at `/metrics`).
+    /// [`Server::telemetry`](crate::Server::telemetry); `run()` serves them at `/metrics` when
+    /// it listens on loopback, and at `http://ADDR/metrics` apart with `--metrics ADDR`).
     /// The `Host` and `Origin` allow-lists apply, as for the endpoint.
     #[cfg(feature = "telemetry")]
     #[cfg_attr(docsrs, doc(cfg(feature = "telemetry")))]
@@ -425,6 +426,7 @@ mod tests {
         let flags = |public_url: Option<&str>, oauth_issuer: Option<&str>| HttpFlags {
             public_url: public_url.map(str::to_owned),
             oauth_issuer: oauth_issuer.map(str::to_owned),
+            metrics: None,
         };
         let public = "https://mcp.example.com/mcp";
         let joined = HttpOptions::default().with_flags(flags(Some(public), Some("https://auth.example.com"))).unwrap();
