@@ -205,6 +205,34 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
     }
 }
 
+/// `options` with what the command line's HTTP flags say (`--public-url`, `--oauth-issuer`;
+/// `--metrics` is where the metrics go, read by the caller), refusing a flag that says
+/// otherwise than the options already do.
+#[cfg(feature = "http")]
+pub(crate) fn with_http_flags(options: crate::HttpOptions, flags: HttpFlags) -> crate::Result<crate::HttpOptions> {
+    let mut options = options;
+    if let Some(url) = flags.public_url {
+        if let Some(given) = options.given_public_url().filter(|given| *given != url) {
+            return Err(crate::Error::Usage(format!(
+                "`--public-url {url}` and the options' `public_url` (`{given}`) differ: give one of them"
+            )));
+        }
+        options = options.public_url(url);
+    }
+    #[cfg(feature = "oauth")]
+    if let Some(issuer) = flags.oauth_issuer {
+        if options.has_authorization() {
+            return Err(crate::Error::Usage(format!(
+                "`--oauth-issuer {issuer}` would replace the authorization the options already have \
+                 (`HttpOptions::authorization`): give one of them (a public URL goes in `--public-url`)"
+            )));
+        }
+        let verifier = crate::http::JwtVerifier::new(issuer)?;
+        options = options.authorization(crate::http::Authorization::jwt(verifier));
+    }
+    Ok(options)
+}
+
 #[cfg(feature = "http")]
 fn http(addr: String) -> Result<Command, String> {
     Ok(Command::Serve(Transport::Http { addr, flags: HttpFlags::default() }))
@@ -365,6 +393,37 @@ mod tests {
         assert_eq!(parsed(&["--http", "0.0.0.0:80", "--metrics", "127.0.0.1:9464"]), apart);
         assert!(parsed(&["--metrics", "127.0.0.1:9464"]).unwrap_err().contains("give `--http ADDR` too"));
         assert!(parsed(&["--http", "0.0.0.0:80", "--metrics"]).unwrap_err().contains("needs an address"));
+    }
+
+    /// A flag that says otherwise than the options stops the start, naming both.
+    #[cfg(feature = "oauth")]
+    #[test]
+    fn the_http_flags_join_the_options_or_say_what_conflicts() {
+        use crate::HttpOptions;
+        let flags = |public_url: Option<&str>, oauth_issuer: Option<&str>| HttpFlags {
+            public_url: public_url.map(str::to_owned),
+            oauth_issuer: oauth_issuer.map(str::to_owned),
+            metrics: None,
+        };
+        let public = "https://mcp.example.com/mcp";
+        let joined = with_http_flags(HttpOptions::default(), flags(Some(public), Some("https://auth.example.com")));
+        let joined = joined.expect("no conflict");
+        assert_eq!(joined.given_public_url(), Some(public));
+        assert!(joined.has_authorization());
+        assert!(with_http_flags(HttpOptions::default().public_url(public), flags(Some(public), None)).is_ok());
+        let other = HttpOptions::default().public_url("https://other.example/mcp");
+        let Err(crate::Error::Usage(other)) = with_http_flags(other, flags(Some(public), None)) else {
+            panic!("two public URLs accepted")
+        };
+        assert!(other.contains("https://other.example/mcp") && other.contains(public), "{other}");
+        let hooked = HttpOptions::default().authorization(crate::http::Authorization::hook(|_| async {
+            Err::<crate::Identity, _>(crate::http::Reject::new("no"))
+        }));
+        let Err(crate::Error::Usage(replaced)) = with_http_flags(hooked, flags(None, Some("https://auth.example.com")))
+        else {
+            panic!("--oauth-issuer replaced an authorization")
+        };
+        assert!(replaced.contains("--oauth-issuer https://auth.example.com") && replaced.contains("authorization"));
     }
 
     #[test]

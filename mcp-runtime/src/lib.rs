@@ -559,7 +559,7 @@ impl Server {
                 #[cfg(feature = "telemetry")]
                 let metrics_apart = flags.metrics.clone();
                 // `run_with`'s options, or the defaults, with what the flags say.
-                let options = server.run_http_options.take().unwrap_or_default().with_flags(flags)?;
+                let options = command_line::with_http_flags(server.run_http_options.take().unwrap_or_default(), flags)?;
                 // With telemetry, `--http` serves the metrics too: on `--metrics ADDR` when
                 // given, else beside the endpoint when it listens on loopback only (a port
                 // reachable from elsewhere does not publish them unasked).

@@ -18,7 +18,6 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_runtime::http::{Authorization, HttpOptions, IntrospectionVerifier, JwtVerifier, Reject};
 use mcp_runtime::{PromptDescriptor, ResourceDescriptor, Server, ToolDescriptor};
 use mcp_tests::http::initialize;
-use mcp_tests::services::free_port;
 use mcp_tests::workspace_root;
 use serde_json::{Value, json};
 
@@ -175,17 +174,7 @@ fn notes(ran: Arc<Ran>) -> Server {
 
 /// `server` behind `authorization`; the endpoint's URL (its resource URI too).
 async fn protected(server: Server, authorization: Authorization) -> String {
-    let port = free_port();
-    let options = HttpOptions::default().authorization(authorization);
-    tokio::spawn(server.serve_http_with(format!("127.0.0.1:{port}"), options));
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            return url;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("the server did not listen on {url}");
+    crate::middleware::serving_with(server, HttpOptions::default().authorization(authorization)).await
 }
 
 async fn jwt_server(issuer: &Issuer, configure: impl FnOnce(JwtVerifier) -> JwtVerifier) -> String {

@@ -15,8 +15,13 @@ use serde_json::{Value, json};
 
 /// Serves `server` on a free loopback port; the URL of its endpoint.
 pub(crate) async fn serving(server: Server) -> String {
+    serving_with(server, mcp_runtime::HttpOptions::default()).await
+}
+
+/// Serves `server` with `options` on a free loopback port; the URL of its endpoint.
+pub(crate) async fn serving_with(server: Server, options: mcp_runtime::HttpOptions) -> String {
     let port = free_port();
-    tokio::spawn(server.serve_http(format!("127.0.0.1:{port}")));
+    tokio::spawn(server.serve_http_with(format!("127.0.0.1:{port}"), options));
     let url = format!("http://127.0.0.1:{port}/mcp");
     for _ in 0..100 {
         if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
@@ -191,7 +196,6 @@ async fn requests_waiting_in_a_layer_do_not_hold_up_other_2026_clients() {
 
 /// Serves `server` with a hook that names the caller from its token (`Bearer user-<name>`).
 async fn serving_with_callers(server: Server) -> String {
-    let port = free_port();
     let authorization = mcp_runtime::http::Authorization::hook(|headers: axum::http::HeaderMap| async move {
         let token = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("");
         match token.strip_prefix("Bearer user-") {
@@ -199,16 +203,7 @@ async fn serving_with_callers(server: Server) -> String {
             None => Err(mcp_runtime::http::Reject::new("send `Bearer user-<name>`")),
         }
     });
-    let options = mcp_runtime::HttpOptions::default().authorization(authorization);
-    tokio::spawn(server.serve_http_with(format!("127.0.0.1:{port}"), options));
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            return url;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("the server did not listen on {url}");
+    serving_with(server, mcp_runtime::HttpOptions::default().authorization(authorization)).await
 }
 
 fn as_user(name: &str) -> Vec<(String, String)> {

@@ -55,6 +55,14 @@ impl Receiver {
     fn taken(&self, path: &str) -> Vec<Export> {
         self.exports.lock().unwrap().iter().filter(|e| e.path == path).cloned().collect()
     }
+
+    /// The spans of every trace export taken so far (OTLP/JSON).
+    fn spans(&self) -> Vec<Value> {
+        self.taken("/v1/traces")
+            .iter()
+            .flat_map(|export| nested(&as_json(export, true), ["resourceSpans", "scopeSpans", "spans"]))
+            .collect()
+    }
 }
 
 /// Reads HTTP/1.1 requests off one connection (kept alive) until it closes.
@@ -372,31 +380,40 @@ fn prometheus_scrapes_the_histograms_with_method_and_tool_labels() {
 fn run_exports_what_the_otel_variables_ask_with_nothing_installed() {
     let receiver = Receiver::start();
     let endpoint = receiver.endpoint();
-    let mut server = mcp_tests::wire::StdioServer::builder(example_binary("calculator"))
-        .env("OTEL_EXPORTER_OTLP_ENDPOINT", Some(&endpoint))
-        .env("OTEL_EXPORTER_OTLP_PROTOCOL", Some("http/json"))
-        .env("OTEL_SERVICE_NAME", Some("calculator-under-test"))
-        .spawn();
-    server.handshake("2025-11-25");
-    let answer = server.request("tools/call", Some(json!({"name": "add", "arguments": {"a": 2, "b": 3}})));
-    assert_eq!(answer["result"]["structuredContent"]["value"], json!(5.0), "{answer}");
-    server.finish();
-    let spans: Vec<Value> = receiver
-        .taken("/v1/traces")
-        .iter()
-        .flat_map(|export| {
-            let body = as_json(export, true);
-            let resource = body["resourceSpans"][0]["resource"]["attributes"].clone();
-            assert_eq!(attribute(&resource, "service.name").as_deref(), Some("calculator-under-test"));
-            nested(&body, ["resourceSpans", "scopeSpans", "spans"])
-        })
-        .collect();
+    let resources = calculator_exports(
+        &receiver,
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint), ("OTEL_SERVICE_NAME", "calculator-under-test")],
+    );
+    for resource in &resources {
+        assert_eq!(attribute(resource, "service.name").as_deref(), Some("calculator-under-test"));
+    }
+    let spans = receiver.spans();
     let call = spans
         .iter()
         .find(|s| s["name"] == "tools/call add")
         .unwrap_or_else(|| panic!("no span for the call among {spans:#?}"));
     assert_eq!(attribute(&call["attributes"], "network.transport").as_deref(), Some("pipe"), "{call:#}");
     assert_eq!(attribute(&call["attributes"], "mcp.protocol.version").as_deref(), Some("2025-11-25"), "{call:#}");
+}
+
+/// `examples/calculator` over stdio with `env` (and OTLP/JSON), one call of `add`, then the
+/// end of its input: the resource attributes of each trace export `receiver` got.
+fn calculator_exports(receiver: &Receiver, env: &[(&str, &str)]) -> Vec<Value> {
+    let mut server = mcp_tests::wire::StdioServer::builder(example_binary("calculator"))
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", Some("http/json"));
+    for (key, value) in env {
+        server = server.env(key, Some(value));
+    }
+    let mut server = server.spawn();
+    server.handshake("2025-11-25");
+    let answer = server.request("tools/call", Some(json!({"name": "add", "arguments": {"a": 2, "b": 3}})));
+    assert_eq!(answer["result"]["structuredContent"]["value"], json!(5.0), "{answer}");
+    server.finish();
+    receiver
+        .taken("/v1/traces")
+        .iter()
+        .map(|export| as_json(export, true)["resourceSpans"][0]["resource"]["attributes"].clone())
+        .collect()
 }
 
 /// OTLP over `https://`: the collector behind nginx terminating TLS with a certificate of a
@@ -418,20 +435,8 @@ fn otlp_over_https_reaches_a_collector_behind_tls() {
     let nginx = mcp_tests::services::Nginx::start(&config, &[receiver.port]);
     let endpoint = nginx.url().replace("http://", "https://").replace("/mcp", "");
     let ca = ca.display().to_string();
-    let mut server = mcp_tests::wire::StdioServer::builder(example_binary("calculator"))
-        .env("OTEL_EXPORTER_OTLP_ENDPOINT", Some(&endpoint))
-        .env("OTEL_EXPORTER_OTLP_PROTOCOL", Some("http/json"))
-        .env("SSL_CERT_FILE", Some(&ca))
-        .spawn();
-    server.handshake("2025-11-25");
-    let answer = server.request("tools/call", Some(json!({"name": "add", "arguments": {"a": 1, "b": 1}})));
-    assert_eq!(answer["result"]["structuredContent"]["value"], json!(2.0), "{answer}");
-    server.finish();
-    let spans: Vec<Value> = receiver
-        .taken("/v1/traces")
-        .iter()
-        .flat_map(|export| nested(&as_json(export, true), ["resourceSpans", "scopeSpans", "spans"]))
-        .collect();
+    calculator_exports(&receiver, &[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint), ("SSL_CERT_FILE", &ca)]);
+    let spans = receiver.spans();
     assert!(spans.iter().any(|s| s["name"] == "tools/call add"), "no span for the call came through TLS: {spans:#?}");
 }
 

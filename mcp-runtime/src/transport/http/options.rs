@@ -162,18 +162,14 @@ impl HttpOptions {
         self
     }
 
-    /// The URL clients reach the server at, behind a proxy or a load balancer
-    /// (`https://mcp.example.com/mcp`; `--public-url` on the command line). It is the
-    /// resource its tokens are issued for and its protected-resource metadata names (RFC 8707,
-    /// RFC 9728; [`Authorization::resource`] says the same, and the two may not differ), and,
-    /// unless [`allowed_hosts`](Self::allowed_hosts) and
-    /// [`allowed_origins`](Self::allowed_origins) say otherwise, its host is the `Host`
-    /// accepted and its origin the `Origin`. By default `http://ADDR/mcp`.
+    /// The URL clients reach the server at, behind a proxy (`https://mcp.example.com/mcp`;
+    /// `--public-url`): the resource its tokens are issued for and its metadata names (RFC
+    /// 8707, 9728; [`Authorization::resource`] may not differ), and, unless the allow-lists
+    /// say otherwise, its host the `Host` accepted, its origin the `Origin`. By default
+    /// `http://ADDR/mcp`.
     ///
     /// ```
-    /// use mcp_runtime::HttpOptions;
-    ///
-    /// let options = HttpOptions::default().public_url("https://mcp.example.com/mcp");
+    /// let options = mcp_runtime::HttpOptions::default().public_url("https://mcp.example.com/mcp");
     /// # drop(options);
     /// ```
     #[must_use]
@@ -182,32 +178,14 @@ impl HttpOptions {
         self
     }
 
-    /// These options with what the command line's HTTP flags say (`--public-url`,
-    /// `--oauth-issuer`), refusing a flag that says otherwise than the options already do.
-    #[cfg(feature = "stdio")]
-    pub(crate) fn with_flags(mut self, flags: crate::command_line::HttpFlags) -> crate::Result<Self> {
-        if let Some(url) = flags.public_url {
-            if let Some(configured) = self.public_url.as_ref().filter(|configured| **configured != url) {
-                return Err(crate::Error::Usage(format!(
-                    "`--public-url {url}` and the options' `public_url` (`{configured}`) differ: give one of them"
-                )));
-            }
-            self.public_url = Some(url);
-        }
-        #[cfg(feature = "oauth")]
-        if let Some(issuer) = flags.oauth_issuer {
-            if self.authorization.is_some() {
-                return Err(crate::Error::Usage(format!(
-                    "`--oauth-issuer {issuer}` would replace the authorization the options already have \
-                     (`HttpOptions::authorization`): give one of them (a public URL goes in `--public-url`)"
-                )));
-            }
-            let verifier = crate::auth::JwtVerifier::new(issuer)?;
-            self.authorization = Some(Authorization::jwt(verifier));
-        }
-        #[cfg(not(feature = "oauth"))]
-        let _ = flags.oauth_issuer;
-        Ok(self)
+    /// The public URL given, if any (the command line checks its own against it).
+    pub(crate) fn given_public_url(&self) -> Option<&str> {
+        self.public_url.as_deref()
+    }
+
+    /// Whether an authorization is given (the command line's `--oauth-issuer` would replace it).
+    pub(crate) fn has_authorization(&self) -> bool {
+        self.authorization.is_some()
     }
 
     /// Authorizes every request as `authorization` says: a verifier (JWT, introspection, or
@@ -416,37 +394,5 @@ mod tests {
         assert_eq!(options.max_listen_streams, DEFAULT_MAX_LISTEN_STREAMS);
         assert_eq!(options.max_connections, None, "the file limit less RESERVED_FILES, read at start");
         assert!(options.events.is_none() && options.sessions.is_none(), "the in-memory stores");
-    }
-
-    /// A flag that says otherwise than the options stops the start, naming both.
-    #[cfg(all(feature = "stdio", feature = "oauth"))]
-    #[test]
-    fn the_command_line_flags_join_the_options_or_say_what_conflicts() {
-        use crate::command_line::HttpFlags;
-        let flags = |public_url: Option<&str>, oauth_issuer: Option<&str>| HttpFlags {
-            public_url: public_url.map(str::to_owned),
-            oauth_issuer: oauth_issuer.map(str::to_owned),
-            metrics: None,
-        };
-        let public = "https://mcp.example.com/mcp";
-        let joined = HttpOptions::default().with_flags(flags(Some(public), Some("https://auth.example.com"))).unwrap();
-        assert_eq!(joined.public_url.as_deref(), Some(public));
-        assert!(joined.authorization.is_some());
-        let same = HttpOptions::default().public_url(public).with_flags(flags(Some(public), None));
-        assert!(same.is_ok(), "the same URL twice");
-        let Err(crate::Error::Usage(other)) =
-            HttpOptions::default().public_url("https://other.example/mcp").with_flags(flags(Some(public), None))
-        else {
-            panic!("two public URLs accepted")
-        };
-        assert!(other.contains("https://other.example/mcp") && other.contains(public), "{other}");
-        let hooked = HttpOptions::default().authorization(Authorization::hook(|_| async {
-            Err::<crate::Identity, _>(crate::auth::Reject::new("no"))
-        }));
-        let Err(crate::Error::Usage(replaced)) = hooked.with_flags(flags(None, Some("https://auth.example.com")))
-        else {
-            panic!("--oauth-issuer replaced an authorization")
-        };
-        assert!(replaced.contains("--oauth-issuer https://auth.example.com") && replaced.contains("authorization"));
     }
 }
