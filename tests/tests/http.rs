@@ -740,8 +740,9 @@ fn a_request_sent_while_a_plain_fn_blocks_its_thread_is_answered_at_once() {
     });
 }
 
-/// 2026-07-28 requests over HTTP are served in parallel: eight calls of `gauge` (each a second
-/// long, counting how many of its calls run at once) from eight clients all ran together.
+/// 2026-07-28 requests over HTTP are served in parallel: eight calls of `gauge` (each three
+/// seconds long, counting how many of its calls run at once) from eight clients all ran
+/// together.
 #[test]
 fn stateless_requests_over_http_are_served_in_parallel() {
     let server = manual(&[]);
@@ -749,7 +750,7 @@ fn stateless_requests_over_http_are_served_in_parallel() {
         .map(|id| {
             let url = server.url.clone();
             std::thread::spawn(move || {
-                let call = modern(id, "tools/call", json!({"name": "gauge", "arguments": {"ms": 1000}}), json!({}));
+                let call = modern(id, "tools/call", json!({"name": "gauge", "arguments": {"ms": 3000}}), json!({}));
                 let answer = post(&url, &call, &[]);
                 answer.last()["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned()
             })
