@@ -184,6 +184,7 @@ impl HttpOptions {
     }
 
     /// Whether an authorization is given (the command line's `--oauth-issuer` would replace it).
+    #[cfg(feature = "oauth")]
     pub(crate) fn has_authorization(&self) -> bool {
         self.authorization.is_some()
     }
