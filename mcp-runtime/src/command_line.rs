@@ -139,39 +139,22 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
             }
             #[cfg(feature = "http")]
             _ if long == PUBLIC_URL.long => {
-                let url = inline.or_else(|| args.next_if(|a| !a.starts_with('-'))).filter(|url| !url.is_empty());
-                let Some(url) = url else {
-                    return Err("`--public-url` needs the URL clients reach the server at, e.g. \
-                                `--public-url https://mcp.example.com/mcp`"
-                        .into());
-                };
-                if http_flags.public_url.replace(url).is_some() {
-                    return Err("`--public-url` is given twice".into());
-                }
+                let url = inline.or_else(|| args.next_if(|a| !a.starts_with('-')));
+                let needs = "the URL clients reach the server at, e.g. `--public-url https://mcp.example.com/mcp`";
+                set_once(&mut http_flags.public_url, PUBLIC_URL, url, needs)?;
                 continue;
             }
             #[cfg(all(feature = "http", feature = "telemetry"))]
             _ if long == METRICS.long => {
-                let addr = inline.or_else(|| args.next_if(|a| !a.starts_with('-'))).filter(|addr| !addr.is_empty());
-                let Some(addr) = addr else {
-                    return Err("`--metrics` needs an address, e.g. `--metrics 127.0.0.1:9464`".into());
-                };
-                if http_flags.metrics.replace(addr).is_some() {
-                    return Err("`--metrics` is given twice".into());
-                }
+                let addr = inline.or_else(|| args.next_if(|a| !a.starts_with('-')));
+                set_once(&mut http_flags.metrics, METRICS, addr, "an address, e.g. `--metrics 127.0.0.1:9464`")?;
                 continue;
             }
             #[cfg(feature = "oauth")]
             _ if long == OAUTH_ISSUER.long => {
-                let url = inline.or_else(|| args.next_if(|a| !a.starts_with('-'))).filter(|url| !url.is_empty());
-                let Some(url) = url else {
-                    return Err("`--oauth-issuer` needs the authorization server's URL, e.g. \
-                                `--oauth-issuer https://auth.example.com`"
-                        .into());
-                };
-                if http_flags.oauth_issuer.replace(url).is_some() {
-                    return Err("`--oauth-issuer` is given twice".into());
-                }
+                let url = inline.or_else(|| args.next_if(|a| !a.starts_with('-')));
+                let needs = "the authorization server's URL, e.g. `--oauth-issuer https://auth.example.com`";
+                set_once(&mut http_flags.oauth_issuer, OAUTH_ISSUER, url, needs)?;
                 continue;
             }
             _ if long == LIST.long => match inline.or_else(|| args.next_if(|a| !a.starts_with('-'))) {
@@ -203,6 +186,19 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
         }
         command => Ok(command),
     }
+}
+
+/// Keeps `value`, what a flag that goes with `--http` was given, in `slot`: it `needs` one, and
+/// may be given once.
+#[cfg(feature = "http")]
+fn set_once(slot: &mut Option<String>, flag: Flag, value: Option<String>, needs: &str) -> Result<(), String> {
+    let Some(value) = value.filter(|value| !value.is_empty()) else {
+        return Err(format!("`--{}` needs {needs}", flag.long));
+    };
+    if slot.replace(value).is_some() {
+        return Err(format!("`--{}` is given twice", flag.long));
+    }
+    Ok(())
 }
 
 /// `options` with what the command line's HTTP flags say (`--public-url`, `--oauth-issuer`;
