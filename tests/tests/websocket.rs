@@ -12,17 +12,28 @@ use tungstenite::{Message, WebSocket, stream::MaybeTlsStream};
 
 /// Starts the example on a free port; the process and its address.
 fn start() -> (KillOnDrop, String) {
+    let (child, addr) = start_with(None, Stdio::null());
+    (KillOnDrop(child), addr)
+}
+
+/// Starts the example on a free port with `RUST_LOG` set to `log` (when given) and its standard
+/// error going to `stderr`; the process and its address.
+fn start_with(log: Option<&str>, stderr: Stdio) -> (std::process::Child, String) {
     let port = free_port();
     let addr = format!("127.0.0.1:{port}");
-    let mut child = Command::new(mcp_tests::example_binary("websocket"))
+    let mut command = Command::new(mcp_tests::example_binary("websocket"));
+    if let Some(log) = log {
+        command.env("RUST_LOG", log);
+    }
+    let mut child = command
         .arg(&addr)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .expect("the example starts");
     wait_for_port(&mut child, port, "the example", Duration::from_secs(10));
-    (KillOnDrop(child), addr)
+    (child, addr)
 }
 
 type Socket = WebSocket<MaybeTlsStream<TcpStream>>;
@@ -87,17 +98,7 @@ fn a_websocket_connection_is_a_session() {
 #[test]
 fn the_websocket_example_honours_rust_log() {
     for (log, said) in [("info", true), ("warn", false)] {
-        let port = free_port();
-        let addr = format!("127.0.0.1:{port}");
-        let mut child = Command::new(mcp_tests::example_binary("websocket"))
-            .arg(&addr)
-            .env("RUST_LOG", log)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the example starts");
-        wait_for_port(&mut child, port, "the example", Duration::from_secs(10));
+        let (mut child, addr) = start_with(Some(log), Stdio::piped());
         let mut socket = connect(&addr);
         send(
             &mut socket,
