@@ -15,8 +15,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_runtime::asking::{AskError, Elicitation};
 use mcp_runtime::prelude::*;
-use mcp_runtime::{AskError, Elicitation};
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -8,9 +8,10 @@
 
 use std::time::Duration;
 
+use mcp_runtime::asking::{AskError, Elicitation, SamplingRequest};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::Role;
-use mcp_runtime::{AskError, Elicitation, ItemKind, SamplingRequest, ServerHandle};
+use mcp_runtime::{ItemKind, ServerHandle};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 

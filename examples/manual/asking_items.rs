@@ -3,10 +3,9 @@
 //! the handshake revisions the server sends requests; in 2026-07-28 the same handlers answer
 //! with input-required results.
 
+use mcp_runtime::asking::{AskError, Elicitation, SamplingRequest};
 use mcp_runtime::protocol::ErrorObject;
-use mcp_runtime::{
-    AskError, Context, Elicitation, PromptDescriptor, PromptGet, SamplingRequest, Server, ToolDescriptor,
-};
+use mcp_runtime::{Context, PromptDescriptor, PromptGet, Server, ToolDescriptor};
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -26,8 +26,9 @@ mod test_tools;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_runtime::http::{Allowed, HttpOptions};
 use mcp_runtime::http::{Authorization, MemoryEventStore, Reject, ResponseMode};
-use mcp_runtime::{Allowed, CachePolicy, CacheScope, Cacheable, HttpOptions, Identity, Server, ToolDescriptor};
+use mcp_runtime::{CachePolicy, CacheScope, Cacheable, Identity, Server, ToolDescriptor};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tracing_subscriber::Layer as _;

@@ -13,8 +13,9 @@ use std::collections::BTreeMap;
 use std::sync::RwLock;
 use std::time::Duration;
 
+use mcp_runtime::asking::{AskError, Elicitation};
 use mcp_runtime::prelude::*;
-use mcp_runtime::{AskError, CompletionContext, Elicitation, ServerHandle};
+use mcp_runtime::{CompletionContext, ServerHandle};
 
 /// Every note, by title: the state the handlers share.
 #[derive(Default)]

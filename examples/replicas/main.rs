@@ -12,9 +12,11 @@
 //! - `MCP_REQUEST_STATE_KEY`: 64 hex digits, the same on every instance, so that an
 //!   input-required retry (2026-07-28) is accepted wherever it lands.
 
+use mcp_runtime::asking::{AskError, Elicitation};
+use mcp_runtime::http::{Allowed, HttpOptions};
 use mcp_runtime::prelude::*;
 use mcp_runtime::redis::Redis;
-use mcp_runtime::{Allowed, AskError, Elicitation, HttpOptions, ItemKind, ServerHandle};
+use mcp_runtime::{ItemKind, ServerHandle};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 

@@ -89,7 +89,7 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
     });
     Ok(quote!({
         #import
-        const SKILLS: &[__mcp::EmbeddedSkill] = &[#(#skills),*];
+        const SKILLS: &[__mcp::skills::EmbeddedSkill] = &[#(#skills),*];
         __mcp::__private::embedded_skills(SKILLS)
     }))
 }

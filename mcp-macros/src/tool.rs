@@ -63,7 +63,7 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
                 _ => "Never",
             }
         );
-        builder.push(quote!(.task(__mcp::TaskSupport::#variant)));
+        builder.push(quote!(.task(__mcp::tasks::TaskSupport::#variant)));
     }
     if args.task_after_input.get().is_some_and(|flag| flag.value()) {
         builder.push(quote!(.task_after_input()));

@@ -265,12 +265,12 @@ pub const fn embedded_skill(
     prefix: &'static str,
     name: &'static str,
     files: &'static [(&'static str, &'static [u8])],
-) -> crate::EmbeddedSkill {
+) -> crate::skills::EmbeddedSkill {
     crate::skills::embedded::embedded_skill(prefix, name, files)
 }
 
 /// For `embed_skills!`: the skills the binary carries.
 #[cfg(feature = "skills")]
-pub const fn embedded_skills(skills: &'static [crate::EmbeddedSkill]) -> crate::EmbeddedSkills {
-    crate::EmbeddedSkills(skills)
+pub const fn embedded_skills(skills: &'static [crate::skills::EmbeddedSkill]) -> crate::skills::EmbeddedSkills {
+    crate::skills::EmbeddedSkills(skills)
 }

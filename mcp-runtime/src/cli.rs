@@ -8,7 +8,8 @@
 //! ```no_run
 //! use clap::Parser;
 //! use mcp_runtime::cli::ServeArgs;
-//! use mcp_runtime::{Allowed, HttpOptions, Server};
+//! use mcp_runtime::http::{Allowed, HttpOptions};
+//! use mcp_runtime::Server;
 //!
 //! /// A bookmarks server.
 //! #[derive(Parser)]
@@ -30,7 +31,8 @@
 
 use crate::command_line::{Command, HTTP, HttpFlags, LIST, PUBLIC_URL, Print, STDIO, Transport};
 use crate::protocol::Revision;
-use crate::{Error, HttpOptions, Result, Server};
+use crate::transport::http::HttpOptions;
+use crate::{Error, Result, Server};
 
 /// The standard command line's flags, to flatten into a `clap` parser
 /// (`#[command(flatten)] serve: ServeArgs`); see the [module documentation](self).
@@ -94,10 +96,9 @@ impl Server {
     /// their authorization (a JWT verifier of that issuer's). A flag that says otherwise than
     /// `options` (another public URL, an authorization already there) stops the start with an
     /// error naming both. See [`cli`](crate::cli).
-    pub fn run_with(mut self, args: ServeArgs, options: HttpOptions) -> Result<()> {
+    pub fn run_with(self, args: ServeArgs, options: HttpOptions) -> Result<()> {
         let command = args.command().map_err(Error::Usage)?;
-        self.run_http_options = Some(options);
-        self.block_on(command)
+        self.block_on(command, crate::entry::program::GivenOptions { http: Some(options) })
     }
 }
 

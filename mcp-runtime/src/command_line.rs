@@ -205,7 +205,10 @@ fn set_once(slot: &mut Option<String>, flag: Flag, value: Option<String>, needs:
 /// `--metrics` is where the metrics go, read by the caller), refusing a flag that says
 /// otherwise than the options already do.
 #[cfg(feature = "http")]
-pub(crate) fn with_http_flags(options: crate::HttpOptions, flags: HttpFlags) -> crate::Result<crate::HttpOptions> {
+pub(crate) fn with_http_flags(
+    options: crate::transport::http::HttpOptions,
+    flags: HttpFlags,
+) -> crate::Result<crate::transport::http::HttpOptions> {
     let mut options = options;
     if let Some(url) = flags.public_url {
         if let Some(given) = options.given_public_url().filter(|given| *given != url) {
@@ -395,7 +398,7 @@ mod tests {
     #[cfg(feature = "oauth")]
     #[test]
     fn the_http_flags_join_the_options_or_say_what_conflicts() {
-        use crate::HttpOptions;
+        use crate::transport::http::HttpOptions;
         let flags = |public_url: Option<&str>, oauth_issuer: Option<&str>| HttpFlags {
             public_url: public_url.map(str::to_owned),
             oauth_issuer: oauth_issuer.map(str::to_owned),

@@ -16,7 +16,8 @@
 //!
 //! ```no_run
 //! use mcp_runtime::redis::Redis;
-//! use mcp_runtime::{HttpOptions, Server};
+//! use mcp_runtime::http::HttpOptions;
+//! use mcp_runtime::Server;
 //!
 //! # async fn serve() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 //! let redis = Redis::connect("redis://127.0.0.1:6379/").await?;
@@ -39,8 +40,9 @@ use ::redis::aio::ConnectionManager;
 use ::redis::{Client, FromRedisValue, Script};
 
 use crate::transport::http::event_store::{EventStore, StoredEvents};
-use crate::transport::http::session_store::{SessionRecord, SessionStore, StoreError};
+use crate::transport::http::session_store::{SessionRecord, SessionStore};
 use crate::util::BoxFuture;
+use crate::util::StoreError;
 
 mod bus;
 mod tasks;
@@ -94,12 +96,12 @@ impl Redis {
         self
     }
 
-    /// The handshake-era sessions, for [`HttpOptions::session_store`](crate::HttpOptions::session_store).
+    /// The handshake-era sessions, for [`HttpOptions::session_store`](crate::http::HttpOptions::session_store).
     pub fn session_store(&self) -> RedisSessionStore {
         RedisSessionStore { redis: self.clone() }
     }
 
-    /// The events of resumable streams, for [`HttpOptions::event_store`](crate::HttpOptions::event_store).
+    /// The events of resumable streams, for [`HttpOptions::event_store`](crate::http::HttpOptions::event_store).
     pub fn event_store(&self) -> RedisEventStore {
         RedisEventStore {
             redis: self.clone(),

@@ -5,10 +5,8 @@
 
 use std::time::Duration;
 
-use mcp_runtime::{
-    Allowed, CachePolicy, CacheScope, Cacheable, HttpOptions, PromptDescriptor, ResourceDescriptor, Server,
-    ToolDescriptor,
-};
+use mcp_runtime::http::{Allowed, HttpOptions};
+use mcp_runtime::{CachePolicy, CacheScope, Cacheable, PromptDescriptor, ResourceDescriptor, Server, ToolDescriptor};
 use mcp_tests::http::stateless_headers;
 use mcp_tests::wire::{STATELESS_REVISION, stateless_params};
 use serde_json::{Value, json};

@@ -2,7 +2,8 @@
 //! application's routes and state: both answer on one listener.
 
 use axum::extract::State;
-use mcp_runtime::{Allowed, HttpOptions, Server, ToolDescriptor};
+use mcp_runtime::http::{Allowed, HttpOptions};
+use mcp_runtime::{Server, ToolDescriptor};
 use serde_json::{Value, json};
 
 #[derive(Clone)]

@@ -111,7 +111,8 @@ const LAYERS: [&[&str]; 11] = [
     &[],
 ];
 
-/// One source file of the runtime: its module path and what it refers to in the crate.
+/// One source file of the runtime: its module path and what it refers to in the crate (a
+/// name `lib.rs` re-exports counted as the module it comes from).
 struct Source {
     file: String,
     module: Vec<String>,
@@ -153,13 +154,135 @@ fn runtime_sources() -> Vec<Source> {
     let root = workspace_root().join("mcp-runtime/src");
     let mut sources = Vec::new();
     walk(&root, &root, &mut sources);
+    let facade = std::fs::read_to_string(root.join("lib.rs")).unwrap();
+    let reexports = reexports(&facade);
+    assert!(reexports.len() > 30, "found only {} re-exports in lib.rs", reexports.len());
+    for source in &mut sources {
+        for path in &mut source.refers_to {
+            // A re-export of a re-export (the prelude's) takes a second look.
+            for _ in 0..2 {
+                if let Some((alias, origin)) = reexports.iter().find(|(alias, _)| path.starts_with(alias)) {
+                    path.splice(..alias.len(), origin.iter().cloned());
+                }
+            }
+        }
+    }
     sources
 }
 
-/// The crate paths a file's code (not its comments) names: `crate::a::b`, `super::c`.
+/// What `lib.rs` re-exports (`pub use a::b::{C, D as E}`, at its root or in the modules it
+/// writes inline, such as `http`): each name as the crate path it is reached by (`["E"]`,
+/// `["http", "C"]`) and the path it comes from (`["a", "b", "D"]`). Without this, an import
+/// of `crate::HttpOptions` from a low layer would look like one of `lib.rs`, which every
+/// file may use.
+fn reexports(facade: &str) -> Vec<(Vec<String>, Vec<String>)> {
+    let code: String = facade
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//") && !l.trim_start().starts_with("#"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut found = Vec::new();
+    let mut inline: Vec<String> = Vec::new();
+    let mut depth = 0usize;
+    let mut module_depths: Vec<usize> = Vec::new();
+    let mut rest = code.as_str();
+    while !rest.is_empty() {
+        let word_at = rest.find(|c: char| !c.is_whitespace()).unwrap_or(rest.len());
+        rest = &rest[word_at..];
+        if let Some(after) = rest.strip_prefix("pub mod ").or_else(|| rest.strip_prefix("mod ")) {
+            let name: String = after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let after = after[name.len()..].trim_start();
+            if after.starts_with('{') {
+                inline.push(name);
+                depth += 1;
+                module_depths.push(depth);
+                rest = &after[1..];
+                continue;
+            }
+        }
+        if let Some(after) = rest.strip_prefix("pub use ") {
+            let end = after.find(';').unwrap_or(after.len());
+            for (alias, origin) in use_tree(&after[..end]) {
+                let mut reached = inline.clone();
+                reached.push(alias);
+                found.push((reached, origin));
+            }
+            rest = &after[end..];
+            continue;
+        }
+        match rest.chars().next() {
+            Some('{') => depth += 1,
+            Some('}') => {
+                if module_depths.last() == Some(&depth) {
+                    module_depths.pop();
+                    inline.pop();
+                }
+                depth = depth.saturating_sub(1);
+            }
+            _ => {}
+        }
+        rest = rest.get(rest.chars().next().map_or(0, char::len_utf8)..).unwrap_or("");
+    }
+    found
+}
+
+/// The names a `use` tree brings in (`a::{b::C, D as E}`), each with the crate path it
+/// names (`crate::` and `self::` dropped; an outside crate's path kept as it is).
+fn use_tree(tree: &str) -> Vec<(String, Vec<String>)> {
+    let tree = tree.trim();
+    let (prefix, items) = match tree.find('{') {
+        Some(open) => (&tree[..open], tree[open + 1..tree.rfind('}').unwrap_or(tree.len())].to_owned()),
+        None => match tree.rfind("::") {
+            Some(at) => (&tree[..at + 2], tree[at + 2..].to_owned()),
+            None => ("", tree.to_owned()),
+        },
+    };
+    let prefix: Vec<String> = prefix
+        .split("::")
+        .map(str::trim)
+        .filter(|s| !s.is_empty() && *s != "crate" && *s != "self")
+        .map(str::to_owned)
+        .collect();
+    let mut found = Vec::new();
+    // Nested braces are split at the top level only.
+    let (mut level, mut start, mut parts) = (0, 0, Vec::new());
+    for (at, c) in items.char_indices() {
+        match c {
+            '{' => level += 1,
+            '}' => level -= 1,
+            ',' if level == 0 => {
+                parts.push(&items[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&items[start..]);
+    for part in parts.into_iter().map(str::trim).filter(|p| !p.is_empty()) {
+        if part.contains('{') {
+            for (alias, origin) in use_tree(part) {
+                let mut full = prefix.clone();
+                full.extend(origin);
+                found.push((alias, full));
+            }
+            continue;
+        }
+        let (path, alias) = match part.split_once(" as ") {
+            Some((path, alias)) => (path.trim(), alias.trim().to_owned()),
+            None => (part, part.rsplit("::").next().unwrap_or(part).trim().to_owned()),
+        };
+        let mut full = prefix.clone();
+        full.extend(path.split("::").map(|s| s.trim().to_owned()).filter(|s| !s.is_empty() && s != "self"));
+        found.push((alias, full));
+    }
+    found
+}
+
+/// The crate paths a file's code (not its documentation) names: `crate::a::b`, `super::c`.
 fn references(text: &str, module: &[String]) -> Vec<Vec<String>> {
     let mut found = Vec::new();
-    for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+    // Comments and `doc = ".."` attributes are documentation, not imports.
+    for line in text.lines().filter(|l| !l.trim_start().starts_with("//") && !l.contains("doc = \"")) {
         let code = line.split(" //").next().unwrap_or("");
         for (start, _) in code.match_indices("crate::").chain(code.match_indices("super::")) {
             if code[..start].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':') {

@@ -536,7 +536,7 @@ fn a_task_made_on_one_instance_is_read_answered_and_cancelled_through_the_others
 
 /// A report that takes `ms` milliseconds, run as a task when the client asks.
 fn report_tool() -> mcp_runtime::ToolDescriptor {
-    mcp_runtime::ToolDescriptor::new("report").task(mcp_runtime::TaskSupport::Optional).handler(
+    mcp_runtime::ToolDescriptor::new("report").task(mcp_runtime::tasks::TaskSupport::Optional).handler(
         |arguments: Value| async move {
             tokio::time::sleep(Duration::from_millis(arguments["ms"].as_u64().unwrap_or(0))).await;
             "reported".to_owned()

@@ -12,9 +12,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_runtime::changes::{ChangeBus, MemoryChangeBus};
+use mcp_runtime::http::{Allowed, HttpOptions};
 use mcp_runtime::http::{EventStore, MemoryEventStore, MemorySessionStore, SessionStore};
 use mcp_runtime::redis::Redis;
-use mcp_runtime::{Allowed, HttpOptions, ResourceDescriptor, Server, ServerHandle, ToolDescriptor};
+use mcp_runtime::{ResourceDescriptor, Server, ServerHandle, ToolDescriptor};
 use mcp_tests::http::{Answer, initialize, post, send, sse_events};
 use mcp_tests::services;
 use serde_json::{Value, json};

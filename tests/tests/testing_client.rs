@@ -244,17 +244,17 @@ struct Confirm {
 
 /// Deletes a bookmark once the user confirms it.
 #[mcp_tool(destructive)]
-async fn delete_bookmark(ctx: Context, url: String) -> Result<String, mcp_runtime::AskError> {
+async fn delete_bookmark(ctx: Context, url: String) -> Result<String, mcp_runtime::asking::AskError> {
     match ctx.elicit::<Confirm>(format!("Delete {url}?")).await? {
-        mcp_runtime::Elicitation::Accept(Confirm { delete: true }) => Ok(format!("deleted {url}")),
+        mcp_runtime::asking::Elicitation::Accept(Confirm { delete: true }) => Ok(format!("deleted {url}")),
         _ => Ok(format!("kept {url}")),
     }
 }
 
 /// Asks the client's model to name a bookmark, then lists the client's roots.
 #[mcp_tool]
-async fn name_bookmark(ctx: Context, url: String) -> Result<String, mcp_runtime::AskError> {
-    let named = ctx.sample(mcp_runtime::SamplingRequest::new(20).user(format!("Name {url}"))).await?;
+async fn name_bookmark(ctx: Context, url: String) -> Result<String, mcp_runtime::asking::AskError> {
+    let named = ctx.sample(mcp_runtime::asking::SamplingRequest::new(20).user(format!("Name {url}"))).await?;
     let roots = ctx.roots().await?;
     let root = roots.first().map_or("none", |r| r.uri.as_str());
     Ok(format!("{} (in {root})", named.text().unwrap_or("?")))

@@ -83,7 +83,7 @@ impl std::error::Error for AskError {}
 /// asked, with the sampling options.
 ///
 /// ```
-/// use mcp_runtime::SamplingRequest;
+/// use mcp_runtime::asking::SamplingRequest;
 /// let request = SamplingRequest::new(200).system_prompt("You name things.").user("Name a cat.");
 /// assert_eq!(serde_json::to_value(&request).unwrap()["maxTokens"], 200);
 /// ```

@@ -184,7 +184,7 @@ impl Context {
 
     /// Who made the request, when the transport authenticated it (HTTP with an
     /// authentication hook; see [`HttpOptions::bearer_auth`]).
-    #[cfg_attr(feature = "http", doc = "", doc = "[`HttpOptions::bearer_auth`]: crate::HttpOptions::bearer_auth")]
+    #[cfg_attr(feature = "http", doc = "", doc = "[`HttpOptions::bearer_auth`]: crate::http::HttpOptions::bearer_auth")]
     #[cfg_attr(
         not(feature = "http"),
         doc = "",

@@ -29,7 +29,7 @@ impl Context {
     ///
     /// ```
     /// use mcp_runtime::prelude::*;
-    /// use mcp_runtime::Elicitation;
+    /// use mcp_runtime::asking::Elicitation;
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Confirm {
@@ -39,7 +39,7 @@ impl Context {
     ///
     /// /// Deletes everything, once the user confirms.
     /// #[mcp_tool(destructive)]
-    /// async fn delete_all(ctx: Context) -> Result<String, mcp_runtime::AskError> {
+    /// async fn delete_all(ctx: Context) -> Result<String, mcp_runtime::asking::AskError> {
     ///     Ok(match ctx.elicit::<Confirm>("Delete everything?").await? {
     ///         Elicitation::Accept(Confirm { answer }) if answer == "yes" => "Deleted".into(),
     ///         _ => "Kept everything".into(),
@@ -132,7 +132,7 @@ impl Context {
     ///
     /// ```
     /// use mcp_runtime::prelude::*;
-    /// use mcp_runtime::{AskError, SamplingRequest};
+    /// use mcp_runtime::asking::{AskError, SamplingRequest};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Name {
@@ -147,7 +147,7 @@ impl Context {
     ///         ctx.input("greeting").sample(SamplingRequest::new(50).user("A greeting, please")),
     ///     );
     ///     let name = match name? {
-    ///         mcp_runtime::Elicitation::Accept(Name { name }) => name,
+    ///         mcp_runtime::asking::Elicitation::Accept(Name { name }) => name,
     ///         _ => "stranger".into(),
     ///     };
     ///     Ok(format!("{} {name}", greeting?.text().unwrap_or("Hello")))

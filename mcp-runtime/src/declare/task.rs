@@ -10,7 +10,8 @@
 /// result. The handshake revisions define no tasks: their calls always run as plain calls.
 ///
 /// ```
-/// use mcp_runtime::{TaskSupport, ToolDescriptor};
+/// use mcp_runtime::tasks::TaskSupport;
+/// use mcp_runtime::ToolDescriptor;
 ///
 /// let report = ToolDescriptor::new("report")
 ///     .task(TaskSupport::Optional)

@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 
 use super::{Redis, StreamEntries};
 use crate::server::changes::{ChangeBus, ChangeNotice, ChangeSink, Sinks};
-use crate::transport::http::session_store::StoreError;
+use crate::util::StoreError;
 
 /// Notices the stream keeps, about (`MAXLEN ~`): an instance away from Redis while more than
 /// this many are published misses the oldest of them.

@@ -109,7 +109,8 @@ impl Server {
             None => Sealer::random(self.request_state_ttl),
         };
         let origin = crate::util::random::random_id();
-        let task_store = self.task_store.map_or_else(|| Arc::new(crate::MemoryTaskStore::default()) as _, |s| s.0);
+        let task_store =
+            self.task_store.map_or_else(|| Arc::new(crate::tasks::MemoryTaskStore::default()) as _, |s| s.0);
         let tasks = Tasks::new(task_store, Some(self.task_ttl), Some(self.task_poll_interval), origin.clone());
         let core = Arc::new(ServerCore {
             tasks,

@@ -60,21 +60,18 @@ pub struct Server {
     pub(super) event_backlog: usize,
     pub(super) bus: Bus,
     pub(super) layers: Layers,
-    /// Where tasks are kept (a [`MemoryTaskStore`](crate::MemoryTaskStore) unless set).
+    /// Where tasks are kept (a [`MemoryTaskStore`](crate::tasks::MemoryTaskStore) unless set).
     pub(super) task_store: Option<crate::tasks::store::SharedTaskStore>,
     /// How long a task is kept after it was made.
     pub(super) task_ttl: Duration,
     /// How often task clients are asked to poll.
     pub(super) task_poll_interval: Duration,
     /// The skills served (the skills extension).
-    pub(super) skills: Vec<crate::Skill>,
+    pub(super) skills: Vec<crate::skills::Skill>,
     /// Only the items with one of these tags are offered (`Server::only_tags`).
     pub(super) only_tags: Option<Vec<String>>,
     #[cfg(feature = "telemetry")]
     pub(crate) telemetry: Option<crate::telemetry::Telemetry>,
-    /// The HTTP options `run_with` serves `--http` with (feature `cli`).
-    #[cfg(feature = "http")]
-    pub(crate) run_http_options: Option<crate::HttpOptions>,
 }
 
 /// How long a task is kept unless [`Server::task_ttl`] says otherwise.
@@ -127,8 +124,6 @@ impl Server {
             only_tags: None,
             #[cfg(feature = "telemetry")]
             telemetry: None,
-            #[cfg(feature = "http")]
-            run_http_options: None,
         }
     }
 
@@ -310,7 +305,7 @@ impl Server {
 
     /// Sets how long a handler waits for the client to answer a question
     /// ([`Context::elicit`](crate::Context::elicit), `sample`, `roots`; handshake revisions)
-    /// before the wait ends with [`AskError::TimedOut`](crate::AskError::TimedOut); 5 minutes by
+    /// before the wait ends with [`AskError::TimedOut`](crate::asking::AskError::TimedOut); 5 minutes by
     /// default, since a person may be answering.
     #[must_use]
     pub fn client_request_timeout(mut self, limit: Duration) -> Self {
@@ -357,11 +352,11 @@ impl Server {
         self
     }
 
-    /// Keeps tasks (the tasks extension, see [`TaskSupport`](crate::TaskSupport)) in `store`
-    /// instead of the process's memory ([`MemoryTaskStore`](crate::MemoryTaskStore), at most
-    /// [`DEFAULT_TASK_LIMIT`](crate::DEFAULT_TASK_LIMIT) tasks).
+    /// Keeps tasks (the tasks extension, see [`TaskSupport`](crate::tasks::TaskSupport)) in `store`
+    /// instead of the process's memory ([`MemoryTaskStore`](crate::tasks::MemoryTaskStore), at most
+    /// [`DEFAULT_TASK_LIMIT`](crate::tasks::DEFAULT_TASK_LIMIT) tasks).
     #[must_use]
-    pub fn task_store(mut self, store: impl crate::TaskStore) -> Self {
+    pub fn task_store(mut self, store: impl crate::tasks::TaskStore) -> Self {
         self.task_store = Some(crate::tasks::store::SharedTaskStore(Arc::new(store)));
         self
     }
@@ -389,7 +384,7 @@ impl Server {
     /// folders listed by `resources/directory/read`. The extension is declared (with
     /// `directoryRead`) when the server has a skill.
     #[must_use]
-    pub fn skill(mut self, skill: crate::Skill) -> Self {
+    pub fn skill(mut self, skill: crate::skills::Skill) -> Self {
         self.skills.push(skill);
         self
     }
@@ -420,7 +415,7 @@ impl Server {
     #[cfg(feature = "skills")]
     #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
     #[must_use]
-    pub fn skills(mut self, skills: crate::EmbeddedSkills) -> Self {
+    pub fn skills(mut self, skills: crate::skills::EmbeddedSkills) -> Self {
         match skills.to_skills() {
             Ok(skills) => self.skills.extend(skills),
             Err(e) => self.refused.push(Error::Skill(e.to_string())),

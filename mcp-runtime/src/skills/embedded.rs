@@ -30,7 +30,7 @@ pub struct EmbeddedSkills(pub(crate) &'static [EmbeddedSkill]);
 impl EmbeddedSkills {
     /// The skills, their bytes borrowed from the binary. They were checked when the binary was
     /// built; they are checked again here, by the same rules, so that an error names the skill.
-    pub fn to_skills(&self) -> Result<Vec<Skill>, crate::SkillError> {
+    pub fn to_skills(&self) -> Result<Vec<Skill>, mcp_skill_folder::SkillError> {
         self.0
             .iter()
             .map(|skill| {

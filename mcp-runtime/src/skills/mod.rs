@@ -9,7 +9,11 @@ pub(crate) mod embedded;
 pub(crate) mod skill;
 
 #[cfg(feature = "skills")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
 pub use embedded::{EmbeddedSkill, EmbeddedSkills};
+#[cfg(feature = "skills")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+pub use mcp_skill_folder::{FrontmatterError, MAX_BYTES, MAX_FILES, SkillError};
 pub use skill::Skill;
 
 use serde_json::{Value, json};
@@ -24,7 +28,7 @@ const DIRECTORY: &str = "inode/directory";
 
 /// The skills under `dir` (see [`Server::skills_dir`](crate::Server::skills_dir)).
 #[cfg(feature = "skills")]
-pub(crate) fn read_dir(dir: &std::path::Path) -> Result<Vec<Skill>, crate::SkillError> {
+pub(crate) fn read_dir(dir: &std::path::Path) -> Result<Vec<Skill>, mcp_skill_folder::SkillError> {
     Ok(mcp_skill_folder::read_skills(dir)?.into_iter().map(Skill::from_found).collect())
 }
 

@@ -56,10 +56,10 @@ pub struct Skill {
 impl Skill {
     /// Reads the skill in `folder` (whose name is the skill's name): every file under it,
     /// `SKILL.md` checked. Symbolic links are refused, and so is a skill past the extension's
-    /// limits ([`SKILL_MAX_FILES`](crate::SKILL_MAX_FILES), [`SKILL_MAX_BYTES`](crate::SKILL_MAX_BYTES)).
+    /// limits ([`MAX_FILES`](crate::skills::MAX_FILES), [`MAX_BYTES`](crate::skills::MAX_BYTES)).
     #[cfg(feature = "skills")]
     #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
-    pub fn from_dir(folder: impl AsRef<std::path::Path>) -> Result<Skill, crate::SkillError> {
+    pub fn from_dir(folder: impl AsRef<std::path::Path>) -> Result<Skill, mcp_skill_folder::SkillError> {
         mcp_skill_folder::read_skill(folder.as_ref()).map(Skill::from_found)
     }
 
@@ -73,7 +73,10 @@ impl Skill {
     /// A skill named `name` made of `files` (path inside the folder, bytes), as a binary
     /// carries it: checked as [`Skill::from_dir`] checks a folder.
     #[cfg(feature = "skills")]
-    pub(crate) fn from_files(name: &str, files: Vec<(String, Cow<'static, [u8]>)>) -> Result<Skill, crate::SkillError> {
+    pub(crate) fn from_files(
+        name: &str,
+        files: Vec<(String, Cow<'static, [u8]>)>,
+    ) -> Result<Skill, mcp_skill_folder::SkillError> {
         let listed: Vec<(&str, &[u8])> = files.iter().map(|(path, bytes)| (path.as_str(), &bytes[..])).collect();
         let frontmatter = mcp_skill_folder::check(name, &listed)?;
         Ok(Skill::checked(name, frontmatter, files))
@@ -193,7 +196,7 @@ pub(crate) fn digest_of(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
-    fn skill(files: &[(&str, &str)]) -> Result<Skill, crate::SkillError> {
+    fn skill(files: &[(&str, &str)]) -> Result<Skill, mcp_skill_folder::SkillError> {
         let files = files.iter().map(|(p, t)| ((*p).to_owned(), Cow::Owned(t.as_bytes().to_vec()))).collect();
         Skill::from_files("refunds", files)
     }
@@ -215,6 +218,6 @@ mod tests {
 
     #[test]
     fn a_skill_without_skill_md_is_refused() {
-        assert!(matches!(skill(&[("README.md", "x")]), Err(crate::SkillError::NoSkillMd { .. })));
+        assert!(matches!(skill(&[("README.md", "x")]), Err(mcp_skill_folder::SkillError::NoSkillMd { .. })));
     }
 }

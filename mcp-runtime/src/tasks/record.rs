@@ -41,7 +41,7 @@ impl TaskStatus {
     }
 }
 
-/// A task as a [`TaskStore`](crate::TaskStore) keeps it: serializable, so that a store shared
+/// A task as a [`TaskStore`](crate::tasks::TaskStore) keeps it: serializable, so that a store shared
 /// by several processes can keep it anywhere.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -126,7 +126,7 @@ impl TaskRecord {
     }
 
     /// The id of the server instance that runs it (the process whose
-    /// [`TaskStore::runner_started`](crate::TaskStore::runner_started) named it).
+    /// [`TaskStore::runner_started`](crate::tasks::TaskStore::runner_started) named it).
     pub fn runner(&self) -> &str {
         &self.runner
     }

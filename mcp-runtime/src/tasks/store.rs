@@ -111,7 +111,8 @@ impl std::fmt::Debug for SharedTaskStore {
 /// first to make room).
 ///
 /// ```
-/// use mcp_runtime::{MemoryTaskStore, Server};
+/// use mcp_runtime::tasks::MemoryTaskStore;
+/// use mcp_runtime::Server;
 ///
 /// let server = Server::builder("reports", "1.0.0").task_store(MemoryTaskStore::with_limit(100));
 /// # let _ = server;

@@ -38,7 +38,8 @@
 //! ```
 //! use mcp_runtime::protocol::Revision;
 //! use mcp_runtime::testing::TestClient;
-//! use mcp_runtime::{AskError, Context, Elicitation, Server, mcp_tool};
+//! use mcp_runtime::asking::{AskError, Elicitation};
+//! use mcp_runtime::{Context, Server, mcp_tool};
 //! use serde_json::json;
 //!
 //! #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -15,11 +15,11 @@ use serde_json::{Value, json};
 
 /// Serves `server` on a free loopback port; the URL of its endpoint.
 pub(crate) async fn serving(server: Server) -> String {
-    serving_with(server, mcp_runtime::HttpOptions::default()).await
+    serving_with(server, mcp_runtime::http::HttpOptions::default()).await
 }
 
 /// Serves `server` with `options` on a free loopback port; the URL of its endpoint.
-pub(crate) async fn serving_with(server: Server, options: mcp_runtime::HttpOptions) -> String {
+pub(crate) async fn serving_with(server: Server, options: mcp_runtime::http::HttpOptions) -> String {
     let port = free_port();
     tokio::spawn(server.serve_http_with(format!("127.0.0.1:{port}"), options));
     let url = format!("http://127.0.0.1:{port}/mcp");
@@ -203,7 +203,7 @@ async fn serving_with_callers(server: Server) -> String {
             None => Err(mcp_runtime::http::Reject::new("send `Bearer user-<name>`")),
         }
     });
-    serving_with(server, mcp_runtime::HttpOptions::default().authorization(authorization)).await
+    serving_with(server, mcp_runtime::http::HttpOptions::default().authorization(authorization)).await
 }
 
 fn as_user(name: &str) -> Vec<(String, String)> {

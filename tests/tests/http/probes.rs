@@ -5,8 +5,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use mcp_runtime::http::{Allowed, HttpOptions};
 use mcp_runtime::redis::Redis as RedisStores;
-use mcp_runtime::{Allowed, HttpOptions, Server, ToolDescriptor};
+use mcp_runtime::{Server, ToolDescriptor};
 use mcp_tests::http::initialize;
 use mcp_tests::services::{Redis, free_port};
 use serde_json::{Value, json};

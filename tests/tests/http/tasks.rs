@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use axum::http::HeaderMap;
 use mcp_runtime::http::{Authorization, HttpOptions, Reject};
-use mcp_runtime::{Identity, Server, TaskSupport, ToolDescriptor};
+use mcp_runtime::tasks::TaskSupport;
+use mcp_runtime::{Identity, Server, ToolDescriptor};
 use mcp_tests::services::free_port;
 use mcp_tests::wire::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, STATELESS_REVISION};
 use serde_json::{Value, json};

@@ -3,9 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
+use mcp_runtime::Server;
 use mcp_runtime::protocol::Revision;
+use mcp_runtime::skills::{Skill, SkillError};
 use mcp_runtime::testing::{TestClient, TestError};
-use mcp_runtime::{Server, Skill, SkillError};
 use serde_json::json;
 
 /// A fresh folder under the system's temporary folder, holding `files` (path, text).

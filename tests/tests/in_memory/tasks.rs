@@ -4,13 +4,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_runtime::asking::{AskError, Elicitation};
 use mcp_runtime::changes::MemoryChangeBus;
 use mcp_runtime::protocol::Revision;
+use mcp_runtime::tasks::{MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError};
 use mcp_runtime::testing::{TestClient, TestError};
-use mcp_runtime::{
-    AskError, BoxFuture, Context, Elicitation, MemoryTaskStore, Server, StoreError, TaskRecord, TaskStore,
-    TaskStoreError, mcp_tool,
-};
+use mcp_runtime::{BoxFuture, Context, Server, StoreError, mcp_tool};
 use serde_json::json;
 use tokio::sync::Notify;
 

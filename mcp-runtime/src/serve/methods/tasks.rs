@@ -128,7 +128,7 @@ fn made(
         tasks.create(&task).await?;
         let created = task.snapshot().create_result();
         tasks.run(task, work);
-        Ok::<_, crate::TaskStoreError>(created)
+        Ok::<_, crate::tasks::TaskStoreError>(created)
     });
     start.run(HandlerSpec::default(), &answering, creating, move |outcome| match outcome {
         Ok(Ok(created)) => responder.respond(None, TaskCreated(created)),
@@ -136,8 +136,8 @@ fn made(
             tracing::warn!(error = %refused, "a task could not be made");
             let answer = responder.error(&ErrorObject::internal(format!("The task could not be made: {refused}")));
             match refused {
-                crate::TaskStoreError::Unavailable(_) => answer.retry_later(),
-                crate::TaskStoreError::Full { .. } => answer,
+                crate::tasks::TaskStoreError::Unavailable(_) => answer.retry_later(),
+                crate::tasks::TaskStoreError::Full { .. } => answer,
             }
         }
         Err(failure) => responder.error(&ErrorObject::internal(format!("The task could not be made: {failure}"))),

@@ -3,8 +3,8 @@
 //! (or whose server closed it on purpose) reconnects with `Last-Event-ID` and gets what it
 //! missed, then what follows.
 
-use super::session_store::StoreError;
 use crate::util::BoxFuture;
+use crate::util::StoreError;
 
 /// A stream's kept events, oldest first: each one's id and data.
 pub type StoredEvents = Vec<(String, Vec<u8>)>;

@@ -4,8 +4,8 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
 use super::event_store::{EventStore, StoredEvents};
-use super::session_store::StoreError;
 use crate::util::BoxFuture;
+use crate::util::StoreError;
 
 /// Events kept per stream in the in-memory store.
 const EVENTS_PER_STREAM: usize = 1_024;

@@ -51,7 +51,7 @@ pub use options::{
 
 pub use event_store::{EventStore, StoredEvents};
 pub use memory_event_store::{DEFAULT_MAX_EVENT_BYTES, MemoryEventStore};
-pub use session_store::{MemorySessionStore, SessionRecord, SessionStore, StoreError};
+pub use session_store::{MemorySessionStore, SessionRecord, SessionStore};
 
 use crate::auth::edge::Edge;
 use crate::protocol::{ErrorObject, RequestId, error_line};

@@ -169,7 +169,7 @@ impl HttpOptions {
     /// `http://ADDR/mcp`.
     ///
     /// ```
-    /// let options = mcp_runtime::HttpOptions::default().public_url("https://mcp.example.com/mcp");
+    /// let options = mcp_runtime::http::HttpOptions::default().public_url("https://mcp.example.com/mcp");
     /// # drop(options);
     /// ```
     #[must_use]
@@ -282,7 +282,7 @@ impl HttpOptions {
     /// letters, digits and `-`; serving refuses to start with another.
     ///
     /// ```
-    /// let options = mcp_runtime::HttpOptions::default().instance_tag("b");
+    /// let options = mcp_runtime::http::HttpOptions::default().instance_tag("b");
     /// # drop(options);
     /// ```
     #[must_use]

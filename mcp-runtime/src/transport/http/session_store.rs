@@ -16,7 +16,7 @@ use crate::protocol::{Implementation, LogLevel, Revision};
 use crate::serve::session::SessionState;
 use crate::util::BoxFuture;
 
-pub use crate::util::StoreError;
+use crate::util::StoreError;
 
 /// A session as a [`SessionStore`] keeps it: serializable, so that a store shared by several
 /// processes can write it anywhere.

@@ -13,7 +13,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::event_store::EventStore;
 use super::options::{Allowed, ResponseMode};
-use super::session_store::{SessionRecord, SessionStore, StoreError};
+use super::session_store::{SessionRecord, SessionStore};
 use super::standalone::{Standalone, keep_standalone, standalone_stream};
 use super::{busy, reject};
 use crate::context::Identity;
@@ -21,6 +21,7 @@ use crate::protocol::{ErrorObject, RequestId};
 use crate::serve::session::SessionState;
 use crate::server::core::ServerCore;
 use crate::transport::connection::{self, Frame, Inbox};
+use crate::util::StoreError;
 
 /// What every handler of the endpoint shares.
 pub(super) struct App {

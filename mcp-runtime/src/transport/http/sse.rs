@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 
 use super::busy;
 use super::event_store::{EventStore, StoredEvents};
-use super::session_store::StoreError;
+use crate::util::StoreError;
 
 /// One SSE event, written in one piece.
 pub(super) fn sse_event(event_id: Option<impl std::fmt::Display>, line: &[u8]) -> Bytes {
