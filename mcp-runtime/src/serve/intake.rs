@@ -26,51 +26,65 @@ use crate::serve::request::{Logging, Request, RequestMeta, is_stateless, meta_of
 use crate::serve::routes::{Handler, Served, route};
 use crate::serve::session::{Era, Session};
 
+/// What the transport knows of one incoming message: where its answers go, what came with it,
+/// and who sent it.
+#[derive(Debug)]
+pub(crate) struct Arrival {
+    pub(crate) reply_to: ReplyTo,
+    /// The HTTP request it came in (headers, identity).
+    pub(crate) extras: Option<Arc<RequestExtras>>,
+    pub(crate) via: Via,
+}
+
+/// Who handed a message to this connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Via {
+    /// Its client.
+    Client,
+    /// Another instance serving the same HTTP session, which had no use for it: what it names
+    /// is not sent on again.
+    Instance,
+}
+
+impl From<ReplyTo> for Arrival {
+    /// A client's message with nothing beside it.
+    fn from(reply_to: ReplyTo) -> Self {
+        Arrival { reply_to, extras: None, via: Via::Client }
+    }
+}
+
 impl Session {
-    /// Handles one incoming message (one line of stdio, one HTTP body) whose answers go to
-    /// `reply_to`; `Some` is a response for the transport to queue (it holds its slot until
-    /// then).
-    pub(crate) fn on_message(&mut self, text: &str, reply_to: ReplyTo) -> Option<Reply> {
+    /// Handles one incoming message (one line of stdio, one HTTP body); `Some` is a response
+    /// for the transport to queue (it holds its slot until then).
+    pub(crate) fn on_message(&mut self, text: &str, arrival: Arrival) -> Option<Reply> {
         let started = match shape_of(text) {
-            Shape::Array => self.on_batch(text, reply_to),
-            _ => self.on_single(classify(text), reply_to),
+            Shape::Array => self.on_batch(text, arrival),
+            _ => self.on_single(classify(text), arrival),
         };
         started.into_reply()
     }
 
-    /// Like [`on_message`](Self::on_message), for a message the transport knows more of.
-    pub(crate) fn on_message_with(
-        &mut self,
-        text: &str,
-        reply_to: ReplyTo,
-        extras: Option<Arc<RequestExtras>>,
-    ) -> Option<Reply> {
-        self.extras = extras;
-        let reply = self.on_message(text, reply_to);
-        self.extras = None;
-        reply
-    }
-
-    fn on_single(&mut self, message: Incoming<'_>, reply_to: ReplyTo) -> Started {
+    fn on_single(&mut self, message: Incoming<'_>, arrival: Arrival) -> Started {
         match message {
-            Incoming::Request(request) => self.on_request(request, reply_to),
+            Incoming::Request(request) => self.on_request(request, arrival),
             Incoming::Notification(notification) => {
-                self.on_notification(notification);
+                self.on_notification(notification, arrival.via);
                 Started::Later
             }
             Incoming::Response { id, result, error } => {
-                self.on_response(id, result, error);
+                self.on_response(id, result, error, arrival.via);
                 Started::Later
             }
             Incoming::BadNotification(reason) => {
                 tracing::debug!(reason, "ignoring a malformed notification");
                 Started::Later
             }
-            Incoming::Invalid(id, error) => answer(reply_to, Outgoing::error(id.as_ref(), &error)),
+            Incoming::Invalid(id, error) => answer(arrival.reply_to, Outgoing::error(id.as_ref(), &error)),
         }
     }
 
-    fn on_request(&mut self, message: Message<'_>, reply_to: ReplyTo) -> Started {
+    fn on_request(&mut self, message: Message<'_>, arrival: Arrival) -> Started {
+        let Arrival { reply_to, extras, .. } = arrival;
         let Message { id, method, params } = message;
         let meta = meta_of(params);
         let stateless = is_stateless(meta);
@@ -114,7 +128,7 @@ impl Session {
             caching: route.caching,
             params: params.map(Cow::Borrowed),
             meta,
-            extras: self.extras.clone(),
+            extras,
             reply_to,
             link: None,
             visible: None,
@@ -192,7 +206,7 @@ impl Session {
     }
 
     /// The client answered one of the server's questions (handshake revisions).
-    fn on_response(&mut self, id: Option<RequestId>, result: Option<&RawValue>, error: Option<&RawValue>) {
+    fn on_response(&mut self, id: Option<RequestId>, result: Option<&RawValue>, error: Option<&RawValue>, via: Via) {
         let Some(id) = id else {
             tracing::debug!("ignoring a response without a usable id");
             return;
@@ -212,14 +226,14 @@ impl Session {
                 (None, None) => return,
             };
             let id = serde_json::to_string(&id).unwrap_or_default();
-            self.forward(format!(r#"{{"jsonrpc":"2.0","id":{id},"{member}":{value}}}"#));
+            self.forward(via, format!(r#"{{"jsonrpc":"2.0","id":{id},"{member}":{value}}}"#));
             tracing::debug!(%id, "a response to no question this server is waiting on");
         }
     }
 
-    fn on_notification(&mut self, notification: Notification<'_>) {
+    fn on_notification(&mut self, notification: Notification<'_>, via: Via) {
         match route(&notification.method, &self.core.capabilities).map(|route| route.handler) {
-            Some(Handler::Notification(handle)) => handle(self, notification.params),
+            Some(Handler::Notification(handle)) => handle(self, notification.params, via),
             _ => tracing::trace!(method = %excerpt(&notification.method), "notification ignored"),
         }
     }
@@ -227,7 +241,8 @@ impl Session {
     /// A JSON-RPC batch: only a 2025-03-26 connection accepts them. Every member runs through
     /// the executor like a single message (in-flight bound, cancellation); the answer is one
     /// array, sent once every member answered.
-    fn on_batch(&mut self, text: &str, reply_to: ReplyTo) -> Started {
+    fn on_batch(&mut self, text: &str, arrival: Arrival) -> Started {
+        let Arrival { reply_to, extras, via } = arrival;
         let batching =
             matches!(&self.era, Era::Handshake { negotiated, .. } if negotiated.revision.supports(Feature::Batching));
         let items: Vec<&RawValue> = match serde_json::from_str(text) {
@@ -252,10 +267,10 @@ impl Session {
         }
         let batch = collect_batch(reply_to.outlet(self.executor.output()), self.executor.drain_guard());
         for item in items {
-            let member = ReplyTo::Batch(batch.clone());
+            let member = Arrival { reply_to: ReplyTo::Batch(batch.clone()), extras: extras.clone(), via };
             let _none = match (shape_of(item.get()), classify(item.get())) {
                 (_, Incoming::Request(request)) if is_stateless(meta_of(request.params)) => answer(
-                    member,
+                    member.reply_to,
                     Outgoing::error(
                         Some(&request.id),
                         &ErrorObject::invalid_request(
@@ -265,7 +280,7 @@ impl Session {
                 ),
                 (Shape::Object, message) => self.on_single(message, member),
                 _ => answer(
-                    member,
+                    member.reply_to,
                     Outgoing::error(
                         None,
                         &ErrorObject::invalid_request("Invalid request: a batch element must be an object"),

@@ -6,6 +6,7 @@ use serde_json::value::RawValue;
 use crate::context::outlet::Outgoing;
 use crate::protocol::{Cacheable, Feature, Revision, ServerCapabilities};
 use crate::serve::executor::WorkFn;
+use crate::serve::intake::Via;
 use crate::serve::methods::{lifecycle, prompts, resources, skills, tasks, tools};
 use crate::serve::request::{Caching, Request};
 use crate::serve::session::Session;
@@ -15,7 +16,7 @@ pub(crate) type LifecycleFn = fn(&mut Session, &Request<'_>) -> Outgoing;
 /// A handler that answers from the server's own data.
 pub(crate) type InlineFn = fn(&Request<'_>) -> Outgoing;
 /// A notification's handler.
-pub(crate) type NotifyFn = fn(&mut Session, Option<&RawValue>);
+pub(crate) type NotifyFn = fn(&mut Session, Option<&RawValue>, Via);
 
 /// How a method runs.
 #[derive(Clone, Copy)]

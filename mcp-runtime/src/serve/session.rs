@@ -7,10 +7,11 @@ use std::sync::atomic::AtomicU8;
 
 use tokio::sync::mpsc;
 
-use crate::context::{Negotiated, RequestExtras};
+use crate::context::Negotiated;
 use crate::middleware::Transport;
 use crate::protocol::{LogLevel, Revision};
 use crate::serve::executor::Executor;
+use crate::serve::intake::Via;
 use crate::serve::layered::{Back, Layered};
 use crate::serve::request::StatelessViews;
 use crate::serve::subscriptions::{Routed, Subscriptions};
@@ -43,8 +44,6 @@ pub(crate) struct Session {
     pub(crate) stateless_views: StatelessViews,
     /// The least severe log message the client wants (`logging/setLevel`; handshake only).
     pub(crate) log_level: Arc<AtomicU8>,
-    /// What the transport knows of the message being handled (HTTP headers, identity).
-    pub(crate) extras: Option<Arc<RequestExtras>>,
     /// Counts changes to what [`state`](Self::state) returns, so that a transport keeping
     /// sessions elsewhere saves only when something changed.
     pub(crate) changes: u64,
@@ -53,9 +52,6 @@ pub(crate) struct Session {
     /// Its HTTP session's id (for the logs, and for what another instance serving the session
     /// is handed).
     pub(crate) session_id: Option<Arc<str>>,
-    /// The message being handled came from another instance serving the session: what it
-    /// names is not sent on again.
-    pub(crate) forwarded: bool,
     /// The server's layers, when it has any: this connection's copy.
     pub(crate) layered: Option<Layered>,
 }
@@ -75,8 +71,8 @@ impl Session {
     /// another instance asked, a cancellation of a request another instance runs), to the
     /// other instances serving this session, over the change bus. Nothing is sent on for a
     /// connection that is not an HTTP session, or for a message that came that way.
-    pub(crate) fn forward(&self, message: String) {
-        if self.forwarded {
+    pub(crate) fn forward(&self, via: Via, message: String) {
+        if via == Via::Instance {
             return;
         }
         if let Some(session) = &self.session_id {
@@ -110,11 +106,9 @@ impl Session {
             fresh,
             stateless_views: StatelessViews::default(),
             log_level,
-            extras: None,
             changes: 0,
             transport,
             session_id: None,
-            forwarded: false,
             layered,
         };
         (session, returns)

@@ -33,10 +33,12 @@ fn json_of(reply: &Reply) -> Value {
 
 fn initialize(session: &mut Session) {
     let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-    let reply = session.on_message(init, ReplyTo::Connection).expect("answered on the reading loop");
+    let reply = session.on_message(init, ReplyTo::Connection.into()).expect("answered on the reading loop");
     assert_eq!(json_of(&reply)["result"]["protocolVersion"], "2025-11-25");
     assert!(
-        session.on_message(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, ReplyTo::Connection).is_none()
+        session
+            .on_message(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, ReplyTo::Connection.into())
+            .is_none()
     );
 }
 
@@ -44,13 +46,13 @@ fn initialize(session: &mut Session) {
 async fn a_request_before_initialize_is_refused_with_what_to_send() {
     let (mut session, _output) = session(4);
     let reply = session
-        .on_message(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, ReplyTo::Connection)
+        .on_message(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, ReplyTo::Connection.into())
         .expect("answered at once");
     let answer = reply.message.answer.clone().expect("marked as the response");
     assert_eq!(answer.error, Some(code::INVALID_PARAMS));
     assert!(json_of(&reply)["error"]["message"].as_str().unwrap().contains("send `initialize` first"));
     // `ping` is served before `initialize`.
-    let ping = session.on_message(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#, ReplyTo::Connection).unwrap();
+    let ping = session.on_message(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#, ReplyTo::Connection.into()).unwrap();
     assert_eq!(json_of(&ping)["result"], json!({}));
     assert_eq!(ping.message.answer.unwrap().error, None);
 }
@@ -60,7 +62,7 @@ async fn a_ready_handler_answers_on_the_reading_loop_with_its_slot() {
     let (mut session, _output) = session(4);
     initialize(&mut session);
     let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#;
-    let reply = session.on_message(call, ReplyTo::Connection).expect("ready at its first poll: no task");
+    let reply = session.on_message(call, ReplyTo::Connection.into()).expect("ready at its first poll: no task");
     assert_eq!(json_of(&reply)["result"]["content"][0]["text"], "\"hi\"");
     assert!(reply._slot.is_some(), "the reply holds its in-flight slot until it is queued");
 }
@@ -69,20 +71,21 @@ async fn a_ready_handler_answers_on_the_reading_loop_with_its_slot() {
 async fn the_route_table_says_what_a_result_may_be_cached_for() {
     let (mut session, _output) = session(4);
     let list = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{{{STATELESS_META}}}}}"#);
-    let reply = session.on_message(&list, ReplyTo::Connection).unwrap();
+    let reply = session.on_message(&list, ReplyTo::Connection.into()).unwrap();
     let cache = reply.message.answer.clone().unwrap().cache.expect("a 2026-07-28 list says how long it may be cached");
     assert_eq!((cache.ttl_ms(), cache.scope()), (5000, CacheScope::Private));
     assert_eq!(json_of(&reply)["result"]["ttlMs"], 5000);
     // A handshake-era list carries no caching fields, and says none.
     initialize(&mut session);
-    let reply = session.on_message(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#, ReplyTo::Connection).unwrap();
+    let reply =
+        session.on_message(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#, ReplyTo::Connection.into()).unwrap();
     assert_eq!(reply.message.answer.clone().unwrap().cache, None);
     assert!(json_of(&reply)["result"].get("ttlMs").is_none());
     // Nor does a call.
     let call = format!(
         r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"x"}},{STATELESS_META}}}}}"#
     );
-    let reply = session.on_message(&call, ReplyTo::Connection).unwrap();
+    let reply = session.on_message(&call, ReplyTo::Connection.into()).unwrap();
     assert_eq!(reply.message.answer.clone().unwrap().cache, None);
 }
 
@@ -91,19 +94,19 @@ async fn past_the_bound_requests_wait_and_a_waiting_one_can_be_cancelled() {
     let (mut session, mut output) = session(1);
     initialize(&mut session);
     let wait = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{}}}"#;
-    assert!(session.on_message(wait, ReplyTo::Connection).is_none(), "runs as a task");
+    assert!(session.on_message(wait, ReplyTo::Connection.into()).is_none(), "runs as a task");
     let echo =
         r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{"text":"later"}}}"#;
-    assert!(session.on_message(echo, ReplyTo::Connection).is_none());
+    assert!(session.on_message(echo, ReplyTo::Connection.into()).is_none());
     assert!(session.executor.has_parked(), "no slot is free: it waits");
     // `ping` is still answered, with no slot.
-    assert!(session.on_message(r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#, ReplyTo::Connection).is_some());
+    assert!(session.on_message(r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#, ReplyTo::Connection.into()).is_some());
     let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8}}"#;
-    assert!(session.on_message(cancel, ReplyTo::Connection).is_none());
+    assert!(session.on_message(cancel, ReplyTo::Connection.into()).is_none());
     assert!(!session.executor.has_parked(), "the waiting request is dropped");
     // Cancelling the running one frees its slot; nothing is ever answered for either.
     let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#;
-    assert!(session.on_message(cancel, ReplyTo::Connection).is_none());
+    assert!(session.on_message(cancel, ReplyTo::Connection.into()).is_none());
     let silent = tokio::time::timeout(Duration::from_millis(100), output.recv()).await;
     assert!(silent.is_err(), "a cancelled request is not answered: {silent:?}");
 }
@@ -115,7 +118,7 @@ async fn a_request_with_a_stream_of_its_own_gets_its_answer_marked_there() {
     let call = format!(
         r#"{{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{{"name":"nope","arguments":{{}},{STATELESS_META}}}}}"#
     );
-    let reply = session.on_message(&call, ReplyTo::Stream(stream)).expect("answered at once");
+    let reply = session.on_message(&call, ReplyTo::Stream(stream).into()).expect("answered at once");
     let stream = reply.stream.expect("to the request's own stream");
     stream.send(reply.message).await.unwrap();
     let message = answers.recv().await.unwrap();

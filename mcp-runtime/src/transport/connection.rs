@@ -25,6 +25,7 @@ use crate::context::outlet::{Outgoing, RequestStream};
 use crate::error::{Error, Result};
 use crate::middleware::Transport;
 use crate::protocol::{ErrorObject, is_json_whitespace};
+use crate::serve::intake::{Arrival, Via};
 use crate::serve::layered::Back;
 use crate::serve::reply::{Reply, ReplyTo, answer};
 use crate::serve::session::{Session, SessionState};
@@ -264,16 +265,15 @@ pub(crate) async fn run<I: MessageSource>(
                 None
             }
             frame = input.next(), if reading && session.can_read() => match frame {
-                Ok(Frame::Message(bytes)) => on_bytes(&mut session, &bytes, ReplyTo::Connection, None),
+                Ok(Frame::Message(bytes)) => on_bytes(&mut session, &bytes, ReplyTo::Connection.into()),
                 Ok(Frame::Forwarded(bytes)) => {
-                    session.forwarded = true;
-                    let reply = on_bytes(&mut session, &bytes, ReplyTo::Connection, None);
-                    session.forwarded = false;
-                    reply
+                    let arrival = Arrival { reply_to: ReplyTo::Connection, extras: None, via: Via::Instance };
+                    on_bytes(&mut session, &bytes, arrival)
                 }
                 Ok(Frame::Routed(routed)) => {
                     let RoutedMessage { bytes, stream, extras } = *routed;
-                    on_bytes(&mut session, &bytes, ReplyTo::Stream(stream), extras)
+                    let arrival = Arrival { reply_to: ReplyTo::Stream(stream), extras, via: Via::Client };
+                    on_bytes(&mut session, &bytes, arrival)
                 }
                 Ok(Frame::TooLarge) => Some(Reply::now(Outgoing::error(
                     None,
@@ -356,16 +356,11 @@ pub(crate) async fn run<I: MessageSource>(
 
 /// Handles one message's bytes: JSON whitespace alone is skipped, anything else that is not
 /// UTF-8 is a parse error.
-fn on_bytes(
-    session: &mut Session,
-    bytes: &[u8],
-    reply_to: ReplyTo,
-    extras: Option<Arc<RequestExtras>>,
-) -> Option<Reply> {
+fn on_bytes(session: &mut Session, bytes: &[u8], arrival: Arrival) -> Option<Reply> {
     match std::str::from_utf8(bytes) {
         Ok(text) if text.chars().all(is_json_whitespace) => None,
-        Ok(text) => session.on_message_with(text, reply_to, extras),
-        Err(e) => answer(reply_to, Outgoing::error(None, &ErrorObject::parse_error(e))).into_reply(),
+        Ok(text) => session.on_message(text, arrival),
+        Err(e) => answer(arrival.reply_to, Outgoing::error(None, &ErrorObject::parse_error(e))).into_reply(),
     }
 }
 

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use crate::context::Negotiated;
 use crate::context::outlet::Outgoing;
 use crate::protocol::{ErrorObject, Feature, InitializeParams, InitializeResult, LogLevel, RequestId, Revision};
+use crate::serve::intake::Via;
 use crate::serve::reply::{Empty, ReplyTo};
 use crate::serve::request::Request;
 use crate::serve::session::{Era, Session};
@@ -180,14 +181,14 @@ pub(crate) fn set_level(session: &mut Session, request: &Request<'_>) -> Outgoin
 }
 
 /// `notifications/initialized`: server-initiated traffic may flow.
-pub(crate) fn initialized(session: &mut Session, _params: Option<&RawValue>) {
+pub(crate) fn initialized(session: &mut Session, _params: Option<&RawValue>, _via: Via) {
     if let Era::Handshake { client_ready, .. } = &mut session.era {
         *client_ready = true;
     }
 }
 
 /// `notifications/cancelled`: ends a listen stream, or the request with that id.
-pub(crate) fn cancelled(session: &mut Session, params: Option<&RawValue>) {
+pub(crate) fn cancelled(session: &mut Session, params: Option<&RawValue>, via: Via) {
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct Cancelled {
@@ -200,7 +201,7 @@ pub(crate) fn cancelled(session: &mut Session, params: Option<&RawValue>) {
     if !session.subscriptions.cancel(&cancelled.request_id) && !session.executor.cancel(&cancelled.request_id) {
         // Another instance serving the session may run it.
         let params = params.map(RawValue::get).unwrap_or("{}");
-        session.forward(format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{params}}}"#));
+        session.forward(via, format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{params}}}"#));
         tracing::trace!(id = %cancelled.request_id, "cancellation of no request running here");
     }
 }
