@@ -37,7 +37,7 @@ macro_rules! declaration_parts {
     ($($descriptor:ty),*) => {$(
         impl DeclarationParts for $descriptor {
             fn parts(&mut self) -> (&mut HandlerSpec, &mut Option<&'static str>, &mut Vec<RequiredState>) {
-                (&mut self.spec, &mut self.origin, &mut self.required_states)
+                (&mut self.parts.spec, &mut self.parts.origin, &mut self.parts.required_states)
             }
         }
     )*};

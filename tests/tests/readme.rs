@@ -192,11 +192,11 @@ fn reexports(facade: &str) -> Vec<(Vec<String>, Vec<String>)> {
         if let Some(after) = rest.strip_prefix("pub mod ").or_else(|| rest.strip_prefix("mod ")) {
             let name: String = after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
             let after = after[name.len()..].trim_start();
-            if after.starts_with('{') {
+            if let Some(inside) = after.strip_prefix('{') {
                 inline.push(name);
                 depth += 1;
                 module_depths.push(depth);
-                rest = &after[1..];
+                rest = inside;
                 continue;
             }
         }

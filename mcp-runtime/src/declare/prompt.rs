@@ -9,12 +9,9 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::context::Context;
-use crate::context::state::RequiredState;
 use crate::declare::completion::{CompletionHandler, IntoCompleter};
 use crate::declare::handler::HandlerFn;
-use crate::declare::handler::HandlerSpec;
-use crate::declare::scopes::Scopes;
-use crate::declare::tags::Tags;
+use crate::declare::item::ItemParts;
 use crate::protocol::{ErrorObject, GetPromptResult, Icon, Prompt, PromptArgument, PromptMessage};
 
 /// One `prompts/get`: the arguments given and the context.
@@ -145,20 +142,14 @@ pub struct PromptDescriptor {
     pub(crate) prompt: Prompt,
     pub(crate) handler: Option<PromptHandler>,
     pub(crate) completions: Vec<(String, CompletionHandler)>,
-    pub(crate) defined_at: Cow<'static, str>,
-    pub(crate) spec: HandlerSpec,
-    pub(crate) origin: Option<&'static str>,
-    /// The states the handler takes: checked when the server starts.
-    pub(crate) required_states: Vec<RequiredState>,
-    pub(crate) tags: Tags,
-    pub(crate) scopes: Scopes,
+    pub(crate) parts: ItemParts,
 }
 
 impl fmt::Debug for PromptDescriptor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PromptDescriptor")
             .field("prompt", &self.prompt)
-            .field("defined_at", &self.defined_at)
+            .field("defined_at", &self.parts.defined_at)
             .finish_non_exhaustive()
     }
 }
@@ -177,12 +168,7 @@ impl PromptDescriptor {
             },
             handler: None,
             completions: Vec::new(),
-            defined_at: Cow::Borrowed("the server builder"),
-            spec: HandlerSpec::default(),
-            origin: None,
-            required_states: Vec::new(),
-            tags: Tags::default(),
-            scopes: Scopes::default(),
+            parts: ItemParts::default(),
         }
     }
 
@@ -239,32 +225,32 @@ impl PromptDescriptor {
     /// Tags the prompt (see [`ToolDescriptor::tag`](crate::ToolDescriptor::tag)).
     #[must_use]
     pub fn tag(mut self, tag: impl Into<String>) -> Self {
-        self.tags.add(tag.into());
+        self.parts.tags.add(tag.into());
         self
     }
 
     /// The prompt's tags.
     pub fn tags(&self) -> &[String] {
-        self.tags.as_slice()
+        self.parts.tags.as_slice()
     }
 
     /// Needs `scope` of a caller's token to be got (see
     /// [`ToolDescriptor::scope`](crate::ToolDescriptor::scope)).
     #[must_use]
     pub fn scope(mut self, scope: impl Into<String>) -> Self {
-        self.scopes.add(scope.into());
+        self.parts.scopes.add(scope.into());
         self
     }
 
     /// The scopes the prompt needs.
     pub fn scopes(&self) -> &[String] {
-        self.scopes.as_slice()
+        self.parts.scopes.as_slice()
     }
 
     /// Records where the prompt is defined, for start-up errors (`file:line`).
     #[must_use]
     pub fn defined_at(mut self, location: impl Into<Cow<'static, str>>) -> Self {
-        self.defined_at = location.into();
+        self.parts.defined_at = location.into();
         self
     }
 
@@ -300,7 +286,7 @@ impl PromptDescriptor {
     /// [`Server::default_timeout`](crate::Server::default_timeout); none unless set).
     #[must_use]
     pub fn timeout(mut self, limit: std::time::Duration) -> Self {
-        self.spec.timeout = Some(limit);
+        self.parts.spec.timeout = Some(limit);
         self
     }
 
@@ -314,10 +300,7 @@ impl PromptDescriptor {
         Fut::Output: IntoPromptResult,
     {
         let f = Arc::new(f);
-        self.handler = Some(HandlerFn::sendable(move |get: PromptGet| {
-            let f = Arc::clone(&f);
-            async move { f(get).await.into_prompt_result() }
-        }));
+        self.handler = Some(HandlerFn::sendable(move |get: PromptGet| prompt_get(Arc::clone(&f), get)));
         self
     }
 
@@ -331,12 +314,19 @@ impl PromptDescriptor {
         Fut::Output: IntoPromptResult,
     {
         let f = Arc::new(f);
-        self.handler = Some(HandlerFn::local(move |get: PromptGet| {
-            let f = Arc::clone(&f);
-            async move { f(get).await.into_prompt_result() }
-        }));
+        self.handler = Some(HandlerFn::local(move |get: PromptGet| prompt_get(Arc::clone(&f), get)));
         self
     }
+}
+
+/// One call of a prompt's handler (`Send` when `f`'s future is: one body for both kinds).
+async fn prompt_get<F, Fut>(f: Arc<F>, get: PromptGet) -> Result<GetPromptResult, ErrorObject>
+where
+    F: Fn(PromptGet) -> Fut,
+    Fut: Future,
+    Fut::Output: IntoPromptResult,
+{
+    f(get).await.into_prompt_result()
 }
 
 #[cfg(test)]

@@ -10,12 +10,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::context::Context;
-use crate::context::state::RequiredState;
 use crate::declare::completion::{CompletionHandler, IntoCompleter};
 use crate::declare::handler::HandlerFn;
-use crate::declare::handler::HandlerSpec;
-use crate::declare::scopes::Scopes;
-use crate::declare::tags::Tags;
+use crate::declare::item::ItemParts;
 use crate::declare::tool::Json;
 use crate::protocol::CachePolicy;
 use crate::protocol::{Annotations, ErrorObject, Icon, Resource, ResourceContents, ResourceTemplate};
@@ -273,13 +270,7 @@ pub struct ResourceDescriptor {
     pub(crate) subscribe: bool,
     pub(crate) cache: Option<CachePolicy>,
     pub(crate) completions: Vec<(String, CompletionHandler)>,
-    pub(crate) defined_at: Cow<'static, str>,
-    pub(crate) spec: HandlerSpec,
-    pub(crate) origin: Option<&'static str>,
-    /// The states the handler takes: checked when the server starts.
-    pub(crate) required_states: Vec<RequiredState>,
-    pub(crate) tags: Tags,
-    pub(crate) scopes: Scopes,
+    pub(crate) parts: ItemParts,
 }
 
 impl fmt::Debug for ResourceDescriptor {
@@ -287,7 +278,7 @@ impl fmt::Debug for ResourceDescriptor {
         f.debug_struct("ResourceDescriptor")
             .field("address", &self.address)
             .field("subscribe", &self.subscribe)
-            .field("defined_at", &self.defined_at)
+            .field("defined_at", &self.parts.defined_at)
             .finish_non_exhaustive()
     }
 }
@@ -301,12 +292,7 @@ impl ResourceDescriptor {
             subscribe: false,
             cache: None,
             completions: Vec::new(),
-            defined_at: Cow::Borrowed("the server builder"),
-            spec: HandlerSpec::default(),
-            origin: None,
-            required_states: Vec::new(),
-            tags: Tags::default(),
-            scopes: Scopes::default(),
+            parts: ItemParts::default(),
         }
     }
 
@@ -419,13 +405,13 @@ impl ResourceDescriptor {
     /// the resources a template's lister enumerates carry the template's tags.
     #[must_use]
     pub fn tag(mut self, tag: impl Into<String>) -> Self {
-        self.tags.add(tag.into());
+        self.parts.tags.add(tag.into());
         self
     }
 
     /// The resource's tags.
     pub fn tags(&self) -> &[String] {
-        self.tags.as_slice()
+        self.parts.tags.as_slice()
     }
 
     /// Needs `scope` of a caller's token to be read (see
@@ -433,13 +419,13 @@ impl ResourceDescriptor {
     /// lister enumerates need the template's scopes.
     #[must_use]
     pub fn scope(mut self, scope: impl Into<String>) -> Self {
-        self.scopes.add(scope.into());
+        self.parts.scopes.add(scope.into());
         self
     }
 
     /// The scopes the resource needs.
     pub fn scopes(&self) -> &[String] {
-        self.scopes.as_slice()
+        self.parts.scopes.as_slice()
     }
 
     /// Adds a `_meta` entry.
@@ -476,7 +462,7 @@ impl ResourceDescriptor {
     /// Records where the resource is defined, for start-up errors (`file:line`).
     #[must_use]
     pub fn defined_at(mut self, location: impl Into<Cow<'static, str>>) -> Self {
-        self.defined_at = location.into();
+        self.parts.defined_at = location.into();
         self
     }
 
@@ -499,7 +485,7 @@ impl ResourceDescriptor {
     /// [`Server::default_timeout`](crate::Server::default_timeout); none unless set).
     #[must_use]
     pub fn timeout(mut self, limit: std::time::Duration) -> Self {
-        self.spec.timeout = Some(limit);
+        self.parts.spec.timeout = Some(limit);
         self
     }
 
@@ -514,14 +500,7 @@ impl ResourceDescriptor {
     {
         self = self.with_default_mime::<Fut::Output>();
         let f = Arc::new(f);
-        self.reader = Some(HandlerFn::sendable(move |read: ResourceRead| {
-            let f = Arc::clone(&f);
-            async move {
-                let uri = read.uri.clone();
-                let mime = read.mime_type.clone();
-                f(read).await.into_contents(&uri, mime.as_deref())
-            }
-        }));
+        self.reader = Some(HandlerFn::sendable(move |read: ResourceRead| resource_read(Arc::clone(&f), read)));
         self
     }
 
@@ -536,14 +515,7 @@ impl ResourceDescriptor {
     {
         self = self.with_default_mime::<Fut::Output>();
         let f = Arc::new(f);
-        self.reader = Some(HandlerFn::local(move |read: ResourceRead| {
-            let f = Arc::clone(&f);
-            async move {
-                let uri = read.uri.clone();
-                let mime = read.mime_type.clone();
-                f(read).await.into_contents(&uri, mime.as_deref())
-            }
-        }));
+        self.reader = Some(HandlerFn::local(move |read: ResourceRead| resource_read(Arc::clone(&f), read)));
         self
     }
 
@@ -577,6 +549,19 @@ impl ResourceDescriptor {
         self.completions.push((variable.into(), completer.into_completer()));
         self
     }
+}
+
+/// One read by a resource's handler, its result turned into contents of its URI (`Send` when
+/// `f`'s future is: one body for both kinds of handler).
+async fn resource_read<F, Fut>(f: Arc<F>, read: ResourceRead) -> Result<Vec<ResourceContents>, ReadError>
+where
+    F: Fn(ResourceRead) -> Fut,
+    Fut: Future,
+    Fut::Output: IntoResourceContents,
+{
+    let uri = read.uri.clone();
+    let mime = read.mime_type.clone();
+    f(read).await.into_contents(&uri, mime.as_deref())
 }
 
 #[cfg(test)]

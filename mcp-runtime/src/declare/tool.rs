@@ -10,11 +10,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::context::Context;
-use crate::context::state::RequiredState;
-use crate::declare::handler::{HandlerFn, HandlerSpec};
+use crate::declare::handler::HandlerFn;
+use crate::declare::item::ItemParts;
 use crate::declare::output::{OutputSchema, OutputValue};
-use crate::declare::scopes::Scopes;
-use crate::declare::tags::Tags;
 use crate::declare::task::{TaskPolicy, TaskSupport};
 use crate::protocol::{CallToolResult, Content, Icon, Tool, ToolAnnotations};
 use crate::util::BoxFuture;
@@ -93,18 +91,13 @@ fn invalid_arguments(tool: &str, path: &str, e: &serde_json::Error) -> CallToolR
 pub struct ToolDescriptor {
     pub(crate) tool: Tool,
     pub(crate) handler: Option<ToolHandler>,
-    pub(crate) defined_at: Cow<'static, str>,
+    pub(crate) parts: ItemParts,
     /// The input schema was set explicitly and is not replaced by the handler's.
     input_schema_set: bool,
     pub(crate) required_client_capabilities: Vec<String>,
-    pub(crate) spec: HandlerSpec,
-    pub(crate) origin: Option<&'static str>,
     /// The states the handler takes: checked when the server starts.
-    pub(crate) required_states: Vec<RequiredState>,
     /// Arguments mirrored in HTTP headers: (argument, header name after `Mcp-Param-`).
     pub(crate) header_params: Vec<(String, String)>,
-    pub(crate) tags: Tags,
-    pub(crate) scopes: Scopes,
     pub(crate) task: TaskPolicy,
 }
 
@@ -113,7 +106,7 @@ impl fmt::Debug for ToolDescriptor {
         f.debug_struct("ToolDescriptor")
             .field("tool", &self.tool)
             .field("has_handler", &self.handler.is_some())
-            .field("defined_at", &self.defined_at)
+            .field("defined_at", &self.parts.defined_at)
             .finish()
     }
 }
@@ -133,15 +126,10 @@ impl ToolDescriptor {
                 meta: None,
             },
             handler: None,
-            defined_at: Cow::Borrowed("the server builder"),
+            parts: ItemParts::default(),
             input_schema_set: false,
             required_client_capabilities: Vec::new(),
-            spec: HandlerSpec::default(),
-            origin: None,
-            required_states: Vec::new(),
             header_params: Vec::new(),
-            tags: Tags::default(),
-            scopes: Scopes::default(),
             task: TaskPolicy::default(),
         }
     }
@@ -241,17 +229,17 @@ impl ToolDescriptor {
     /// ```
     /// use mcp_runtime::ToolDescriptor;
     /// let tool = ToolDescriptor::new("wipe").tag("admin");
-    /// assert_eq!(tool.tags(), ["admin"]);
+    /// assert_eq!(tool.parts.tags(), ["admin"]);
     /// ```
     #[must_use]
     pub fn tag(mut self, tag: impl Into<String>) -> Self {
-        self.tags.add(tag.into());
+        self.parts.tags.add(tag.into());
         self
     }
 
     /// The tool's tags.
     pub fn tags(&self) -> &[String] {
-        self.tags.as_slice()
+        self.parts.tags.as_slice()
     }
 
     /// Needs `scope` of a caller's token (`"notes:write"`): over HTTP with
@@ -263,7 +251,7 @@ impl ToolDescriptor {
     /// ```
     /// use mcp_runtime::ToolDescriptor;
     /// let tool = ToolDescriptor::new("write_note").scope("notes:write");
-    /// assert_eq!(tool.scopes(), ["notes:write"]);
+    /// assert_eq!(tool.parts.scopes(), ["notes:write"]);
     /// ```
     #[cfg_attr(feature = "http", doc = "", doc = "[authorization]: crate::http::Authorization")]
     #[cfg_attr(
@@ -273,13 +261,13 @@ impl ToolDescriptor {
     )]
     #[must_use]
     pub fn scope(mut self, scope: impl Into<String>) -> Self {
-        self.scopes.add(scope.into());
+        self.parts.scopes.add(scope.into());
         self
     }
 
     /// The scopes the tool needs.
     pub fn scopes(&self) -> &[String] {
-        self.scopes.as_slice()
+        self.parts.scopes.as_slice()
     }
 
     /// Declares that a call needs the client capability `name` (e.g. `"elicitation"`). A
@@ -332,14 +320,14 @@ impl ToolDescriptor {
     /// none unless set).
     #[must_use]
     pub fn timeout(mut self, limit: std::time::Duration) -> Self {
-        self.spec.timeout = Some(limit);
+        self.parts.spec.timeout = Some(limit);
         self
     }
 
     /// Records where the tool is defined, for start-up errors (`file:line`).
     #[must_use]
     pub fn defined_at(mut self, location: impl Into<Cow<'static, str>>) -> Self {
-        self.defined_at = location.into();
+        self.parts.defined_at = location.into();
         self
     }
 
@@ -358,25 +346,15 @@ impl ToolDescriptor {
 
     /// Like [`handler`](Self::handler), for functions that also take the request's [`Context`].
     #[must_use]
-    pub fn handler_with_context<A, F, Fut>(mut self, f: F) -> Self
+    pub fn handler_with_context<A, F, Fut>(self, f: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
         F: Fn(A, Context) -> Fut + Send + Sync + 'static,
         Fut: Future + Send + 'static,
         Fut::Output: IntoToolResult,
     {
-        self.set_schemas::<A, Fut::Output>();
         let f = Arc::new(f);
-        self.handler = Some(HandlerFn::sendable(move |call: ToolCall| {
-            let f = Arc::clone(&f);
-            async move {
-                match call.arguments::<A>() {
-                    Ok(args) => f(args, call.context).await.into_tool_result(),
-                    Err(error) => error,
-                }
-            }
-        }));
-        self
+        self.typed::<A, Fut::Output>(HandlerFn::sendable(move |call: ToolCall| typed_call(Arc::clone(&f), call)))
     }
 
     /// Like [`handler_with_context`](Self::handler_with_context), for a function whose future
@@ -404,35 +382,28 @@ impl ToolDescriptor {
     /// assert_eq!(count.name(), "count");
     /// ```
     #[must_use]
-    pub fn local_handler_with_context<A, F, Fut>(mut self, f: F) -> Self
+    pub fn local_handler_with_context<A, F, Fut>(self, f: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
         F: Fn(A, Context) -> Fut + Send + Sync + 'static,
         Fut: Future + 'static,
         Fut::Output: IntoToolResult,
     {
-        self.set_schemas::<A, Fut::Output>();
         let f = Arc::new(f);
-        self.handler = Some(HandlerFn::local(move |call: ToolCall| {
-            let f = Arc::clone(&f);
-            async move {
-                match call.arguments::<A>() {
-                    Ok(args) => f(args, call.context).await.into_tool_result(),
-                    Err(error) => error,
-                }
-            }
-        }));
-        self
+        self.typed::<A, Fut::Output>(HandlerFn::local(move |call: ToolCall| typed_call(Arc::clone(&f), call)))
     }
 
-    /// Takes the input schema from `A` and the output schema from `R`, unless set before.
-    fn set_schemas<A: JsonSchema, R: IntoToolResult>(&mut self) {
+    /// Sets a handler of arguments `A` returning `R`, `Send` or local: the input schema comes
+    /// from `A` and the output schema from `R`, unless set before.
+    fn typed<A: JsonSchema, R: IntoToolResult>(mut self, handler: ToolHandler) -> Self {
         if !self.input_schema_set {
             self.tool.input_schema = schema::input_schema_for::<A>();
         }
         if self.tool.output_schema.is_none() {
             self.tool.output_schema = R::output_schema();
         }
+        self.handler = Some(handler);
+        self
     }
 
     /// Sets a handler that takes the raw [`ToolCall`] and produces the result itself.
@@ -443,6 +414,22 @@ impl ToolDescriptor {
     {
         self.handler = Some(HandlerFn::Send(Arc::new(f)));
         self
+    }
+}
+
+/// One call of a handler of typed arguments: the arguments read as `A` (an error result
+/// saying what does not fit, otherwise), then `f` (`Send` when `f`'s future is, so that the
+/// same body serves both kinds of handler).
+async fn typed_call<A, F, Fut>(f: Arc<F>, call: ToolCall) -> CallToolResult
+where
+    A: DeserializeOwned,
+    F: Fn(A, Context) -> Fut,
+    Fut: Future,
+    Fut::Output: IntoToolResult,
+{
+    match call.arguments::<A>() {
+        Ok(args) => f(args, call.context).await.into_tool_result(),
+        Err(error) => error,
     }
 }
 

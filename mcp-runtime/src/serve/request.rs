@@ -21,8 +21,7 @@ use crate::context::{
     Asker, CancelToken, ClientLink, Context, Identity, LogLimiter, LogThreshold, Negotiated, RequestExtras,
     RequestParts,
 };
-use crate::declare::scopes::Scopes;
-use crate::declare::tags::Tags;
+use crate::declare::item::ItemParts;
 use crate::error::ItemKind;
 use crate::middleware::{Item, Visibility};
 use crate::protocol::{CachePolicy, CacheScope, Cacheable};
@@ -96,11 +95,11 @@ impl Request<'_> {
         Request { params, ..self }
     }
 
-    /// Whether the caller sees the item `name` of `kind`, tagged `tags`, needing `scopes`.
-    pub(crate) fn shows(&self, kind: ItemKind, name: &str, tags: &Tags, scopes: &Scopes) -> bool {
-        self.visible
-            .as_ref()
-            .is_none_or(|visible| visible.shows(&Item { kind, name, tags: tags.as_slice(), scopes: scopes.as_slice() }))
+    /// Whether the caller sees the item `name` of `kind` (its tags and scopes in `parts`).
+    pub(crate) fn shows(&self, kind: ItemKind, name: &str, parts: &ItemParts) -> bool {
+        self.visible.as_ref().is_none_or(|visible| {
+            visible.shows(&Item { kind, name, tags: parts.tags.as_slice(), scopes: parts.scopes.as_slice() })
+        })
     }
 
     /// The caching policy of a list this request gets: the configured one, but private when

@@ -69,9 +69,9 @@ impl Server {
             self.prompts.extend(every_declared::<PromptDescriptor>());
         }
         if let Some(only) = &self.only_tags {
-            self.tools.retain(|item| item.tags.any_of(only));
-            self.resources.retain(|item| item.tags.any_of(only));
-            self.prompts.retain(|item| item.tags.any_of(only));
+            self.tools.retain(|item| item.parts.tags.any_of(only));
+            self.resources.retain(|item| item.parts.tags.any_of(only));
+            self.prompts.retain(|item| item.parts.tags.any_of(only));
         }
         check_states(&self.states, &self.tools, &self.resources, &self.prompts)?;
         let registry = Registry::build(self.tools, self.resources, self.prompts)?;
@@ -225,17 +225,22 @@ impl Server {
         };
         let registry = core.registry();
         for t in registry.tools.iter() {
-            line("tool", &t.name, &t.scopes, serde_json::to_string(&t.listing(revision)));
+            line("tool", &t.name, &t.parts.scopes, serde_json::to_string(&t.listing(revision)));
         }
         for r in registry.resources.iter() {
-            line("resource", &r.resource.uri, &r.scopes, serde_json::to_string(&r.resource.for_revision(revision)));
+            line(
+                "resource",
+                &r.resource.uri,
+                &r.parts.scopes,
+                serde_json::to_string(&r.resource.for_revision(revision)),
+            );
         }
         for t in registry.templates.iter() {
             let listing = serde_json::to_string(&t.template.for_revision(revision));
-            line("template", &t.template.uri_template, &t.scopes, listing);
+            line("template", &t.template.uri_template, &t.parts.scopes, listing);
         }
         for p in registry.prompts.iter() {
-            line("prompt", &p.name, &p.scopes, serde_json::to_string(&p.prompt.for_revision(revision)));
+            line("prompt", &p.name, &p.parts.scopes, serde_json::to_string(&p.prompt.for_revision(revision)));
         }
         Ok(out)
     }

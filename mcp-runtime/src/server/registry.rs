@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 
 use crate::context::state::States;
 use crate::declare::completion::CompletionHandler;
-use crate::declare::handler::HandlerSpec;
+use crate::declare::item::ItemParts;
 use crate::error::{Error, ItemKind};
 use crate::protocol::CachePolicy;
 use crate::server::changes::ItemChange;
@@ -23,7 +23,6 @@ use crate::protocol::{
 use mcp_uri_template::UriTemplate;
 
 use crate::declare::scopes::{Scopes, is_scope};
-use crate::declare::tags::Tags;
 use crate::declare::task::TaskPolicy;
 
 /// A registered tool, ready to list and call.
@@ -37,13 +36,10 @@ pub(crate) struct ToolEntry {
     pub(crate) wrap_output: bool,
     /// Client capabilities a call needs (`elicitation`, `sampling`, ...).
     pub(crate) required_client_capabilities: Vec<String>,
-    pub(crate) spec: HandlerSpec,
-    pub(crate) origin: Option<&'static str>,
+    pub(crate) parts: ItemParts,
     /// Arguments mirrored in HTTP headers: (argument, header name after `Mcp-Param-`).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) header_params: Vec<(String, String)>,
-    pub(crate) tags: Tags,
-    pub(crate) scopes: Scopes,
     /// Whether its calls may run as tasks.
     pub(crate) task: TaskPolicy,
 }
@@ -74,10 +70,7 @@ pub(crate) struct ResourceEntry {
     pub(crate) reader: ReadHandler,
     pub(crate) subscribe: bool,
     pub(crate) cache: Option<CachePolicy>,
-    pub(crate) spec: HandlerSpec,
-    pub(crate) origin: Option<&'static str>,
-    pub(crate) tags: Tags,
-    pub(crate) scopes: Scopes,
+    pub(crate) parts: ItemParts,
 }
 
 /// A registered resource template.
@@ -90,10 +83,7 @@ pub(crate) struct TemplateEntry {
     pub(crate) subscribe: bool,
     pub(crate) cache: Option<CachePolicy>,
     pub(crate) completions: BTreeMap<String, CompletionHandler>,
-    pub(crate) spec: HandlerSpec,
-    pub(crate) origin: Option<&'static str>,
-    pub(crate) tags: Tags,
-    pub(crate) scopes: Scopes,
+    pub(crate) parts: ItemParts,
 }
 
 /// A registered prompt.
@@ -103,10 +93,7 @@ pub(crate) struct PromptEntry {
     pub(crate) name: Arc<str>,
     pub(crate) handler: PromptHandler,
     pub(crate) completions: BTreeMap<String, CompletionHandler>,
-    pub(crate) spec: HandlerSpec,
-    pub(crate) origin: Option<&'static str>,
-    pub(crate) tags: Tags,
-    pub(crate) scopes: Scopes,
+    pub(crate) parts: ItemParts,
 }
 
 /// Items of one kind, sorted by key.
@@ -252,21 +239,19 @@ impl Registry {
                     return Err(Error::InputSchemaNotObject { tool: tool.name, found: found.to_string() });
                 }
                 mark_header_params(&tool.name, &mut tool.input_schema, &d.header_params)?;
-                let scopes = checked_scopes(ItemKind::Tool, &tool.name, d.scopes)?;
+                let parts = checked_scopes(ItemKind::Tool, &tool.name, d.parts)?;
+                let defined_at = parts.defined_at.clone().into_owned();
                 let entry = ToolEntry {
                     name: Arc::from(tool.name.as_str()),
                     tool,
                     handler,
                     wrap_output,
                     required_client_capabilities: d.required_client_capabilities,
-                    spec: d.spec,
-                    origin: d.origin,
+                    parts,
                     header_params: d.header_params,
-                    tags: d.tags,
-                    scopes,
                     task: d.task,
                 };
-                Ok((entry, d.defined_at.into_owned()))
+                Ok((entry, defined_at))
             })
             .collect::<Result<Vec<_>, Error>>()?;
 
@@ -278,23 +263,13 @@ impl Registry {
                 Address::Fixed(_) => ItemKind::Resource,
                 Address::Template { .. } => ItemKind::ResourceTemplate,
             };
-            let scopes = checked_scopes(kind, &name, d.scopes.clone())?;
+            let parts = checked_scopes(kind, &name, d.parts)?;
             let reader = d.reader.ok_or(Error::MissingHandler { kind, name })?;
-            let defined_at = d.defined_at.into_owned();
-            let (spec, origin, tags) = (d.spec, d.origin, d.tags);
+            let defined_at = parts.defined_at.clone().into_owned();
             match d.address {
                 Address::Fixed(resource) => {
                     fixed.push((
-                        ResourceEntry {
-                            resource,
-                            reader,
-                            subscribe: d.subscribe,
-                            cache: d.cache,
-                            spec,
-                            origin,
-                            tags,
-                            scopes,
-                        },
+                        ResourceEntry { resource, reader, subscribe: d.subscribe, cache: d.cache, parts },
                         defined_at,
                     ));
                 }
@@ -307,10 +282,7 @@ impl Registry {
                         subscribe: d.subscribe,
                         cache: d.cache,
                         completions: d.completions.into_iter().collect(),
-                        spec,
-                        origin,
-                        tags,
-                        scopes,
+                        parts,
                     },
                     defined_at,
                 )),
@@ -323,18 +295,16 @@ impl Registry {
                 let handler = d
                     .handler
                     .ok_or_else(|| Error::MissingHandler { kind: ItemKind::Prompt, name: d.prompt.name.clone() })?;
-                let scopes = checked_scopes(ItemKind::Prompt, &d.prompt.name, d.scopes)?;
+                let parts = checked_scopes(ItemKind::Prompt, &d.prompt.name, d.parts)?;
+                let defined_at = parts.defined_at.clone().into_owned();
                 let entry = PromptEntry {
                     name: Arc::from(d.prompt.name.as_str()),
                     prompt: d.prompt,
                     handler,
                     completions: d.completions.into_iter().collect(),
-                    spec: d.spec,
-                    origin: d.origin,
-                    tags: d.tags,
-                    scopes,
+                    parts,
                 };
-                Ok((entry, d.defined_at.into_owned()))
+                Ok((entry, defined_at))
             })
             .collect::<Result<Vec<_>, Error>>()?;
 
@@ -413,11 +383,11 @@ impl Registry {
     /// `uri` (fixed, else the template it matches). `None` for an item not declared.
     pub(crate) fn scopes_of(&self, kind: ItemKind, name: &str) -> Option<&Scopes> {
         match kind {
-            ItemKind::Tool => self.tools.get(name).map(|t| &t.scopes),
-            ItemKind::Prompt => self.prompts.get(name).map(|p| &p.scopes),
+            ItemKind::Tool => self.tools.get(name).map(|t| &t.parts.scopes),
+            ItemKind::Prompt => self.prompts.get(name).map(|p| &p.parts.scopes),
             ItemKind::Resource | ItemKind::ResourceTemplate => match self.resources.get(name) {
-                Some(fixed) => Some(&fixed.scopes),
-                None => self.match_template(name).map(|(template, _)| &template.scopes),
+                Some(fixed) => Some(&fixed.parts.scopes),
+                None => self.match_template(name).map(|(template, _)| &template.parts.scopes),
             },
         }
     }
@@ -425,10 +395,10 @@ impl Registry {
     /// Every scope the items declare, each once, sorted.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn declared_scopes(&self) -> Vec<String> {
-        let all = (self.tools.iter().map(|t| &t.scopes))
-            .chain(self.resources.iter().map(|r| &r.scopes))
-            .chain(self.templates.iter().map(|t| &t.scopes))
-            .chain(self.prompts.iter().map(|p| &p.scopes));
+        let all = (self.tools.iter().map(|t| &t.parts.scopes))
+            .chain(self.resources.iter().map(|r| &r.parts.scopes))
+            .chain(self.templates.iter().map(|t| &t.parts.scopes))
+            .chain(self.prompts.iter().map(|p| &p.parts.scopes));
         let mut scopes: Vec<String> = all.flat_map(|s| s.as_slice().iter().cloned()).collect();
         scopes.sort();
         scopes.dedup();
@@ -453,9 +423,9 @@ impl std::fmt::Debug for Registry {
 }
 
 /// `scopes` as declared on the item `name`, if each is a scope token.
-fn checked_scopes(kind: ItemKind, name: &str, scopes: Scopes) -> Result<Scopes, Error> {
-    match scopes.as_slice().iter().find(|scope| !is_scope(scope)) {
-        None => Ok(scopes),
+fn checked_scopes(kind: ItemKind, name: &str, parts: ItemParts) -> Result<ItemParts, Error> {
+    match parts.scopes.as_slice().iter().find(|scope| !is_scope(scope)) {
+        None => Ok(parts),
         Some(bad) => Err(Error::Usage(format!(
             "{kind} `{name}` declares the scope `{bad}`, which is not one scope token (visible ASCII, no spaces, \
              quotes or backslashes, at most 128 characters)"
@@ -548,12 +518,12 @@ pub(crate) fn check_states(
 ) -> Result<(), Error> {
     let handlers = tools
         .iter()
-        .map(|t| (ItemKind::Tool, t.name(), &t.required_states, &t.defined_at))
+        .map(|t| (ItemKind::Tool, t.name(), &t.parts.required_states, &t.parts.defined_at))
         .chain(resources.iter().map(|r| {
             let kind = if r.is_template() { ItemKind::ResourceTemplate } else { ItemKind::Resource };
-            (kind, r.uri(), &r.required_states, &r.defined_at)
+            (kind, r.uri(), &r.parts.required_states, &r.parts.defined_at)
         }))
-        .chain(prompts.iter().map(|p| (ItemKind::Prompt, p.name(), &p.required_states, &p.defined_at)));
+        .chain(prompts.iter().map(|p| (ItemKind::Prompt, p.name(), &p.parts.required_states, &p.parts.defined_at)));
     for (kind, name, required, defined_at) in handlers {
         if let Some(missing) = required.iter().find(|r| !states.contains(r)) {
             return Err(Error::MissingState {

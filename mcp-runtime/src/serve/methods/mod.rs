@@ -10,8 +10,7 @@ pub(crate) mod tools;
 use serde::Deserialize;
 
 use crate::context::outlet::Outgoing;
-use crate::declare::scopes::Scopes;
-use crate::declare::tags::Tags;
+use crate::declare::item::ItemParts;
 use crate::error::ItemKind;
 use crate::protocol::ErrorObject;
 use crate::serve::reply::WireResult;
@@ -39,11 +38,11 @@ pub(crate) fn shown<'a, T>(
     request: &Request<'_>,
     all: impl Iterator<Item = &'a T>,
     kind: ItemKind,
-    declared: impl Fn(&T) -> (&str, &Tags, &Scopes),
+    declared: impl Fn(&T) -> (&str, &ItemParts),
 ) -> Vec<&'a T> {
     all.filter(|item| {
-        let (name, tags, scopes) = declared(item);
-        request.shows(kind, name, tags, scopes)
+        let (name, parts) = declared(item);
+        request.shows(kind, name, parts)
     })
     .collect()
 }

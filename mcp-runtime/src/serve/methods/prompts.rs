@@ -21,7 +21,7 @@ use crate::server::registry::page;
 pub(crate) fn list(request: &Request<'_>) -> Outgoing {
     let listed = list_cursor(request).and_then(|cursor| {
         let registry = request.core.registry();
-        let prompts = shown(request, registry.prompts.iter(), ItemKind::Prompt, |p| (&p.name, &p.tags, &p.scopes));
+        let prompts = shown(request, registry.prompts.iter(), ItemKind::Prompt, |p| (&p.name, &p.parts));
         let (items, next) = page(&prompts, |p| &p.name, cursor.as_deref(), request.core.config.page_size)?;
         let prompts: Vec<_> = items.iter().map(|p| p.prompt.for_revision(request.revision())).collect();
         Ok(page_result(request, Page { field: "prompts", items: &prompts, next }))
@@ -44,8 +44,7 @@ pub(crate) fn get(request: &Request<'_>, start: Start<'_>) -> Started {
     };
     let registry = request.core.registry();
     let entry = registry.prompts.get(&params.name);
-    let Some(entry) = entry.filter(|entry| request.shows(ItemKind::Prompt, &entry.name, &entry.tags, &entry.scopes))
-    else {
+    let Some(entry) = entry.filter(|entry| request.shows(ItemKind::Prompt, &entry.name, &entry.parts)) else {
         let error = ErrorObject::invalid_params(format!("Unknown prompt `{}`", excerpt(&params.name)));
         return start.reply(request.error(&error));
     };
@@ -62,14 +61,14 @@ pub(crate) fn get(request: &Request<'_>, start: Start<'_>) -> Started {
             ErrorObject::invalid_params(format!("Prompt `{}` is missing the required arguments {list}", entry.name));
         return start.reply(request.error(&error));
     }
-    let context = match request.context(entry.origin) {
+    let context = match request.context(entry.parts.origin) {
         Ok(context) => context,
         Err(e) => return start.reply(request.error(&e)),
     };
     let responder = request.responder(&context);
     let get = PromptGet { name: Arc::clone(&entry.name), arguments: params.arguments, context: context.clone() };
     let name = Arc::clone(&entry.name);
-    start.call(&entry.handler, entry.spec, &context, get, move |outcome| {
+    start.call(&entry.handler, entry.parts.spec, &context, get, move |outcome| {
         let outcome = match outcome {
             Err(Failure::Interrupted(interrupt)) => return responder.interrupted(interrupt),
             other => other,
@@ -143,7 +142,7 @@ fn completion(request: &Request<'_>) -> Result<Vec<String>, ErrorObject> {
             let prompt = registry
                 .prompts
                 .get(name)
-                .filter(|p| request.shows(ItemKind::Prompt, &p.name, &p.tags, &p.scopes))
+                .filter(|p| request.shows(ItemKind::Prompt, &p.name, &p.parts))
                 .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt `{}`", excerpt(name))))?;
             (&prompt.completions, prompt.prompt.arguments.iter().any(|a| a.name == argument))
         }
@@ -151,7 +150,7 @@ fn completion(request: &Request<'_>) -> Result<Vec<String>, ErrorObject> {
             let template = registry
                 .templates
                 .get(uri)
-                .filter(|t| request.shows(ItemKind::ResourceTemplate, &t.template.uri_template, &t.tags, &t.scopes))
+                .filter(|t| request.shows(ItemKind::ResourceTemplate, &t.template.uri_template, &t.parts))
                 .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown resource template `{}`", excerpt(uri))))?;
             (&template.completions, template.parsed.variables().any(|v| v == argument))
         }

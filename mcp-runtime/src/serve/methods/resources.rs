@@ -7,9 +7,8 @@ use serde_json::json;
 
 use crate::context::outlet::Outgoing;
 use crate::declare::handler::{HandlerSpec, RunKind};
+use crate::declare::item::ItemParts;
 use crate::declare::resource::{ReadError, ResourceRead};
-use crate::declare::scopes::Scopes;
-use crate::declare::tags::Tags;
 use crate::error::ItemKind;
 use crate::protocol::{ErrorObject, Feature, ReadResourceResult, Resource, Revision, code, excerpt};
 use crate::serve::executor::{Failure, Start};
@@ -27,8 +26,7 @@ pub(crate) fn list(request: &Request<'_>, start: Start<'_>) -> Started {
         Err(e) => return start.reply(request.error(&e)),
     };
     let registry = request.core.registry();
-    let fixed =
-        shown(request, registry.resources.iter(), ItemKind::Resource, |r| (&r.resource.uri, &r.tags, &r.scopes));
+    let fixed = shown(request, registry.resources.iter(), ItemKind::Resource, |r| (&r.resource.uri, &r.parts));
     let mut fixed: Vec<Resource> = fixed.into_iter().map(|r| r.resource.clone()).collect();
     // Each skill's `SKILL.md` (the skills extension).
     for skill in request.core.skills.skills() {
@@ -100,8 +98,8 @@ struct ReadParams {
     uri: String,
 }
 
-fn template_tags(template: &TemplateEntry) -> (&str, &Tags, &Scopes) {
-    (&template.template.uri_template, &template.tags, &template.scopes)
+fn template_tags(template: &TemplateEntry) -> (&str, &ItemParts) {
+    (&template.template.uri_template, &template.parts)
 }
 
 /// Whether the caller sees the resource at `uri`: the fixed resource, else the template it
@@ -111,10 +109,10 @@ pub(crate) fn shows_resource(request: &Request<'_>, registry: &Registry, uri: &s
         return true;
     }
     match registry.resources.get(uri) {
-        Some(fixed) => request.shows(ItemKind::Resource, uri, &fixed.tags, &fixed.scopes),
+        Some(fixed) => request.shows(ItemKind::Resource, uri, &fixed.parts),
         None => registry.match_template(uri).is_none_or(|(template, _)| {
-            let (name, tags, scopes) = template_tags(template);
-            request.shows(ItemKind::ResourceTemplate, name, tags, scopes)
+            let (name, parts) = template_tags(template);
+            request.shows(ItemKind::ResourceTemplate, name, parts)
         }),
     }
 }
@@ -137,9 +135,23 @@ pub(crate) fn read(request: &Request<'_>, start: Start<'_>) -> Started {
         return start.reply(request.error(&not_found(revision, &params.uri)));
     }
     let (reader, variables, mime, cache, spec, origin) = if let Some(entry) = registry.resources.get(&params.uri) {
-        (entry.reader.clone(), Vec::new(), entry.resource.mime_type.clone(), entry.cache, entry.spec, entry.origin)
+        (
+            entry.reader.clone(),
+            Vec::new(),
+            entry.resource.mime_type.clone(),
+            entry.cache,
+            entry.parts.spec,
+            entry.parts.origin,
+        )
     } else if let Some((entry, variables)) = registry.match_template(&params.uri) {
-        (entry.reader.clone(), variables, entry.template.mime_type.clone(), entry.cache, entry.spec, entry.origin)
+        (
+            entry.reader.clone(),
+            variables,
+            entry.template.mime_type.clone(),
+            entry.cache,
+            entry.parts.spec,
+            entry.parts.origin,
+        )
     } else if let Some(crate::skills::Found::File(skill, file)) = request.core.skills.find(&params.uri) {
         // A skill's file (the skills extension): from the catalog, no user code.
         let result = ReadResourceResult { contents: vec![skill.contents(file)] }.for_revision(revision);

@@ -41,13 +41,13 @@ pub(crate) fn needs_extension(what: &str) -> ErrorObject {
 pub(crate) fn call(request: &Request<'_>, start: Start<'_>, entry: &ToolEntry, tool_call: ToolCall) -> Started {
     let core = Arc::clone(&request.core);
     let task = core.tasks.prepare(request.principal().map(str::to_owned));
-    let after_input = entry.task.after_input && entry.spec.kind != RunKind::Blocking;
-    let (context, asker) = match request.task_context(entry.origin, after_input, task.cancel.clone()) {
+    let after_input = entry.task.after_input && entry.parts.spec.kind != RunKind::Blocking;
+    let (context, asker) = match request.task_context(entry.parts.origin, after_input, task.cancel.clone()) {
         Ok(made) => made,
         Err(e) => return start.reply(request.error(&e)),
     };
     let tool_call = ToolCall { context: context.clone(), ..tool_call };
-    let spec = HandlerSpec { timeout: entry.spec.timeout.or(core.config.default_timeout), ..entry.spec };
+    let spec = HandlerSpec { timeout: entry.parts.spec.timeout.or(core.config.default_timeout), ..entry.parts.spec };
     let (name, revision, wrap_output) = (Arc::clone(&entry.name), request.revision(), entry.wrap_output);
     let work = match (&entry.handler, after_input) {
         (crate::declare::handler::HandlerFn::Send(handler), true) => {

@@ -25,7 +25,7 @@ pub(crate) fn list(request: &Request<'_>) -> Outgoing {
         let revision = request.revision();
         if request.visible.is_some() {
             // Filtered for this caller: built for it, not kept.
-            let tools = shown(request, registry.tools.iter(), ItemKind::Tool, |t| (&t.name, &t.tags, &t.scopes));
+            let tools = shown(request, registry.tools.iter(), ItemKind::Tool, |t| (&t.name, &t.parts));
             let (page, next) = page(&tools, |t| &t.name, cursor.as_deref(), request.core.config.page_size)?;
             let tools: Vec<_> = page.iter().map(|t| t.listing(revision)).collect();
             return Ok(page_result(request, Page { field: "tools", items: &tools, next }));
@@ -69,8 +69,7 @@ pub(crate) fn call(request: &Request<'_>, start: Start<'_>) -> Started {
     let registry = request.core.registry();
     let entry = registry.tools.get(params.name.as_ref());
     // A tool hidden from the caller is answered as one that does not exist.
-    let Some(entry) = entry.filter(|entry| request.shows(ItemKind::Tool, &entry.name, &entry.tags, &entry.scopes))
-    else {
+    let Some(entry) = entry.filter(|entry| request.shows(ItemKind::Tool, &entry.name, &entry.parts)) else {
         return start
             .reply(request.error(&ErrorObject::invalid_params(format!("Unknown tool `{}`", excerpt(&params.name)))));
     };
@@ -112,14 +111,14 @@ pub(crate) fn call(request: &Request<'_>, start: Start<'_>) -> Started {
             return start.reply(request.error(&tasks::needs_extension(&what)));
         }
     }
-    let context = match request.context(entry.origin) {
+    let context = match request.context(entry.parts.origin) {
         Ok(context) => context,
         Err(e) => return start.reply(request.error(&e)),
     };
     let responder = request.responder(&context);
     let tool_call = ToolCall { name: Arc::clone(&entry.name), arguments, context: context.clone() };
     let (name, wrap_output) = (Arc::clone(&entry.name), entry.wrap_output);
-    start.call(&entry.handler, entry.spec, &context, tool_call, move |outcome| {
+    start.call(&entry.handler, entry.parts.spec, &context, tool_call, move |outcome| {
         let outcome = match outcome {
             Err(Failure::Interrupted(interrupt)) => return responder.interrupted(interrupt),
             other => other,
