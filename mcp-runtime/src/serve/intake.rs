@@ -12,46 +12,19 @@ use std::sync::Arc;
 
 use serde_json::value::RawValue;
 
-use crate::context::RequestExtras;
 use crate::context::outlet::Outgoing;
 use crate::middleware::Transport;
 use crate::protocol::{
     ErrorObject, Feature, Incoming, Notification, Request as Message, RequestId, Revision, Shape, classify, excerpt,
     shape_of,
 };
+use crate::serve::arrival::{Arrival, Via};
 use crate::serve::executor::collect_batch;
 use crate::serve::layered::{Back, Hold};
 use crate::serve::reply::{Reply, ReplyTo, Started, answer};
 use crate::serve::request::{Logging, Request, RequestMeta, is_stateless, meta_of};
 use crate::serve::routes::{Handler, Served, route};
 use crate::serve::session::{Era, Session};
-
-/// What the transport knows of one incoming message: where its answers go, what came with it,
-/// and who sent it.
-#[derive(Debug)]
-pub(crate) struct Arrival {
-    pub(crate) reply_to: ReplyTo,
-    /// The HTTP request it came in (headers, identity).
-    pub(crate) extras: Option<Arc<RequestExtras>>,
-    pub(crate) via: Via,
-}
-
-/// Who handed a message to this connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Via {
-    /// Its client.
-    Client,
-    /// Another instance serving the same HTTP session, which had no use for it: what it names
-    /// is not sent on again.
-    Instance,
-}
-
-impl From<ReplyTo> for Arrival {
-    /// A client's message with nothing beside it.
-    fn from(reply_to: ReplyTo) -> Self {
-        Arrival { reply_to, extras: None, via: Via::Client }
-    }
-}
 
 impl Session {
     /// Handles one incoming message (one line of stdio, one HTTP body); `Some` is a response

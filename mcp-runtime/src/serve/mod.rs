@@ -2,6 +2,7 @@
 //! era, the route table decides everything about its method, the executor runs the work, and
 //! the methods answer.
 
+pub(crate) mod arrival;
 pub(crate) mod executor;
 pub(crate) mod intake;
 pub(crate) mod layered;

@@ -5,8 +5,8 @@ use serde_json::value::RawValue;
 
 use crate::context::outlet::Outgoing;
 use crate::protocol::{Cacheable, Feature, Revision, ServerCapabilities};
+use crate::serve::arrival::Via;
 use crate::serve::executor::WorkFn;
-use crate::serve::intake::Via;
 use crate::serve::methods::{lifecycle, prompts, resources, skills, tasks, tools};
 use crate::serve::request::{Caching, Request};
 use crate::serve::session::Session;

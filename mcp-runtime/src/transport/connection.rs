@@ -25,7 +25,7 @@ use crate::context::outlet::{Outgoing, RequestStream};
 use crate::error::{Error, Result};
 use crate::middleware::Transport;
 use crate::protocol::{ErrorObject, is_json_whitespace};
-use crate::serve::intake::{Arrival, Via};
+use crate::serve::arrival::{Arrival, Via};
 use crate::serve::layered::Back;
 use crate::serve::reply::{Reply, ReplyTo, answer};
 use crate::serve::session::{Session, SessionState};

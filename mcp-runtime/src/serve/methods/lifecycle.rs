@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use crate::context::Negotiated;
 use crate::context::outlet::Outgoing;
 use crate::protocol::{ErrorObject, Feature, InitializeParams, InitializeResult, LogLevel, RequestId, Revision};
-use crate::serve::intake::Via;
+use crate::serve::arrival::Via;
 use crate::serve::reply::{Empty, ReplyTo};
 use crate::serve::request::Request;
 use crate::serve::session::{Era, Session};
