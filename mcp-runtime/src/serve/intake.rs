@@ -7,7 +7,6 @@
 //! everything about the method, and the executor runs the work: a request is built once here
 //! and handed to its method (or to the executor) once.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::value::RawValue;
@@ -15,15 +14,15 @@ use serde_json::value::RawValue;
 use crate::context::outlet::Outgoing;
 use crate::middleware::Transport;
 use crate::protocol::{
-    ErrorObject, Feature, Incoming, Notification, Request as Message, RequestId, Revision, Shape, classify, excerpt,
-    shape_of,
+    ErrorObject, Feature, Incoming, Notification, Request as Message, RequestId, Shape, classify, excerpt, shape_of,
 };
+use crate::serve::admit::{Reading, admit, skips_layers};
 use crate::serve::arrival::{Arrival, Via};
 use crate::serve::executor::collect_batch;
 use crate::serve::layered::{Back, Hold};
 use crate::serve::reply::{Reply, ReplyTo, Started, answer};
-use crate::serve::request::{Logging, Request, RequestMeta, is_stateless, meta_of};
-use crate::serve::routes::{Handler, Served, route};
+use crate::serve::request::{Logging, Request, is_stateless, meta_of};
+use crate::serve::routes::{Handler, route};
 use crate::serve::session::{Era, Session};
 
 impl Session {
@@ -58,8 +57,7 @@ impl Session {
 
     fn on_request(&mut self, message: Message<'_>, arrival: Arrival) -> Started {
         let Arrival { reply_to, extras, .. } = arrival;
-        let Message { id, method, params } = message;
-        let meta = meta_of(params);
+        let meta = meta_of(message.params);
         let stateless = is_stateless(meta);
         let negotiated = match (meta, &self.era) {
             (Some(meta), _) if stateless => match self.stateless_views.view(meta) {
@@ -69,63 +67,26 @@ impl Session {
                     }
                     negotiated
                 }
-                Err(e) => return answer(reply_to, Outgoing::error(Some(&id), &e)),
+                Err(e) => return answer(reply_to, Outgoing::error(Some(&message.id), &e)),
             },
             (_, Era::Fresh) => Arc::clone(&self.fresh),
             (_, Era::Handshake { negotiated, .. }) => Arc::clone(negotiated),
-        };
-        let fresh = !stateless && matches!(self.era, Era::Fresh);
-        let route = route(&method, &self.core.capabilities);
-        let served = route.filter(|route| {
-            !matches!(route.handler, Handler::Notification(_))
-                && if fresh { route.before_initialize } else { route.served.includes(negotiated.revision) }
-        });
-        let Some(route) = served else {
-            let error = unserved(&method, (!fresh).then_some(negotiated.revision), route.map(|r| r.served));
-            return answer(reply_to, Outgoing::error(Some(&id), &error));
         };
         let logging = match (self.core.config.client_logging, stateless) {
             (false, _) => Logging::Disabled,
             (true, true) => Logging::PerRequest,
             (true, false) => Logging::Connection(Arc::clone(&self.log_level)),
         };
-        let meta = match RequestMeta::read(meta, &logging) {
-            Ok(meta) => meta,
-            Err(e) => return answer(reply_to, Outgoing::error(Some(&id), &e)),
+        let fresh = !stateless && matches!(self.era, Era::Fresh);
+        let reading = Reading { negotiated, fresh, meta, logging, extras, reply_to };
+        let (request, handler) = match admit(&self.core, message, reading) {
+            Ok(admitted) => admitted,
+            Err((error, reply_to)) => return answer(reply_to, error),
         };
-        let request = Request {
-            core: Arc::clone(&self.core),
-            negotiated,
-            id,
-            method: route.method,
-            caching: route.caching,
-            params: params.map(Cow::Borrowed),
-            meta,
-            extras,
-            reply_to,
-            link: None,
-            visible: None,
-            #[cfg(feature = "telemetry")]
-            trace: None,
-        };
-        match self.layered.is_some() && !self.skips_layers(&request) {
-            true => self.through_layers(request, route.handler),
-            false => self.run(request, route.handler),
+        match self.layered.is_some() && !skips_layers(&request) {
+            true => self.through_layers(request, handler),
+            false => self.run(request, handler),
         }
-    }
-
-    /// Whether `request` may skip the layers: when the only one is the scope check and the
-    /// HTTP edge did not authorize it (stdio, a channel, HTTP without a verifier), there is
-    /// nothing to check, and the request costs what it costs without layers.
-    fn skips_layers(&self, request: &Request<'_>) -> bool {
-        #[cfg(feature = "http")]
-        let authorized = request.extras.as_ref().is_some_and(|extras| extras.authorized.is_some());
-        #[cfg(not(feature = "http"))]
-        let authorized = {
-            let _ = request;
-            false
-        };
-        self.core.layers_only_check && !authorized
     }
 
     /// Sends a request into the layers; it comes back through [`on_back`](Self::on_back).
@@ -262,27 +223,5 @@ impl Session {
             };
         }
         Started::Later
-    }
-}
-
-/// The error for a method this connection does not serve now: `revision` is `None` before
-/// `initialize`; `route` says which era serves the method, if any does.
-fn unserved(method: &str, revision: Option<Revision>, route: Option<Served>) -> ErrorObject {
-    match (revision, route) {
-        // A 2026-07-28 method, before any `initialize`, without the `_meta` that makes a request
-        // 2026-07-28 (a handshake session does not know the method at all).
-        (None, Some(Served::Stateless)) => ErrorObject::invalid_params(format!(
-            "`{}` is a 2026-07-28 request: its `params._meta` needs \
-             `io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities`",
-            excerpt(method)
-        )),
-        (None, _) => ErrorObject::invalid_params(format!(
-            "`{}` arrived before `initialize`: send `initialize` first, or put \
-             `io.modelcontextprotocol/protocolVersion` and \
-             `io.modelcontextprotocol/clientCapabilities` in `params._meta` (2026-07-28)",
-            excerpt(method)
-        )),
-        (Some(revision), Some(_)) => ErrorObject::method_not_found_in(method, revision),
-        (Some(_), None) => ErrorObject::method_not_found(method),
     }
 }

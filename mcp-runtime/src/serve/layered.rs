@@ -176,7 +176,7 @@ impl Layered {
 }
 
 /// The scopes the item `request` targets was declared with, for the layers to see.
-fn target_scopes(core: &ServerCore, request: &McpRequest) -> Scopes {
+pub(crate) fn target_scopes(core: &ServerCore, request: &McpRequest) -> Scopes {
     let Some(target) = request.target() else { return Scopes::default() };
     let kind = match target {
         Target::Tool(_) => ItemKind::Tool,
@@ -221,7 +221,7 @@ impl Drop for Abandoned {
 /// The request's method ended without answering it (it was cancelled, or its connection
 /// ended): nothing is sent for it.
 #[derive(Debug)]
-struct Unanswered;
+pub(crate) struct Unanswered;
 
 impl std::fmt::Display for Unanswered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -232,7 +232,7 @@ impl std::fmt::Display for Unanswered {
 impl std::error::Error for Unanswered {}
 
 /// The answer a request's layers produced, as written for its revision.
-fn written(
+pub(crate) fn written(
     core: &crate::server::core::ServerCore,
     id: &crate::protocol::RequestId,
     revision: crate::protocol::Revision,

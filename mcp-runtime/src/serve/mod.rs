@@ -2,6 +2,7 @@
 //! era, the route table decides everything about its method, the executor runs the work, and
 //! the methods answer.
 
+pub(crate) mod admit;
 pub(crate) mod arrival;
 pub(crate) mod executor;
 pub(crate) mod intake;
@@ -11,6 +12,8 @@ pub(crate) mod reply;
 pub(crate) mod request;
 pub(crate) mod routes;
 pub(crate) mod session;
+#[cfg(feature = "http")]
+pub(crate) mod stateless;
 pub(crate) mod subscriptions;
 #[cfg(test)]
 mod tests;

@@ -55,13 +55,27 @@ impl Reply {
 }
 
 /// What handing a request over produced.
-#[derive(Debug)]
 #[must_use]
 pub(crate) enum Started {
     /// Its answer, ready now: for the loop to queue.
     Answered(Reply),
     /// Nothing to queue now: it runs, waits for a slot, or answered into its batch's buffer.
     Later,
+    /// Its work, for the caller to await in its own task ([`Runner::Here`]): its answer,
+    /// `None` when it has none to give. Dropping it cancels the request.
+    ///
+    /// [`Runner::Here`]: crate::serve::executor::Runner::Here
+    Here(crate::util::BoxFuture<'static, Option<Outgoing>>),
+}
+
+impl std::fmt::Debug for Started {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Started::Answered(reply) => f.debug_tuple("Answered").field(reply).finish(),
+            Started::Later => f.write_str("Later"),
+            Started::Here(_) => f.write_str("Here"),
+        }
+    }
 }
 
 impl Started {
@@ -70,6 +84,12 @@ impl Started {
         match self {
             Started::Answered(reply) => Some(reply),
             Started::Later => None,
+            // Only work started `Runner::Here` comes back as a future, and a connection's loop
+            // starts its requests on its executor.
+            Started::Here(_) => {
+                tracing::error!("a request's work came back to a connection's loop, which cannot await it");
+                None
+            }
         }
     }
 }

@@ -49,8 +49,10 @@ pub(crate) struct Request<'a> {
     pub(crate) negotiated: Arc<Negotiated>,
     pub(crate) id: RequestId,
     pub(crate) method: &'static str,
-    /// What its results say of caching (from its route).
+    /// What its results say of caching (its route's column).
     pub(crate) caching: Caching,
+    /// Its handler may ask the client (its route's column).
+    pub(crate) may_ask: bool,
     pub(crate) params: Option<Cow<'a, RawValue>>,
     pub(crate) meta: RequestMeta,
     /// What the transport knows of the request (HTTP headers, identity).
@@ -76,17 +78,15 @@ pub(crate) struct CallLink {
     pub(crate) limiter: Arc<LogLimiter>,
     /// The request's in-flight slot.
     pub(crate) lease: Arc<SlotLease>,
-    /// The server's questions waiting for answers (handshake revisions).
-    pub(crate) pending: Arc<PendingRequests>,
+    /// The server's questions waiting for answers (handshake revisions; a 2026-07-28 request
+    /// asks through input-required results instead).
+    pub(crate) pending: Option<Arc<PendingRequests>>,
     /// Cancelled when the request is (by the client, its time limit, or the connection's end).
     pub(crate) cancel: CancelToken,
 }
 
 /// How many questions ahead of the known answers a retry may answer.
 const MAX_QUESTIONS: usize = 64;
-
-/// Methods that may answer with an input-required result (2026-07-28).
-const MAY_ASK: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 
 impl Request<'_> {
     /// The same request, owning its params: to wait for a slot after the message is gone.
@@ -135,12 +135,12 @@ impl Request<'_> {
     pub(crate) fn context(&self, origin: Option<&'static str>) -> Result<Context, ErrorObject> {
         let asker = match &self.link {
             None => None,
-            Some(_) if self.revision().supports(Feature::Stateless) => match MAY_ASK.contains(&self.method) {
+            Some(_) if self.revision().supports(Feature::Stateless) => match self.may_ask {
                 true => Some(Asker::Round(Arc::new(self.input_round()?))),
                 false => None,
             },
-            Some(link) => Some(Asker::Connection {
-                pending: Arc::clone(&link.pending),
+            Some(link) => link.pending.as_ref().map(|pending| Asker::Connection {
+                pending: Arc::clone(pending),
                 timeout: self.core.config.client_request_timeout,
             }),
         };

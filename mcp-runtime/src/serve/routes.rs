@@ -98,6 +98,19 @@ impl Needs {
     }
 }
 
+/// The field of a 2026-07-28 request's params its `Mcp-Name` header repeats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Named {
+    /// The method names nothing: no `Mcp-Name`.
+    Nothing,
+    /// `name` (a tool, a prompt).
+    Name,
+    /// `uri` (a resource).
+    Uri,
+    /// `taskId` (the tasks extension).
+    TaskId,
+}
+
 /// One method's row.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Route {
@@ -110,19 +123,46 @@ pub(crate) struct Route {
     /// What its 2026-07-28 results say of caching (`ttlMs`, `cacheScope`): the one list of
     /// cacheable methods.
     pub(crate) caching: Caching,
+    /// What its `Mcp-Name` header names (2026-07-28 over HTTP).
+    pub(crate) named: Named,
+    /// Its handler may ask the client (2026-07-28: an input-required result).
+    pub(crate) may_ask: bool,
+    /// It opens a stream that lives on its connection's loop (`subscriptions/listen`): it is
+    /// bounded by the listen limit, not the request limit.
+    pub(crate) opens_stream: bool,
 }
 
 const fn row(method: &'static str, served: Served, needs: Needs, handler: Handler) -> Route {
-    Route { method, served, before_initialize: false, needs, handler, caching: Caching::No }
+    Route {
+        method,
+        served,
+        before_initialize: false,
+        needs,
+        handler,
+        caching: Caching::No,
+        named: Named::Nothing,
+        may_ask: false,
+        opens_stream: false,
+    }
 }
 
 const fn any_time(method: &'static str, served: Served, handler: Handler) -> Route {
-    Route { method, served, before_initialize: true, needs: Needs::Nothing, handler, caching: Caching::No }
+    Route { before_initialize: true, ..row(method, served, Needs::Nothing, handler) }
 }
 
 /// A row whose 2026-07-28 results carry caching fields.
 const fn cached(route: Route, caching: Caching) -> Route {
     Route { caching, ..route }
+}
+
+/// A row whose request names an item in `field`, which `Mcp-Name` repeats.
+const fn naming(route: Route, field: Named) -> Route {
+    Route { named: field, ..route }
+}
+
+/// A row whose handler runs user code that may ask the client, and names its item by `field`.
+const fn asking(route: Route, field: Named) -> Route {
+    Route { may_ask: true, named: field, ..route }
 }
 
 use Caching::{Configured, PerResource};
@@ -141,22 +181,25 @@ const TABLE: &[Route] = &[
     row("notifications/cancelled", All, Needs::Nothing, Notification(lifecycle::cancelled)),
     row("resources/subscribe", Handshake, Needs::ResourceSubscriptions, Lifecycle(lifecycle::subscribe)),
     row("resources/unsubscribe", Handshake, Needs::ResourceSubscriptions, Lifecycle(lifecycle::unsubscribe)),
-    row("subscriptions/listen", Stateless, Needs::Nothing, Lifecycle(lifecycle::listen)),
+    Route {
+        opens_stream: true,
+        ..row("subscriptions/listen", Stateless, Needs::Nothing, Lifecycle(lifecycle::listen))
+    },
     row("logging/setLevel", Handshake, Needs::Logging, Lifecycle(lifecycle::set_level)),
     cached(row("tools/list", All, Needs::Tools, Inline(tools::list)), Configured(Cacheable::ToolList)),
-    row("tools/call", All, Needs::Tools, Work(tools::call)),
+    asking(row("tools/call", All, Needs::Tools, Work(tools::call)), Named::Name),
     cached(row("resources/list", All, Needs::Resources, Work(resources::list)), Configured(Cacheable::ResourceList)),
     cached(
         row("resources/templates/list", All, Needs::Resources, Inline(resources::list_templates)),
         Configured(Cacheable::ResourceTemplateList),
     ),
-    cached(row("resources/read", All, Needs::Resources, Work(resources::read)), PerResource),
+    asking(cached(row("resources/read", All, Needs::Resources, Work(resources::read)), PerResource), Named::Uri),
     cached(row("prompts/list", All, Needs::Prompts, Inline(prompts::list)), Configured(Cacheable::PromptList)),
-    row("prompts/get", All, Needs::Prompts, Work(prompts::get)),
+    asking(row("prompts/get", All, Needs::Prompts, Work(prompts::get)), Named::Name),
     row("completion/complete", All, Needs::Completions, Inline(prompts::complete)),
-    row("tasks/get", Stateless, Needs::Tasks, Work(tasks::get)),
-    row("tasks/update", Stateless, Needs::Tasks, Work(tasks::update)),
-    row("tasks/cancel", Stateless, Needs::Tasks, Work(tasks::cancel)),
+    naming(row("tasks/get", Stateless, Needs::Tasks, Work(tasks::get)), Named::TaskId),
+    naming(row("tasks/update", Stateless, Needs::Tasks, Work(tasks::update)), Named::TaskId),
+    naming(row("tasks/cancel", Stateless, Needs::Tasks, Work(tasks::cancel)), Named::TaskId),
     cached(row("skills/list", Stateless, Needs::Skills, Inline(skills::list)), Configured(Cacheable::Skills)),
     cached(row("skills/get", Stateless, Needs::Skills, Inline(skills::get)), Configured(Cacheable::Skills)),
     row("resources/directory/read", Stateless, Needs::Skills, Inline(skills::read_directory)),

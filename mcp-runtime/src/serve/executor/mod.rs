@@ -20,7 +20,7 @@
 mod in_place;
 mod start;
 
-pub(crate) use start::{Failure, Start, deliver, detached, guarded, panic_message, within};
+pub(crate) use start::{Failure, Runner, Start, deliver, detached, guarded, panic_message, within};
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -179,28 +179,7 @@ impl Executor {
     /// Links the request to the connection (its output, log budget, slot, cancellation) and
     /// runs its method, once.
     fn start(&mut self, mut request: Request<'_>, work: WorkFn, slot: OwnedSemaphorePermit) -> Started {
-        let span = tracing::debug_span!(
-            "request",
-            method = request.method,
-            id = %request.id,
-            revision = %request.negotiated.revision,
-            traceparent = tracing::field::Empty
-        );
-        // Under telemetry, the span (and the handler's own spans inside it) joins the trace of
-        // the request's server span.
-        #[cfg(feature = "telemetry")]
-        let span = match &request.trace {
-            None => span,
-            Some(trace) => {
-                let traced = tracing::info_span!(target: "mcp_runtime::handler", "handler", method = request.method);
-                let _ = tracing_opentelemetry::OpenTelemetrySpanExt::set_parent(&traced, trace.clone());
-                traced
-            }
-        };
-        // A W3C trace context the client sent (HTTP) ties this request's logs to its trace.
-        if let Some(traceparent) = request.extras.as_ref().and_then(|e| e.header("traceparent")) {
-            span.record("traceparent", traceparent);
-        }
+        let span = request_span(&request);
         let cancel = CancelToken::default();
         let lease = SlotLease::new(Arc::clone(&self.slots), slot);
         let out = request.reply_to.outlet(&self.out);
@@ -208,11 +187,11 @@ impl Executor {
             out,
             limiter: Arc::clone(&self.limiter),
             lease: Arc::clone(&lease),
-            pending: Arc::clone(&self.pending),
+            pending: Some(Arc::clone(&self.pending)),
             cancel: cancel.clone(),
         });
         let reply_to = request.reply_to.clone();
-        let start = Start { executor: self, id: request.id.clone(), lease, reply_to, span, cancel };
+        let start = Start { runner: Runner::Executor(self), id: request.id.clone(), lease, reply_to, span, cancel };
         work(&request, start)
     }
 
@@ -264,6 +243,33 @@ impl Executor {
         }
         self.running.insert(id, task);
     }
+}
+
+/// The span a request's work runs in (and its handler's own spans below it).
+pub(crate) fn request_span(request: &Request<'_>) -> tracing::Span {
+    let span = tracing::debug_span!(
+        "request",
+        method = request.method,
+        id = %request.id,
+        revision = %request.negotiated.revision,
+        traceparent = tracing::field::Empty
+    );
+    // Under telemetry, the span (and the handler's own spans inside it) joins the trace of
+    // the request's server span.
+    #[cfg(feature = "telemetry")]
+    let span = match &request.trace {
+        None => span,
+        Some(trace) => {
+            let traced = tracing::info_span!(target: "mcp_runtime::handler", "handler", method = request.method);
+            let _ = tracing_opentelemetry::OpenTelemetrySpanExt::set_parent(&traced, trace.clone());
+            traced
+        }
+    };
+    // A W3C trace context the client sent (HTTP) ties this request's logs to its trace.
+    if let Some(traceparent) = request.extras.as_ref().and_then(|e| e.header("traceparent")) {
+        span.record("traceparent", traceparent);
+    }
+    span
 }
 
 /// A request running as a task: how to stop it.

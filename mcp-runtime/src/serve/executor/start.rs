@@ -23,6 +23,7 @@ use crate::declare::handler::HandlerFn;
 use crate::declare::handler::{HandlerSpec, RunKind};
 use crate::protocol::RequestId;
 use crate::serve::reply::{Reply, ReplyTo, Started};
+use crate::server::core::ServerCore;
 use crate::server::local::{LocalJob, LocalThread};
 
 use super::{Executor, Running};
@@ -50,12 +51,46 @@ impl std::fmt::Display for Failure {
 
 /// The right to run one request, given to its handler with a slot already taken.
 pub(crate) struct Start<'a> {
-    pub(super) executor: &'a mut Executor,
+    pub(super) runner: Runner<'a>,
     pub(super) id: RequestId,
     pub(super) lease: Arc<SlotLease>,
     pub(super) reply_to: ReplyTo,
     pub(super) span: tracing::Span,
     pub(super) cancel: CancelToken,
+}
+
+/// Where a request's work runs once it does not answer at once.
+pub(crate) enum Runner<'a> {
+    /// As a task of its connection's executor, which can cancel it.
+    Executor(&'a mut Executor),
+    /// In the caller's own task (a 2026-07-28 request over HTTP, in its connection's task):
+    /// the work comes back as [`Started::Here`], a future to await, and dropping it cancels
+    /// the request.
+    Here(&'a Arc<ServerCore>),
+}
+
+impl Runner<'_> {
+    fn core(&self) -> &Arc<ServerCore> {
+        match self {
+            Runner::Executor(executor) => &executor.core,
+            Runner::Here(core) => core,
+        }
+    }
+}
+
+impl<'a> Start<'a> {
+    /// The right to run request `id` in the caller's task (see [`Runner::Here`]), holding
+    /// `lease`; what it sends before its answer goes to `reply_to`.
+    pub(crate) fn here(
+        core: &'a Arc<ServerCore>,
+        id: RequestId,
+        lease: Arc<SlotLease>,
+        reply_to: ReplyTo,
+        span: tracing::Span,
+        cancel: CancelToken,
+    ) -> Self {
+        Start { runner: Runner::Here(core), id, lease, reply_to, span, cancel }
+    }
 }
 
 impl Start<'_> {
@@ -82,7 +117,7 @@ impl Start<'_> {
         O: Send + 'static,
         Fin: FnOnce(Result<O, Failure>) -> Outgoing + Send + 'static,
     {
-        let spec = HandlerSpec { timeout: spec.timeout.or(self.executor.core.config.default_timeout), ..spec };
+        let spec = HandlerSpec { timeout: spec.timeout.or(self.runner.core().config.default_timeout), ..spec };
         match handler {
             HandlerFn::Send(handler) => {
                 let created = crate::context::log_layer::REQUEST
@@ -162,14 +197,14 @@ impl Start<'_> {
         Fin: FnOnce(Result<T, Failure>) -> Outgoing + Send + 'static,
     {
         let context_for_wait = context.clone();
-        let answer = on_local_thread(&self.executor.core.local, context, make);
+        let answer = on_local_thread(&self.runner.core().local, context, make);
         let finish = move |outcome: Result<Result<T, Failure>, Failure>| finish(outcome.and_then(|inner| inner));
         self.spawn(timeout, &context_for_wait, answer, finish, AfterCancel::Answer)
     }
 
-    /// Runs `work` as a task of its own that holds the slot until the response is queued,
-    /// within `timeout` if there is one (past it, the request's context is cancelled and the
-    /// work dropped).
+    /// Runs `work` as a task of its own that holds the slot until the response is queued (or,
+    /// [`Runner::Here`], hands it back to await), within `timeout` if there is one (past it, the
+    /// request's context is cancelled and the work dropped).
     fn spawn<F, T, Fin>(
         self,
         timeout: Option<Duration>,
@@ -183,54 +218,95 @@ impl Start<'_> {
         T: Send + 'static,
         Fin: FnOnce(Result<T, Failure>) -> Outgoing + Send + 'static,
     {
-        let Start { executor, id, lease, reply_to, span, cancel } = self;
-        let out = executor.out.clone();
-        let guard = executor.drain_guard();
+        let Start { runner, id, lease, reply_to, span, cancel } = self;
         let token = cancel.clone();
         let cancelled = cancel.clone();
         // Only a 2026-07-28 request that may ask the client can be interrupted.
         let interruptible = context.can_interrupt().then(|| context.clone());
-        // Boxed to one type: the runtime's task code is compiled once, not once per kind of
-        // handler (a smaller, faster-building crate; one allocation per task more).
-        let task: Pin<Box<dyn Future<Output = ()> + Send>> = Box::pin(
-            async move {
-                let _guard = guard;
-                // The work is dropped at the end of this block, before the slot is released
-                // (a plain `fn` past its limit hands its slot over to its thread then).
-                let outcome = {
-                    let work = std::pin::pin!(work);
-                    let limited = async {
-                        match timeout {
-                            None => guarded(work).await,
-                            Some(limit) => match tokio::time::timeout(limit, guarded(work)).await {
-                                Ok(outcome) => outcome,
-                                Err(_) => {
-                                    token.cancel();
-                                    Err(Failure::TimedOut(limit))
-                                }
-                            },
-                        }
-                    };
-                    match interruptible {
-                        None => limited.await,
-                        Some(context) => tokio::select! {
-                            outcome = limited => outcome,
-                            interrupt = context.interrupted() => Err(Failure::Interrupted(interrupt)),
+        let answer = async move {
+            // The work is dropped at the end of this block, before the slot is released
+            // (a plain `fn` past its limit hands its slot over to its thread then).
+            let outcome = {
+                let work = std::pin::pin!(work);
+                let limited = async {
+                    match timeout {
+                        None => guarded(work).await,
+                        Some(limit) => match tokio::time::timeout(limit, guarded(work)).await {
+                            Ok(outcome) => outcome,
+                            Err(_) => {
+                                token.cancel();
+                                Err(Failure::TimedOut(limit))
+                            }
                         },
                     }
                 };
-                // Cancelled while its body blocked the task (which an abort cannot stop
-                // then): nothing is sent for it, as for any cancelled request.
-                if after_cancel == AfterCancel::Answer || !cancelled.is_cancelled() {
-                    deliver(&out, reply_to, finish(outcome)).await;
+                match interruptible {
+                    None => limited.await,
+                    Some(context) => tokio::select! {
+                        outcome = limited => outcome,
+                        interrupt = context.interrupted() => Err(Failure::Interrupted(interrupt)),
+                    },
                 }
-                lease.release();
+            };
+            // Cancelled while its body blocked the task (which an abort cannot stop
+            // then): nothing is sent for it, as for any cancelled request.
+            (after_cancel == AfterCancel::Answer || !cancelled.is_cancelled()).then(|| finish(outcome))
+        };
+        match runner {
+            Runner::Here(_) => {
+                // Dropped before it answers (its client went away), it tells the request's
+                // context, for work handed to other threads.
+                let dropped = CancelOnDrop(Some(cancel));
+                Started::Here(Box::pin(
+                    async move {
+                        // The whole guard moves in (not only its field): it drops with the future.
+                        let mut dropped = dropped;
+                        let line = answer.await;
+                        lease.release();
+                        dropped.disarm();
+                        line
+                    }
+                    .instrument(span),
+                ))
             }
-            .instrument(span),
-        );
-        let task = tokio::spawn(task);
-        executor.remember(id, Running { abort: task.abort_handle(), cancel });
-        Started::Later
+            Runner::Executor(executor) => {
+                let out = executor.out.clone();
+                let guard = executor.drain_guard();
+                // Boxed to one type: the runtime's task code is compiled once, not once per
+                // kind of handler (a smaller, faster-building crate; one allocation per task more).
+                let task: Pin<Box<dyn Future<Output = ()> + Send>> = Box::pin(
+                    async move {
+                        let _guard = guard;
+                        if let Some(line) = answer.await {
+                            deliver(&out, reply_to, line).await;
+                        }
+                        lease.release();
+                    }
+                    .instrument(span),
+                );
+                let task = tokio::spawn(task);
+                executor.remember(id, Running { abort: task.abort_handle(), cancel });
+                Started::Later
+            }
+        }
+    }
+}
+
+/// Cancels a request's context when the future running it here is dropped before it answers.
+struct CancelOnDrop(Option<CancelToken>);
+
+impl CancelOnDrop {
+    /// The request answered: nothing to cancel.
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(cancel) = self.0.take() {
+            cancel.cancel();
+        }
     }
 }
 

@@ -1,17 +1,20 @@
 //! Streamable HTTP: one endpoint (`/mcp`) for both eras, on axum.
 //!
-//! Every connection-like thing runs the same loop as stdio ([`connection::run`]): a
-//! handshake-era session is one such loop, fed by its POSTs; 2026-07-28 requests are shared
-//! among stateless loops, one per worker thread. Each POSTed request carries a stream of its
-//! own, which receives the handler's notifications and the server's questions about it, then
-//! its response (marked as such by the loop, so nothing here reads it back): the POST
-//! answers `application/json` when the response comes first, and switches to an SSE stream
-//! when anything comes before it (or always, in [`ResponseMode::Sse`]).
+//! A handshake-era session runs the same loop as stdio ([`connection::run`]), fed by its
+//! POSTs, for what needs a connection's order (its lifecycle, the server's questions, its
+//! notifications). A 2026-07-28 request needs none: it is served where it arrives, in the task
+//! of the HTTP connection that read it (`serve::stateless`), and a client that goes away
+//! cancels it by dropping it; only its `subscriptions/listen` streams live on a loop, which
+//! feeds them the change notices. Each POSTed request has a stream of its own, which receives
+//! the handler's notifications and the server's questions about it, then its response (marked
+//! as such, so nothing here reads it back): the POST answers `application/json` when the
+//! response comes first, and switches to an SSE stream when anything comes before it (or
+//! always, in [`ResponseMode::Sse`]).
 //!
 //! One concern a file: [`options`] (what a server configures), [`admission`] (framing,
 //! `Host`, `Origin`, authentication, CORS), [`media`] (`Content-Type` and `Accept`),
 //! [`sessions`] (the session table and its loops), [`session_expiry`], [`post`] (a message
-//! in, its answer out), [`body`] (a POST's body read and checked), [`stateless_headers`]
+//! in, served), [`answering`] (its answer out, JSON or SSE), [`body`] (a POST's body read and checked), [`stateless_headers`]
 //! (2026-07-28's headers against the body), [`sse`] (events as written, and kept), [`streams`]
 //! (a session's resumable streams and the GET stream), the two stores a deployment may share
 //! ([`session_store`], [`event_store`]), [`connections`] (the accept loop, its limit and
@@ -27,6 +30,7 @@ use axum::routing::post;
 use tokio::sync::watch;
 
 mod admission;
+mod answering;
 mod body;
 pub(crate) mod connections;
 pub(crate) mod event_store;
@@ -60,7 +64,7 @@ use crate::server::core::ServerCore;
 use admission::{LOOPBACK_HOSTS, admit, header_str, on_preflight, with_cors};
 use post::on_post;
 use session_expiry::{expire_idle_sessions, forget_ended_sessions, take_forwarded_messages};
-use sessions::{App, StatelessLoops, find_session};
+use sessions::{App, LoopSeed, find_session, start_loop};
 use streams::on_get;
 
 // The MCP headers, as names made once: a lookup by a `&str` parses the name on every request.
@@ -209,9 +213,8 @@ pub(crate) fn router(core: Arc<ServerCore>, options: HttpOptions, bound: Option<
     let (stop, stopping) = watch::channel(false);
     let stop = Arc::new(stop);
     let events = options.events.unwrap_or_else(|| Arc::new(MemoryEventStore::default()));
-    // 2026-07-28 requests are served by as many loops as the runtime has workers.
-    let workers = tokio::runtime::Handle::try_current().map_or(1, |runtime| runtime.metrics().num_workers());
-    let stateless = StatelessLoops::start(workers, &core, &events, &stopping, options.max_listen_streams);
+    let seed = LoopSeed { id: String::new(), owner: None, restore: None, listen_limit: options.max_listen_streams };
+    let listening = start_loop(&core, &events, &stopping, seed);
     let max = core.config.max_message_size;
     let idle = options.idle_timeout;
     let app = Arc::new(App {
@@ -228,7 +231,7 @@ pub(crate) fn router(core: Arc<ServerCore>, options: HttpOptions, bound: Option<
         idle,
         body_timeout: options.body_timeout,
         requests: Arc::new(tokio::sync::Semaphore::new(options.max_requests)),
-        stateless,
+        listening,
         stopping,
         _stop: Arc::clone(&stop),
     });

@@ -1,4 +1,4 @@
-//! The session table: each handshake-era session (and the 2026-07-28 loop) is a connection loop
+//! The session table: each handshake-era session (and the 2026-07-28 listen loop) is a connection loop
 //! fed by its POSTs; sessions are found here, revived from the session store, kept there when
 //! they change, and ended (when idle or ended elsewhere: see [`super::session_expiry`]).
 
@@ -46,61 +46,18 @@ pub(super) struct App {
     pub(super) body_timeout: Duration,
     /// Requests being served, all sessions together.
     pub(super) requests: Arc<tokio::sync::Semaphore>,
-    /// The loop serving 2026-07-28 requests.
-    pub(super) stateless: StatelessLoops,
+    /// The loop of what 2026-07-28 clients send that is not served where it arrives: the
+    /// `subscriptions/listen` streams (fed the change notices, under their server-wide limit),
+    /// notifications, requests without `_meta`.
+    pub(super) listening: Arc<SessionHandle>,
     pub(super) stopping: watch::Receiver<bool>,
     /// Kept here so that sessions of a mounted router run as long as the router.
     pub(super) _stop: Arc<watch::Sender<bool>>,
 }
 
-/// The loops serving 2026-07-28 requests: one per worker thread of the runtime, so that
-/// independent requests are read, routed and answered in parallel (one loop would serve them
-/// one at a time). A request goes to the next loop in turn; `subscriptions/listen` streams
-/// all live on the first, which holds their server-wide limit; a notification (a
-/// cancellation, say) goes to every loop, since any of them may run the request it names.
-pub(super) struct StatelessLoops {
-    loops: Vec<Arc<SessionHandle>>,
-    next: std::sync::atomic::AtomicUsize,
-}
-
-impl StatelessLoops {
-    /// `count` loops (at least one), the first holding the listen streams (`listen_limit`).
-    pub(super) fn start(
-        count: usize,
-        core: &Arc<ServerCore>,
-        events: &Arc<dyn EventStore>,
-        stopping: &watch::Receiver<bool>,
-        listen_limit: usize,
-    ) -> Self {
-        let loops = (0..count.max(1))
-            .map(|n| {
-                // Only the first loop takes listen streams; the others' limit is never reached.
-                let listen_limit = if n == 0 { listen_limit } else { 1 };
-                let seed = LoopSeed { id: String::new(), owner: None, restore: None, listen_limit };
-                start_loop(core, events, stopping, seed)
-            })
-            .collect();
-        StatelessLoops { loops, next: Default::default() }
-    }
-
-    /// The loop that serves a request of `method`.
-    pub(super) fn for_request(&self, method: Option<&str>) -> &Arc<SessionHandle> {
-        if method == Some("subscriptions/listen") || self.loops.len() == 1 {
-            return &self.loops[0];
-        }
-        let turn = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        &self.loops[turn % self.loops.len()]
-    }
-
-    /// Every loop (for a notification).
-    pub(super) fn all(&self) -> &[Arc<SessionHandle>] {
-        &self.loops
-    }
-}
-
 /// One loop's inbox, and where its connection-level messages go.
 pub(super) struct SessionHandle {
-    /// Its id (empty for the stateless loop).
+    /// Its id (empty for the 2026-07-28 listen loop).
     pub(super) id: String,
     pub(super) inbound: mpsc::Sender<Frame>,
     /// When a request last used it.

@@ -11,11 +11,14 @@ use super::admission::header_str;
 use super::sessions::App;
 use super::{METHOD_HEADER, NAME_HEADER, VERSION_HEADER, reject};
 use crate::protocol::{ErrorObject, RequestId, code, member, members, mentions, string_value};
+use crate::serve::routes::Named;
 
 /// The `_meta` revision of a 2026-07-28 request, and its `name` or `uri`: each `None` when
 /// absent or not a string.
 #[derive(Default)]
 pub(super) struct ParamsHead<'a> {
+    /// The text of `_meta`, when it names a revision (read once, here).
+    pub(super) meta: Option<&'a str>,
     pub(super) version: Option<Cow<'a, str>>,
     pub(super) name: Option<Cow<'a, str>>,
     pub(super) uri: Option<Cow<'a, str>>,
@@ -37,6 +40,7 @@ impl<'a> ParamsHead<'a> {
         let version =
             meta.and_then(|meta| member(meta, "io.modelcontextprotocol/protocolVersion")).and_then(string_value);
         ParamsHead {
+            meta: version.is_some().then_some(meta).flatten(),
             version,
             name: name.and_then(string_value),
             uri: uri.and_then(string_value),
@@ -47,15 +51,16 @@ impl<'a> ParamsHead<'a> {
 }
 
 /// The 2026-07-28 header rules: a request carries `Mcp-Method` (and, for the methods that name
-/// something, `Mcp-Name`) matching its body; `MCP-Protocol-Version`, when sent, matches its
-/// `_meta` (400 with -32020 otherwise).
+/// something, `Mcp-Name`: its route's `named` column) matching its body;
+/// `MCP-Protocol-Version`, when sent, matches its `_meta` (400 with -32020 otherwise).
 pub(super) fn check_stateless_headers(
     headers: &HeaderMap,
-    version: Option<&str>,
     method: Option<&str>,
+    named: Named,
     params: &ParamsHead<'_>,
     id: Option<&RequestId>,
 ) -> Result<(), Box<Response>> {
+    let version = params.version.as_deref();
     let mismatch = |what: &str| {
         let message = format!("Header mismatch: `{what}` does not match the body");
         Box::new(reject(StatusCode::BAD_REQUEST, id, ErrorObject::new(code::HEADER_MISMATCH, message)))
@@ -69,12 +74,11 @@ pub(super) fn check_stateless_headers(
     if header_str(headers, METHOD_HEADER) != Some(method) {
         return Err(mismatch("Mcp-Method"));
     }
-    let named = match method {
-        "tools/call" | "prompts/get" => params.name.as_deref(),
-        "resources/read" => params.uri.as_deref(),
-        // The tasks extension names its task in `Mcp-Name` too.
-        "tasks/get" | "tasks/update" | "tasks/cancel" => params.task_id.as_deref(),
-        _ => return Ok(()),
+    let named = match named {
+        Named::Name => params.name.as_deref(),
+        Named::Uri => params.uri.as_deref(),
+        Named::TaskId => params.task_id.as_deref(),
+        Named::Nothing => return Ok(()),
     };
     if header_str(headers, NAME_HEADER).map(decode_header_value).as_deref() != named {
         return Err(mismatch("Mcp-Name"));
