@@ -59,6 +59,11 @@ impl HttpServer {
         HttpServer { child, addr }
     }
 
+    /// The CPU time the server has run so far, in nanoseconds.
+    pub fn cpu_ns(&self) -> u64 {
+        crate::process::cpu_ns_of(self.child.id())
+    }
+
     /// Resident memory now, in kilobytes (`VmRSS`).
     pub fn rss_kb(&self) -> u64 {
         crate::process::status_kb(self.child.id(), "VmRSS")
@@ -203,6 +208,14 @@ pub enum Era {
 /// other: requests per second in all.
 pub fn concurrent(server: &HttpServer, era: Era, clients: usize, calls: u32) -> f64 {
     concurrent_as(server, era, clients, calls, None)
+}
+
+/// [`concurrent`], with the server's CPU time per call (µs, the handshakes included).
+pub fn concurrent_cpu(server: &HttpServer, era: Era, clients: usize, calls: u32) -> (f64, f64) {
+    let before = server.cpu_ns();
+    let rate = concurrent(server, era, clients, calls);
+    let cpu = server.cpu_ns() - before;
+    (rate, cpu as f64 / 1e3 / (clients as f64 * f64::from(calls)))
 }
 
 /// [`concurrent`], every request carrying `authorization` (`Bearer …`) when given.

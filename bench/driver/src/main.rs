@@ -83,20 +83,30 @@ fn main() {
         table.add_single("in-process round trip (`testing` client, one thread as in `#[tokio::test]`), µs", inproc);
     }
     if !plan.stdio_only {
-        let [ours_http, rmcp_http] = http_rows([&release.join("sum-ours-http"), &release.join("sum-rmcp-http")], &plan);
+        let programs = ["sum-ours-http", "sum-rmcp-http", "sum-raw-http"].map(|name| release.join(name));
+        let [ours_http, rmcp_http, hyper] = http_rows(programs.each_ref().map(PathBuf::as_path), &plan);
 
         let clients = HTTP_CLIENTS;
-        table.add_pair(
-            &format!("Streamable HTTP, {clients} keep-alive clients, handshake era, req/s"),
-            (ours_http.handshake, rmcp_http.handshake),
+        let floor = "the floor column: a bare hyper handler answering the same JSON";
+        table.add_with_floor(
+            &format!("Streamable HTTP, {clients} keep-alive clients, handshake era, req/s ({floor})"),
+            (ours_http.handshake, rmcp_http.handshake, hyper.handshake),
         );
-        table.add_pair(
-            &format!("Streamable HTTP, {clients} keep-alive clients, 2026-07-28, req/s"),
-            (ours_http.stateless, rmcp_http.stateless),
+        table.add_with_floor(
+            &format!("Streamable HTTP, handshake era, server CPU per request, µs ({floor})"),
+            (ours_http.handshake_cpu_us, rmcp_http.handshake_cpu_us, hyper.handshake_cpu_us),
         );
-        table.add_pair(
+        table.add_with_floor(
+            &format!("Streamable HTTP, {clients} keep-alive clients, 2026-07-28, req/s ({floor})"),
+            (ours_http.stateless, rmcp_http.stateless, hyper.stateless),
+        );
+        table.add_with_floor(
+            &format!("Streamable HTTP, 2026-07-28, server CPU per request, µs ({floor})"),
+            (ours_http.stateless_cpu_us, rmcp_http.stateless_cpu_us, hyper.stateless_cpu_us),
+        );
+        table.add_with_floor(
             &format!("Streamable HTTP, {clients} keep-alive clients, 2026-07-28, runtime on 1 worker, req/s"),
-            (ours_http.stateless_one_worker, rmcp_http.stateless_one_worker),
+            (ours_http.stateless_one_worker, rmcp_http.stateless_one_worker, hyper.stateless_one_worker),
         );
         table.add_pair(
             &format!("{} idle handshake-era HTTP sessions, KB each", plan.sessions),
@@ -144,15 +154,21 @@ const HTTP_CLIENTS: usize = 64;
 /// The HTTP rows of each server: medians over the rounds of the concurrent rows in each era,
 /// and the memory per idle session. The servers take turns within each round, so that a
 /// change in the machine's load falls on both.
-fn http_rows(programs: [&Path; 2], plan: &Plan) -> [HttpRow; 2] {
+fn http_rows(programs: [&Path; 3], plan: &Plan) -> [HttpRow; 3] {
     let per_client = (plan.calls / HTTP_CLIENTS as u32).max(1);
-    let mut measured: [[Vec<f64>; 3]; 2] = Default::default();
+    let mut measured: [[Vec<f64>; 5]; 3] = Default::default();
     for round in 1..=plan.rounds {
         eprintln!("HTTP round {round} of {}", plan.rounds);
-        for (program, [handshake, stateless, one_worker]) in programs.iter().zip(&mut measured) {
+        for (program, [handshake, stateless, one_worker, handshake_cpu, stateless_cpu]) in
+            programs.iter().zip(&mut measured)
+        {
             let server = http::HttpServer::start(program);
-            handshake.push(http::concurrent(&server, http::Era::Handshake, HTTP_CLIENTS, per_client));
-            stateless.push(http::concurrent(&server, http::Era::Stateless, HTTP_CLIENTS, per_client));
+            let (rate, cpu) = http::concurrent_cpu(&server, http::Era::Handshake, HTTP_CLIENTS, per_client);
+            handshake.push(rate);
+            handshake_cpu.push(cpu);
+            let (rate, cpu) = http::concurrent_cpu(&server, http::Era::Stateless, HTTP_CLIENTS, per_client);
+            stateless.push(rate);
+            stateless_cpu.push(cpu);
             drop(server);
             // The same 2026-07-28 load with the server's runtime on one worker: what serving
             // these requests in parallel gains.
@@ -160,14 +176,22 @@ fn http_rows(programs: [&Path; 2], plan: &Plan) -> [HttpRow; 2] {
             one_worker.push(http::concurrent(&server, http::Era::Stateless, HTTP_CLIENTS, per_client));
         }
     }
-    let mut rows = [HttpRow::default(); 2];
-    for ((program, [handshake, stateless, one_worker]), row) in programs.iter().zip(&mut measured).zip(&mut rows) {
-        let server = http::HttpServer::start(program);
+    let mut rows = [HttpRow::default(); 3];
+    for (n, ((program, [handshake, stateless, one_worker, handshake_cpu, stateless_cpu]), row)) in
+        programs.iter().zip(&mut measured).zip(&mut rows).enumerate()
+    {
+        // The bare handler keeps no sessions: no idle-session row for it.
+        let idle_session_kb = match n {
+            2 => 0.0,
+            _ => http::idle_session_kb(&http::HttpServer::start(program), plan.sessions),
+        };
         *row = HttpRow {
             handshake: measure::median(handshake),
             stateless: measure::median(stateless),
             stateless_one_worker: measure::median(one_worker),
-            idle_session_kb: http::idle_session_kb(&server, plan.sessions),
+            handshake_cpu_us: measure::median(handshake_cpu),
+            stateless_cpu_us: measure::median(stateless_cpu),
+            idle_session_kb,
         };
     }
     rows
@@ -201,6 +225,8 @@ struct HttpRow {
     handshake: f64,
     stateless: f64,
     stateless_one_worker: f64,
+    handshake_cpu_us: f64,
+    stateless_cpu_us: f64,
     idle_session_kb: f64,
 }
 
@@ -214,6 +240,7 @@ fn build_all(bench: &Path) -> PathBuf {
         ("sum-ours", &["--features", "testing", "--bin", "inproc-ours"]),
         ("sum-ours", &["--features", "http", "--bin", "sum-ours-http"]),
         ("sum-rmcp", &["--features", "http", "--bin", "sum-rmcp-http"]),
+        ("sum-raw", &["--features", "http", "--bin", "sum-raw-http"]),
     ] {
         build(bench, package, extra);
     }

@@ -57,12 +57,7 @@ impl Server {
 
     /// CPU time of every thread so far, in nanoseconds (`/proc/<pid>/task/*/schedstat`).
     pub fn cpu_ns(&self) -> u64 {
-        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.child.id())).expect("procfs");
-        tasks
-            .filter_map(Result::ok)
-            .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
-            .filter_map(|stat| stat.split_whitespace().next().and_then(|ns| ns.parse::<u64>().ok()))
-            .sum()
+        cpu_ns_of(self.child.id())
     }
 
     /// Peak resident memory so far, in kilobytes (`VmHWM`).
@@ -154,4 +149,14 @@ pub fn check_sum(answer: &Value, n: u32) {
     assert_eq!(answer["id"], n, "{answer}");
     let text = answer["result"]["content"][0]["text"].as_str();
     assert_eq!(text, Some((u64::from(n) + 2).to_string().as_str()), "{answer}");
+}
+
+/// The CPU time process `pid`'s threads have run so far, in nanoseconds (`schedstat`).
+pub fn cpu_ns_of(pid: u32) -> u64 {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("procfs");
+    tasks
+        .filter_map(Result::ok)
+        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
+        .filter_map(|stat| stat.split_whitespace().next().and_then(|ns| ns.parse::<u64>().ok()))
+        .sum()
 }

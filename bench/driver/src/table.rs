@@ -85,6 +85,11 @@ impl Table {
         self.rows.push((label.to_owned(), [Some(ours), None, None, None]));
     }
 
+    /// A row with values for ours, rmcp and a floor of the transport (in the last column).
+    pub fn add_with_floor(&mut self, label: &str, (ours, rmcp, floor): (f64, f64, f64)) {
+        self.rows.push((label.to_owned(), [Some(ours), Some(rmcp), None, Some(floor)]));
+    }
+
     /// A row with values for ours and rmcp.
     pub fn add_pair(&mut self, label: &str, (ours, rmcp): (f64, f64)) {
         self.rows.push((label.to_owned(), [Some(ours), Some(rmcp), None, None]));

@@ -100,7 +100,8 @@ impl Session {
             blocking: matches!(handler, Handler::Lifecycle(_)) && !stateless,
             counted: !(stateless && self.transport == Transport::Http),
         };
-        let task = layered.enter(request, hold, self.transport, out);
+        let here = self.executor.here_parts();
+        let task = layered.enter(request, handler, hold, self.transport, out, here);
         self.executor.track(id, task);
         Started::Later
     }
@@ -111,12 +112,9 @@ impl Session {
         match back {
             Back::Left(hold) => layered.done_with(hold),
             Back::Cancel(id) => drop(self.executor.cancel(&id)),
-            Back::Admit(request, hold) => {
+            Back::Admit(request, handler, hold) => {
                 layered.done_with(hold);
-                // Its row, as it was found when the request came in.
-                if let Some(route) = route(request.method, &self.core.capabilities) {
-                    return self.run(*request, route.handler);
-                }
+                return self.run(*request, handler);
             }
         }
         Started::Later

@@ -1,14 +1,16 @@
-//! A request through the server's layers: it leaves the reading loop as an [`McpRequest`],
-//! runs through the layers as a task, and comes back to its connection's loop to run its
-//! method once the innermost layer calls inward; its answer goes back out through the layers
-//! and then where it was going.
+//! A request through the server's layers: it leaves the reading loop as an [`McpRequest`] and
+//! runs through the layers as one task, whose innermost service is its method: once the
+//! innermost layer calls inward, the method runs right there, in the same task, with an
+//! in-flight slot of its connection's (see [`run_here`]); its answer goes back out through the
+//! layers and then where it was going. Only a lifecycle method, which changes its connection,
+//! comes back to the connection's loop to run, in arrival order.
 //!
-//! The loop keeps two counts of the requests in the layers that have not come back to run:
+//! The loop keeps two counts of the requests in the layers that have not started their method:
 //! all of them (reading stops at the look-ahead, as for requests waiting for a slot; the loop
 //! ends only once none is left), and the handshake-era lifecycle ones: reading waits for
 //! those, so that `notifications/initialized` or a subscription is never handled before the
-//! `initialize` ahead of it. A request that came back is the executor's to bound, however long
-//! it then stays (a `subscriptions/listen` stream stays open for as long as its client wants).
+//! `initialize` ahead of it. A request whose method started is bounded by the slots, however
+//! long it then stays, and its task holds the drain until it ends.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -17,16 +19,20 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use crate::context::outlet::Outgoing;
+use crate::context::outlet::{Outgoing, Outlet};
+use crate::context::slot::SlotLease;
 use crate::context::{CancelToken, Context, RequestParts};
 use crate::declare::scopes::Scopes;
 use crate::error::ItemKind;
 use crate::middleware::{BoxError, Inward, McpRequest, McpResponse, McpService, Proceed, Target, Transport};
 use crate::protocol::{ErrorObject, RequestId};
-use crate::serve::executor::{LOOK_AHEAD, deliver, guarded};
+use crate::serve::executor::{HereParts, LOOK_AHEAD, deliver, guarded};
+use crate::serve::here::{HereLink, Served, run_here};
 use crate::serve::reply::{ReplyTo, respond};
 use crate::serve::request::Request;
+use crate::serve::routes::Handler;
 use crate::server::core::ServerCore;
+use crate::util::BoxFuture;
 
 /// How a request in the layers weighs on its loop's reading.
 #[derive(Debug, Clone, Copy)]
@@ -41,11 +47,12 @@ pub(crate) struct Hold {
 
 /// What a request in the layers tells its loop.
 pub(crate) enum Back {
-    /// The layers let it through: run its method.
-    Admit(Box<Request<'static>>, Hold),
-    /// A layer gave up on it after letting it through (a timeout): stop its method.
+    /// The layers let a lifecycle request through: run its method on the loop.
+    Admit(Box<Request<'static>>, Handler, Hold),
+    /// A layer gave up on a lifecycle request after letting it through (a timeout): stop it.
     Cancel(RequestId),
-    /// It left the layers without coming back to run (refused, failed or cancelled).
+    /// It no longer weighs on reading: its method started in its task, or it left the layers
+    /// without starting it (refused, failed or cancelled).
     Left(Hold),
 }
 
@@ -96,14 +103,17 @@ impl Layered {
         self.blocking -= usize::from(hold.blocking);
     }
 
-    /// Sends `request` into the layers as a task of its own; `out` is its connection's
-    /// output. The task's handle is for the loop to stop it with.
+    /// Sends `request` into the layers as a task of its own, which runs its method too (a
+    /// lifecycle one comes back to the loop); `out` is its connection's output. The task's
+    /// handle is for the loop to stop it with.
     pub(crate) fn enter(
         &mut self,
         mut request: Request<'_>,
+        handler: Handler,
         hold: Hold,
         transport: Transport,
         out: mpsc::Sender<Vec<u8>>,
+        here: HereParts,
     ) -> AbortHandle {
         let params = request.params.take().map(Cow::into_owned);
         let mut request = request.into_owned();
@@ -124,32 +134,34 @@ impl Layered {
         let interim = destination.outlet(&out);
         let admitted = Arc::new(AtomicBool::new(false));
         let back = self.back.clone();
+        let HereParts { slots, limiter, pending, guard } = here;
         let proceed: Proceed = {
             let admitted = Arc::clone(&admitted);
             Box::new(move |inward: Inward| {
-                let (stream, mut answers) = mpsc::channel::<Outgoing>(16);
                 request.params = inward.params.map(Cow::Owned);
                 request.visible = inward.visible;
                 #[cfg(feature = "telemetry")]
                 {
                     request.trace = inward.trace;
                 }
-                request.reply_to = ReplyTo::Stream(stream);
-                admitted.store(true, Ordering::Release);
-                let abandoned = Abandoned { back: back.clone(), id: Some(request.id.clone()) };
-                let _ = back.send(Back::Admit(Box::new(request), hold));
+                if matches!(handler, Handler::Lifecycle(_)) {
+                    return back_to_loop(request, handler, hold, &back, &admitted, interim);
+                }
                 Box::pin(async move {
-                    // The whole guard moves in (not only its field): it drops with the future.
-                    let mut abandoned = abandoned;
-                    while let Some(message) = answers.recv().await {
-                        if message.is_answer() {
-                            abandoned.id = None;
-                            return Ok(McpResponse::written(message));
-                        }
-                        interim.send(message.line).await;
-                    }
-                    abandoned.id = None;
-                    Err::<_, BoxError>(Box::new(Unanswered))
+                    // A slot first, as the executor would take one: the in-flight bound holds.
+                    let Ok(permit) = Arc::clone(&slots).acquire_owned().await else {
+                        return Err::<_, BoxError>(Box::new(Unanswered));
+                    };
+                    admitted.store(true, Ordering::Release);
+                    let _ = back.send(Back::Left(hold));
+                    let lease = SlotLease::new(slots, permit);
+                    let link = HereLink { lease, out: interim, limiter, pending: Some(pending) };
+                    let answer = match run_here(request, handler, link) {
+                        Served::Answered(answer) => Some(answer),
+                        Served::Running(work) => work.await,
+                        Served::OnLoop => None,
+                    };
+                    answer.map(McpResponse::written).ok_or_else(|| Box::new(Unanswered) as BoxError)
                 })
             })
         };
@@ -159,6 +171,7 @@ impl Layered {
         entering.scopes = target_scopes(&core, &entering);
         let task = tokio::spawn(async move {
             let _leaving = leaving;
+            let _guard = guard;
             let through = Box::pin(service.oneshot(entering));
             let line = match guarded(through).await {
                 Ok(Ok(response)) => written(&core, &id, revision, response),
@@ -173,6 +186,36 @@ impl Layered {
         self.blocking += usize::from(hold.blocking);
         task.abort_handle()
     }
+}
+
+/// Sends a lifecycle request the layers let through back to its loop, to run there in arrival
+/// order; the future waits for its answer (what it sends before goes to `interim`).
+fn back_to_loop(
+    mut request: Request<'static>,
+    handler: Handler,
+    hold: Hold,
+    back: &mpsc::UnboundedSender<Back>,
+    admitted: &AtomicBool,
+    interim: Outlet,
+) -> BoxFuture<'static, Result<McpResponse, BoxError>> {
+    let (stream, mut answers) = mpsc::channel::<Outgoing>(16);
+    request.reply_to = ReplyTo::Stream(stream);
+    admitted.store(true, Ordering::Release);
+    let abandoned = Abandoned { back: back.clone(), id: Some(request.id.clone()) };
+    let _ = back.send(Back::Admit(Box::new(request), handler, hold));
+    Box::pin(async move {
+        // The whole guard moves in (not only its field): it drops with the future.
+        let mut abandoned = abandoned;
+        while let Some(message) = answers.recv().await {
+            if message.is_answer() {
+                abandoned.id = None;
+                return Ok(McpResponse::written(message));
+            }
+            interim.send(message.line).await;
+        }
+        abandoned.id = None;
+        Err::<_, BoxError>(Box::new(Unanswered))
+    })
 }
 
 /// The scopes the item `request` targets was declared with, for the layers to see.

@@ -5,6 +5,7 @@
 pub(crate) mod admit;
 pub(crate) mod arrival;
 pub(crate) mod executor;
+pub(crate) mod here;
 pub(crate) mod intake;
 pub(crate) mod layered;
 pub(crate) mod methods;

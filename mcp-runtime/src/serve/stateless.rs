@@ -15,24 +15,13 @@ use crate::context::{CancelToken, Context, RequestExtras, RequestParts};
 use crate::middleware::{BoxError, Inward, McpRequest, McpResponse, Proceed, Transport};
 use crate::protocol::{ErrorObject, Request as Message};
 use crate::serve::admit::{Reading, admit, skips_layers};
-use crate::serve::executor::{Start, guarded, request_span};
+use crate::serve::executor::guarded;
+use crate::serve::here::{HereLink, Served, run_here};
 use crate::serve::layered::{Unanswered, target_scopes, written};
-use crate::serve::reply::{ReplyTo, Started};
-use crate::serve::request::{CallLink, Logging, Request, StatelessViews};
+use crate::serve::reply::ReplyTo;
+use crate::serve::request::{Logging, Request, StatelessViews};
 use crate::serve::routes::Handler;
 use crate::server::core::ServerCore;
-use crate::util::BoxFuture;
-
-/// What serving a request here produced.
-pub(crate) enum Served {
-    /// Its answer, now.
-    Answered(Outgoing),
-    /// Its work, to await: its answer (`None` when it has none to give).
-    Running(BoxFuture<'static, Option<Outgoing>>),
-    /// A method that lives on a connection's loop (`subscriptions/listen`, whose stream the
-    /// loop feeds with change notices): the transport sends it there instead.
-    OnLoop,
-}
 
 /// One 2026-07-28 request as the transport read it.
 pub(crate) struct Arrived<'a> {
@@ -66,6 +55,7 @@ pub(crate) fn serve(core: &Arc<ServerCore>, arrived: Arrived<'_>) -> Served {
         Err(e) => return Served::Answered(Outgoing::error(Some(&message.id), &e)),
     };
     let logging = if core.config.client_logging { Logging::PerRequest } else { Logging::Disabled };
+    let here = link(lease, stream.clone());
     let reply_to = ReplyTo::Stream(stream);
     let reading = Reading { negotiated, fresh: false, meta: Some(meta), logging, extras: Some(extras), reply_to };
     let (request, handler) = match admit(core, message, reading) {
@@ -75,46 +65,16 @@ pub(crate) fn serve(core: &Arc<ServerCore>, arrived: Arrived<'_>) -> Served {
     match core.layers.as_ref() {
         Some(layers) if !skips_layers(&request) => {
             let service = layers.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            through_layers(service, request.into_owned(), handler, lease)
+            through_layers(service, request.into_owned(), handler, here)
         }
-        _ => run(request, handler, lease),
+        _ => run_here(request, handler, here),
     }
 }
 
-/// Runs `request`'s method here: an inline one answers now, work comes back to await.
-fn run(mut request: Request<'_>, handler: Handler, lease: Arc<SlotLease>) -> Served {
-    match handler {
-        Handler::Inline(answer) => {
-            let span = tracing::debug_span!("request", method = request.method, id = %request.id);
-            Served::Answered(span.in_scope(|| answer(&request)))
-        }
-        Handler::Work(work) => {
-            let ReplyTo::Stream(stream) = request.reply_to.clone() else {
-                return Served::Answered(request.error(&ErrorObject::internal("A request served here has no stream")));
-            };
-            let span = request_span(&request);
-            let cancel = CancelToken::default();
-            request.link = Some(CallLink {
-                out: Outlet::Request(stream),
-                limiter: Arc::default(),
-                lease: Arc::clone(&lease),
-                pending: None,
-                cancel: cancel.clone(),
-            });
-            let core = Arc::clone(&request.core);
-            let start = Start::here(&core, request.id.clone(), lease, request.reply_to.clone(), span, cancel);
-            match work(&request, start) {
-                Started::Answered(reply) => Served::Answered(reply.message),
-                Started::Here(work) => Served::Running(work),
-                // A batch's member delivers into its batch; none is served here.
-                Started::Later => Served::Running(Box::pin(std::future::ready(None))),
-            }
-        }
-        Handler::Lifecycle(_) => Served::OnLoop,
-        Handler::Notification(_) => {
-            Served::Answered(request.error(&ErrorObject::invalid_request("Invalid request: a notification's method")))
-        }
-    }
+/// What a request served here may use: its share of the request limit, its stream, a log
+/// budget of its own; it asks through input-required results, not a connection.
+fn link(lease: Arc<SlotLease>, stream: RequestStream) -> HereLink {
+    HereLink { lease, out: Outlet::Request(stream), limiter: Arc::default(), pending: None }
 }
 
 /// Runs `request` through the layers, as one future whose innermost service runs its method
@@ -123,7 +83,7 @@ fn through_layers(
     service: crate::middleware::McpService,
     mut request: Request<'static>,
     handler: Handler,
-    lease: Arc<SlotLease>,
+    here: HereLink,
 ) -> Served {
     if matches!(handler, Handler::Lifecycle(_)) {
         return Served::OnLoop;
@@ -147,7 +107,7 @@ fn through_layers(
         {
             request.trace = inward.trace;
         }
-        let served = run(request, handler, lease);
+        let served = run_here(request, handler, here);
         Box::pin(async move {
             let answer = match served {
                 Served::Answered(answer) => Some(answer),

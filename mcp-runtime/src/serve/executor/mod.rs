@@ -80,6 +80,15 @@ impl Drop for DrainGuard {
     }
 }
 
+/// What the method of a request in the layers runs with, from its connection's executor.
+pub(crate) struct HereParts {
+    pub(crate) slots: Arc<Semaphore>,
+    pub(crate) limiter: Arc<LogLimiter>,
+    pub(crate) pending: Arc<PendingRequests>,
+    /// Keeps the connection's drain waiting until the request's task ends.
+    pub(crate) guard: Option<DrainGuard>,
+}
+
 /// A connection's executor (see the module documentation).
 pub(crate) struct Executor {
     core: Arc<ServerCore>,
@@ -140,6 +149,17 @@ impl Executor {
     /// a batch's buffer); `None` once draining started.
     pub(crate) fn drain_guard(&self) -> Option<DrainGuard> {
         (!self.draining).then(|| DrainGuard::new(&self.drain))
+    }
+
+    /// What a request running its method in its layers' task takes from here: the slots it
+    /// waits for, the connection's log budget and questions, a guard on the drain.
+    pub(crate) fn here_parts(&self) -> HereParts {
+        HereParts {
+            slots: Arc::clone(&self.slots),
+            limiter: Arc::clone(&self.limiter),
+            pending: Arc::clone(&self.pending),
+            guard: self.drain_guard(),
+        }
     }
 
     /// Whether the transport may read another message: the look-ahead has room.

@@ -27,8 +27,9 @@ use crate::context::{Identity, RequestExtras};
 use crate::protocol::{
     ErrorObject, Feature, Incoming, Request as Message, RequestId, Revision, Shape, classify, shape_of,
 };
+use crate::serve::here::Served;
 use crate::serve::routes::{Named, route};
-use crate::serve::stateless::{self, Arrived, Served};
+use crate::serve::stateless::{self, Arrived};
 use crate::transport::connection::{Frame, RoutedMessage};
 
 /// POST: one message.
