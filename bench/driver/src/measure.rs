@@ -45,6 +45,9 @@ pub struct Measures {
     pub pipelined_rss_mb: Option<f64>,
     pub many_tools_call_per_s: Option<f64>,
     pub many_tools_list_per_s: Option<f64>,
+    /// One at a time through one layer that does nothing (ours: `--noop-layer`).
+    pub noop_layer_per_s: Option<f64>,
+    pub noop_layer_cpu_us: Option<f64>,
 }
 
 /// How many tools the many-tools rows register.
@@ -86,17 +89,25 @@ fn spawn_to_initialize(target: &Target, spawns: usize) -> f64 {
 /// one tool, its CPU time per call and the latency percentiles too.
 pub fn one_at_a_time(targets: &[Target], calls: u32, measures: &mut [Measures]) {
     let tools = MANY_TOOLS.to_string();
-    let one_tool = targets.iter().enumerate().map(|(index, target)| (index, target, false));
-    let many = targets.iter().enumerate().filter(|(_, target)| !target.one_tool).map(|(i, t)| (i, t, true));
+    let one_tool = targets.iter().enumerate().map(|(index, target)| (index, target, Kind::OneTool));
+    let frameworks = targets.iter().enumerate().filter(|(_, target)| !target.one_tool);
+    let many = frameworks.clone().map(|(i, t)| (i, t, Kind::ManyTools));
+    // Ours (the first column) once more, through one layer that does nothing.
+    let layered = frameworks.take(1).map(|(i, t)| (i, t, Kind::NoopLayer));
     let mut driven: Vec<Driven> = one_tool
         .chain(many)
-        .map(|(index, target, many)| {
-            let args: &[&str] = if many { &["--tools", &tools] } else { &[] };
+        .chain(layered)
+        .map(|(index, target, kind)| {
+            let args: &[&str] = match kind {
+                Kind::OneTool => &[],
+                Kind::ManyTools => &["--tools", &tools],
+                Kind::NoopLayer => &["--noop-layer"],
+            };
             let mut server = Server::spawn(&target.program, args);
             server.handshake();
             warm_up(&mut server, "sum");
             let cpu_before = server.cpu_ns();
-            Driven { index, many, server, cpu_before, spent: Duration::ZERO, latencies: Vec::new() }
+            Driven { index, kind, server, cpu_before, spent: Duration::ZERO, latencies: Vec::new() }
         })
         .collect();
     let mut sent = 0;
@@ -108,8 +119,10 @@ pub fn one_at_a_time(targets: &[Target], calls: u32, measures: &mut [Measures]) 
         for driven in &mut driven {
             let start = Instant::now();
             for n in chunk.clone() {
-                let tool =
-                    if driven.many { format!("extra_{}", 1 + n as usize % (MANY_TOOLS - 1)) } else { "sum".into() };
+                let tool = match driven.kind {
+                    Kind::ManyTools => format!("extra_{}", 1 + n as usize % (MANY_TOOLS - 1)),
+                    Kind::OneTool | Kind::NoopLayer => "sum".into(),
+                };
                 let asked = Instant::now();
                 driven.server.send(&call(&tool, n));
                 let answer = driven.server.receive();
@@ -120,18 +133,26 @@ pub fn one_at_a_time(targets: &[Target], calls: u32, measures: &mut [Measures]) 
         }
         sent = *chunk.end();
     }
-    for Driven { index, many, server, cpu_before, spent, mut latencies } in driven {
+    for Driven { index, kind, server, cpu_before, spent, mut latencies } in driven {
         let cpu = server.cpu_ns() - cpu_before;
         server.finish();
         let measures = &mut measures[index];
         let per_s = Some(f64::from(calls) / spent.as_secs_f64());
-        if many {
-            measures.many_tools_call_per_s = per_s;
-            continue;
+        let cpu_us = Some(cpu as f64 / 1e3 / f64::from(calls));
+        match kind {
+            Kind::ManyTools => {
+                measures.many_tools_call_per_s = per_s;
+                continue;
+            }
+            Kind::NoopLayer => {
+                (measures.noop_layer_per_s, measures.noop_layer_cpu_us) = (per_s, cpu_us);
+                continue;
+            }
+            Kind::OneTool => {}
         }
         latencies.sort();
         measures.sequential_per_s = per_s;
-        measures.cpu_us_per_request = Some(cpu as f64 / 1e3 / f64::from(calls));
+        measures.cpu_us_per_request = cpu_us;
         measures.p50_us = Some(micros(latencies[latencies.len() / 2]));
         measures.p99_us = Some(micros(latencies[latencies.len() * 99 / 100]));
     }
@@ -141,12 +162,22 @@ pub fn one_at_a_time(targets: &[Target], calls: u32, measures: &mut [Measures]) 
 struct Driven {
     /// Its target's place in the table.
     index: usize,
-    /// Started with [`MANY_TOOLS`] tools, which it is called in turn.
-    many: bool,
+    kind: Kind,
     server: Server,
     cpu_before: u64,
     spent: Duration,
     latencies: Vec<Duration>,
+}
+
+/// What a server of the one-at-a-time pass serves.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    /// `sum` alone.
+    OneTool,
+    /// [`MANY_TOOLS`] tools, which it is called in turn.
+    ManyTools,
+    /// `sum` through one layer that does nothing.
+    NoopLayer,
 }
 
 /// Calls one server gets in a row before the next server's turn, one at a time: about a tenth

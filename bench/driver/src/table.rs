@@ -16,10 +16,12 @@ pub enum Row {
     PipelinedRss,
     ManyToolsCall,
     ManyToolsList,
+    NoopLayer,
+    NoopLayerCpu,
 }
 
 impl Row {
-    pub const ALL: [Row; 9] = [
+    pub const ALL: [Row; 11] = [
         Row::Spawn,
         Row::Sequential,
         Row::Cpu,
@@ -29,6 +31,8 @@ impl Row {
         Row::PipelinedRss,
         Row::ManyToolsCall,
         Row::ManyToolsList,
+        Row::NoopLayer,
+        Row::NoopLayerCpu,
     ];
 
     fn label(self) -> String {
@@ -42,6 +46,8 @@ impl Row {
             Row::PipelinedRss => "peak RSS, pipelined, MB".into(),
             Row::ManyToolsCall => format!("{MANY_TOOLS} tools: `tools/call` one at a time, req/s"),
             Row::ManyToolsList => format!("{MANY_TOOLS} tools: `tools/list` one at a time, req/s"),
+            Row::NoopLayer => "one at a time through one no-op layer, req/s (compare: one request at a time)".into(),
+            Row::NoopLayerCpu => "server CPU per request through one no-op layer, µs".into(),
         }
     }
 
@@ -56,6 +62,8 @@ impl Row {
             Row::PipelinedRss => measures.pipelined_rss_mb,
             Row::ManyToolsCall => measures.many_tools_call_per_s,
             Row::ManyToolsList => measures.many_tools_list_per_s,
+            Row::NoopLayer => measures.noop_layer_per_s,
+            Row::NoopLayerCpu => measures.noop_layer_cpu_us,
         }
     }
 }

@@ -29,7 +29,13 @@ fn main() -> mcp_runtime::Result<()> {
             .handler(|pair: Pair| async move { (pair.a + pair.b).to_string() });
         server = server.tool(extra);
     }
-    // `--http ADDR` (the `http` build) goes through the standard command line; `--tools` is
-    // this benchmark's own, so stdio is served without reading it.
+    // `--noop-layer`: one layer that passes every request on and does nothing else, for the
+    // cost of the layers' path alone.
+    if std::env::args().any(|a| a == "--noop-layer") {
+        server = server
+            .layer(mcp_runtime::middleware::from_fn(|request, next: mcp_runtime::middleware::Next| next.run(request)));
+    }
+    // `--http ADDR` (the `http` build) goes through the standard command line; `--tools` and
+    // `--noop-layer` are this benchmark's own, so stdio is served without reading them.
     if std::env::args().any(|a| a == "--http") { server.run() } else { server.run_stdio() }
 }

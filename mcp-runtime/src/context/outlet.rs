@@ -74,6 +74,40 @@ impl Outgoing {
 /// questions about it, then its response.
 pub(crate) type RequestStream = mpsc::Sender<Outgoing>;
 
+/// A request's own stream, made when the request first sends something before its answer:
+/// most never do, and a channel costs a few kilobytes (what a 2026-07-28 request served where
+/// it arrives uses; the transport takes the receiver once it is made).
+#[derive(Debug, Default)]
+pub(crate) struct StreamOnUse {
+    sender: std::sync::OnceLock<RequestStream>,
+    receiver: std::sync::Mutex<Option<mpsc::Receiver<Outgoing>>>,
+}
+
+impl StreamOnUse {
+    fn sender(&self) -> &RequestStream {
+        self.sender.get_or_init(|| {
+            let (sender, receiver) = mpsc::channel(16);
+            *self.receiver.lock().unwrap_or_else(|e| e.into_inner()) = Some(receiver);
+            sender
+        })
+    }
+
+    /// Whether the request sent anything before its answer (so the stream exists).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn is_made(&self) -> bool {
+        self.sender.get().is_some()
+    }
+
+    /// The receiving end, once the stream was made (given once).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn take_receiver(&self) -> Option<mpsc::Receiver<Outgoing>> {
+        match self.sender.get() {
+            None => None,
+            Some(_) => self.receiver.lock().unwrap_or_else(|e| e.into_inner()).take(),
+        }
+    }
+}
+
 /// Where a request's notifications go: the connection's output, or the request's own stream.
 #[derive(Debug, Clone)]
 pub(crate) enum Outlet {
@@ -81,6 +115,9 @@ pub(crate) enum Outlet {
     Connection(mpsc::Sender<Vec<u8>>),
     /// The request's own stream.
     Request(RequestStream),
+    /// The request's own stream, made on first use.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    OnUse(std::sync::Arc<StreamOnUse>),
     /// Nowhere: a task's handler sends no notifications (its request was answered when the
     /// task was created).
     Nowhere,
@@ -92,6 +129,7 @@ impl Outlet {
         match self {
             Outlet::Connection(out) => out.send(line).await.is_ok(),
             Outlet::Request(stream) => stream.send(Outgoing::interim(line)).await.is_ok(),
+            Outlet::OnUse(stream) => stream.sender().send(Outgoing::interim(line)).await.is_ok(),
             Outlet::Nowhere => false,
         }
     }
@@ -101,6 +139,7 @@ impl Outlet {
         match self {
             Outlet::Connection(out) => out.try_send(line).is_ok(),
             Outlet::Request(stream) => stream.try_send(Outgoing::interim(line)).is_ok(),
+            Outlet::OnUse(stream) => stream.sender().try_send(Outgoing::interim(line)).is_ok(),
             Outlet::Nowhere => false,
         }
     }

@@ -19,6 +19,10 @@ pub(crate) enum ReplyTo {
     Stream(RequestStream),
     /// A batch's buffer, which sends the batch's answer once every member has delivered.
     Batch(mpsc::UnboundedSender<Vec<u8>>),
+    /// Back to the caller, which runs the request in its own task and awaits its answer
+    /// ([`Runner::Here`](crate::serve::executor::Runner::Here)).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    Caller,
 }
 
 impl ReplyTo {
@@ -28,6 +32,7 @@ impl ReplyTo {
         match self {
             ReplyTo::Stream(stream) => Outlet::Request(stream.clone()),
             ReplyTo::Connection | ReplyTo::Batch(_) => Outlet::Connection(connection.clone()),
+            ReplyTo::Caller => Outlet::Nowhere,
         }
     }
 }
@@ -98,7 +103,7 @@ impl Started {
 /// into its batch.
 pub(crate) fn answer(reply_to: ReplyTo, message: Outgoing) -> Started {
     match reply_to {
-        ReplyTo::Connection => Started::Answered(Reply::now(message)),
+        ReplyTo::Connection | ReplyTo::Caller => Started::Answered(Reply::now(message)),
         ReplyTo::Stream(stream) => Started::Answered(Reply::to_stream(message, stream)),
         ReplyTo::Batch(batch) => {
             let _ = batch.send(message.line);

@@ -124,11 +124,13 @@ pub(crate) struct Route {
     /// cacheable methods.
     pub(crate) caching: Caching,
     /// What its `Mcp-Name` header names (2026-07-28 over HTTP).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) named: Named,
     /// Its handler may ask the client (2026-07-28: an input-required result).
     pub(crate) may_ask: bool,
     /// It opens a stream that lives on its connection's loop (`subscriptions/listen`): it is
     /// bounded by the listen limit, not the request limit.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) opens_stream: bool,
 }
 

@@ -9,7 +9,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use crate::context::outlet::{Outgoing, Outlet, RequestStream};
+use crate::context::outlet::{Outgoing, Outlet, StreamOnUse};
 use crate::context::slot::SlotLease;
 use crate::context::{CancelToken, Context, RequestExtras, RequestParts};
 use crate::middleware::{BoxError, Inward, McpRequest, McpResponse, Proceed, Transport};
@@ -29,8 +29,8 @@ pub(crate) struct Arrived<'a> {
     /// The text of its `params._meta` (which names its revision: it is there).
     pub(crate) meta: &'a str,
     pub(crate) extras: Arc<RequestExtras>,
-    /// Where what it sends before its answer goes (progress, log messages).
-    pub(crate) stream: RequestStream,
+    /// Where what it sends before its answer goes (progress, log messages), made on first use.
+    pub(crate) stream: Arc<StreamOnUse>,
     /// Its share of the transport's request limit, held while it runs.
     pub(crate) lease: Arc<SlotLease>,
 }
@@ -55,8 +55,8 @@ pub(crate) fn serve(core: &Arc<ServerCore>, arrived: Arrived<'_>) -> Served {
         Err(e) => return Served::Answered(Outgoing::error(Some(&message.id), &e)),
     };
     let logging = if core.config.client_logging { Logging::PerRequest } else { Logging::Disabled };
-    let here = link(lease, stream.clone());
-    let reply_to = ReplyTo::Stream(stream);
+    let here = link(lease, stream);
+    let reply_to = ReplyTo::Caller;
     let reading = Reading { negotiated, fresh: false, meta: Some(meta), logging, extras: Some(extras), reply_to };
     let (request, handler) = match admit(core, message, reading) {
         Ok(admitted) => admitted,
@@ -73,8 +73,8 @@ pub(crate) fn serve(core: &Arc<ServerCore>, arrived: Arrived<'_>) -> Served {
 
 /// What a request served here may use: its share of the request limit, its stream, a log
 /// budget of its own; it asks through input-required results, not a connection.
-fn link(lease: Arc<SlotLease>, stream: RequestStream) -> HereLink {
-    HereLink { lease, out: Outlet::Request(stream), limiter: Arc::default(), pending: None }
+fn link(lease: Arc<SlotLease>, stream: Arc<StreamOnUse>) -> HereLink {
+    HereLink { lease, out: Outlet::OnUse(stream), limiter: Arc::default(), pending: None }
 }
 
 /// Runs `request` through the layers, as one future whose innermost service runs its method

@@ -18,7 +18,8 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::task::{Context as TaskContext, Poll};
 use std::time::{Duration, Instant};
 
@@ -46,35 +47,45 @@ impl<F: Future + Unpin> Future for InPlace<F> {
 }
 
 /// One body running in place, for as long as this lives.
-struct Watched(u64);
+struct Watched(Arc<Slot>);
 
-/// The bodies running in place, and whether the watch thread sleeps.
+/// A thread's place for the body it runs in place (one at a time: a body runs within one poll):
+/// when it began and on which runtime, and whether a worker was woken for it. Each thread
+/// locks its own, and the watch thread each one now and then: no lock is shared by the
+/// threads that run bodies.
 #[derive(Default)]
+struct Slot(Mutex<Option<Running>>);
+
+/// The body a thread runs in place.
 struct Running {
-    next: u64,
-    /// Each body: its number, when it began, its runtime, and whether a worker was woken for it.
-    bodies: Vec<(u64, Instant, tokio::runtime::Handle, bool)>,
-    /// The watch thread sleeps until a body begins (it is woken then).
-    asleep: bool,
+    began: Instant,
+    runtime: tokio::runtime::Handle,
+    nudged: bool,
 }
 
-static RUNNING: Mutex<Running> = Mutex::new(Running { next: 0, bodies: Vec::new(), asleep: false });
+/// Every thread's slot (a thread adds its own the first time it runs a body), and whether the
+/// watch thread sleeps.
+static SLOTS: Mutex<Vec<Weak<Slot>>> = Mutex::new(Vec::new());
+static ASLEEP: AtomicBool = AtomicBool::new(false);
 static WATCH: OnceLock<Option<std::thread::Thread>> = OnceLock::new();
 
-fn running() -> std::sync::MutexGuard<'static, Running> {
-    RUNNING.lock().unwrap_or_else(|e| e.into_inner())
+thread_local! {
+    static OWN: Arc<Slot> = {
+        let slot = Arc::new(Slot::default());
+        lock(&SLOTS).push(Arc::downgrade(&slot));
+        slot
+    };
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Watched {
     fn begin() -> Watched {
-        let handle = tokio::runtime::Handle::current();
-        let (id, wake) = {
-            let mut running = running();
-            let id = running.next;
-            running.next += 1;
-            running.bodies.push((id, Instant::now(), handle, false));
-            (id, std::mem::take(&mut running.asleep))
-        };
+        let slot = OWN.with(Arc::clone);
+        let runtime = tokio::runtime::Handle::current();
+        *lock(&slot.0) = Some(Running { began: Instant::now(), runtime, nudged: false });
         let watch = WATCH.get_or_init(|| {
             let started = std::thread::Builder::new().name("mcp-plain-fn-watch".into()).spawn(watch);
             if let Err(e) = &started {
@@ -82,19 +93,18 @@ impl Watched {
             }
             started.ok().map(|thread| thread.thread().clone())
         });
-        if wake && let Some(thread) = watch {
+        if ASLEEP.swap(false, Ordering::AcqRel)
+            && let Some(thread) = watch
+        {
             thread.unpark();
         }
-        Watched(id)
+        Watched(slot)
     }
 }
 
 impl Drop for Watched {
     fn drop(&mut self) {
-        let mut running = running();
-        if let Some(at) = running.bodies.iter().position(|(id, ..)| *id == self.0) {
-            running.bodies.swap_remove(at);
-        }
+        *lock(&self.0.0) = None;
     }
 }
 
@@ -104,25 +114,38 @@ fn watch() {
     let mut idle = 0;
     loop {
         let mut nudge = Vec::new();
-        let sleep = {
-            let mut running = running();
-            let now = Instant::now();
-            for (_, began, handle, nudged) in &mut running.bodies {
-                if !*nudged && now.duration_since(*began) >= NUDGE_AFTER {
-                    *nudged = true;
-                    nudge.push(handle.clone());
+        let mut running = false;
+        let now = Instant::now();
+        lock(&SLOTS).retain(|slot| {
+            let Some(slot) = slot.upgrade() else { return false };
+            if let Some(body) = lock(&slot.0).as_mut() {
+                running = true;
+                if !body.nudged && now.duration_since(body.began) >= NUDGE_AFTER {
+                    body.nudged = true;
+                    nudge.push(body.runtime.clone());
                 }
             }
-            idle = if running.bodies.is_empty() { idle + 1 } else { 0 };
-            running.asleep = idle >= IDLE_TICKS;
-            running.asleep
-        };
-        for handle in nudge {
+            true
+        });
+        idle = if running { 0 } else { idle + 1 };
+        for runtime in nudge {
             // Spawned from outside the runtime: it goes to the shared queue and wakes a
             // parked worker, which then polls the I/O driver when it parks again.
-            drop(handle.spawn(async {}));
+            drop(runtime.spawn(async {}));
         }
-        if sleep {
+        if idle >= IDLE_TICKS {
+            ASLEEP.store(true, Ordering::Release);
+            // A body that began after the last look, before `ASLEEP`, would not wake this
+            // thread: look once more before sleeping.
+            let began_meanwhile = lock(&SLOTS)
+                .iter()
+                .filter_map(Weak::upgrade)
+                .any(|slot| lock(&slot.0).is_some());
+            if began_meanwhile {
+                ASLEEP.store(false, Ordering::Release);
+                idle = 0;
+                continue;
+            }
             std::thread::park();
         } else {
             std::thread::park_timeout(TICK);

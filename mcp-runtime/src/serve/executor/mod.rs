@@ -328,6 +328,8 @@ pub(crate) fn collect_batch(out: Outlet, guard: Option<DrainGuard>) -> mpsc::Unb
             let _ = match out {
                 Outlet::Connection(out) => out.send(array).await.is_ok(),
                 Outlet::Request(stream) => stream.send(Outgoing::success(array, None)).await.is_ok(),
+                // Batches are handshake-era: never served where they arrive.
+                Outlet::OnUse(_) => false,
                 Outlet::Nowhere => false,
             };
         }

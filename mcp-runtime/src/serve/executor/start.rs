@@ -476,7 +476,9 @@ impl<T> Drop for OnBlockingPool<T> {
 /// slot, until it is queued), a batch member's into its batch's buffer.
 fn deliver_now(reply_to: ReplyTo, message: Outgoing, lease: &SlotLease) -> Started {
     match reply_to {
-        ReplyTo::Connection => Started::Answered(Reply { message, stream: None, _slot: lease.take() }),
+        ReplyTo::Connection | ReplyTo::Caller => {
+            Started::Answered(Reply { message, stream: None, _slot: lease.take() })
+        }
         ReplyTo::Stream(stream) => Started::Answered(Reply { message, stream: Some(stream), _slot: lease.take() }),
         ReplyTo::Batch(batch) => {
             let _ = batch.send(message.line);
@@ -499,6 +501,8 @@ pub(crate) async fn deliver(out: &mpsc::Sender<Vec<u8>>, reply_to: ReplyTo, mess
         ReplyTo::Batch(batch) => {
             let _ = batch.send(message.line);
         }
+        // Its caller awaits the work that produced it: no task delivers it.
+        ReplyTo::Caller => tracing::error!("a request answered to its caller was delivered by a task"),
     }
 }
 

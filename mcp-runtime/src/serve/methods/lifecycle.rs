@@ -148,7 +148,7 @@ pub(crate) fn listen(session: &mut Session, request: &Request<'_>) -> Outgoing {
     let params = request.raw_params().map_or("{}", RawValue::get);
     let stream = match &request.reply_to {
         ReplyTo::Stream(stream) => Some(stream.clone()),
-        ReplyTo::Connection | ReplyTo::Batch(_) => None,
+        ReplyTo::Connection | ReplyTo::Batch(_) | ReplyTo::Caller => None,
     };
     let opening = Opening {
         id: &request.id,

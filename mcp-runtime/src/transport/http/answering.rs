@@ -3,6 +3,8 @@
 //! caching hints) or as an SSE stream.
 
 use std::convert::Infallible;
+use std::sync::Arc;
+use std::task::Poll;
 
 use axum::body::Body;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
@@ -12,7 +14,7 @@ use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use super::options::ResponseMode;
 use super::sessions::App;
 use super::sse::{sse_event, sse_headers};
-use crate::context::outlet::Outgoing;
+use crate::context::outlet::{Outgoing, StreamOnUse};
 use crate::protocol::{CachePolicy, RequestId, code};
 use crate::transport::connection::Frame;
 use crate::util::BoxFuture;
@@ -96,7 +98,10 @@ pub(super) fn cache_control(policy: CachePolicy) -> Option<HeaderValue> {
 /// here is dropped with it, and a loop is told.
 pub(super) struct Answering {
     first: Option<Outgoing>,
-    rest: mpsc::Receiver<Outgoing>,
+    /// What the request sends before its answer (`None` until a stream made on use exists).
+    rest: Option<mpsc::Receiver<Outgoing>>,
+    /// The request's stream, made when it first sends something (served here).
+    on_use: Option<Arc<StreamOnUse>>,
     /// The request's work, served here (2026-07-28), until it answers.
     work: Option<BoxFuture<'static, Option<Outgoing>>>,
     /// Its answer, once its work gave it, sent after what it sent before.
@@ -111,16 +116,44 @@ pub(super) struct Answering {
 }
 
 impl Answering {
+    /// A request a loop serves: what it sends comes from `rest`.
     pub(super) fn new(
         rest: mpsc::Receiver<Outgoing>,
         id: Option<RequestId>,
         cancel: Option<mpsc::Sender<Frame>>,
         slot: Option<OwnedSemaphorePermit>,
     ) -> Self {
-        Answering { first: None, rest, work: None, answer: None, id, next_event: 1, done: false, cancel, _slot: slot }
+        Answering {
+            first: None,
+            rest: Some(rest),
+            on_use: None,
+            work: None,
+            answer: None,
+            id,
+            next_event: 1,
+            done: false,
+            cancel,
+            _slot: slot,
+        }
     }
 
-    pub(super) fn with_first(mut self, answer: Outgoing) -> Self {
+    /// A request served here: what it sends before its answer goes to `stream`.
+    pub(super) fn here(stream: Arc<StreamOnUse>, id: RequestId) -> Self {
+        Answering {
+            first: None,
+            rest: None,
+            on_use: Some(stream),
+            work: None,
+            answer: None,
+            id: Some(id),
+            next_event: 1,
+            done: false,
+            cancel: None,
+            _slot: None,
+        }
+    }
+
+    pub(super) fn with_answer(mut self, answer: Outgoing) -> Self {
         self.answer = Some(answer);
         self
     }
@@ -136,21 +169,43 @@ impl Answering {
         if let Some(first) = self.first.take() {
             return Some(first);
         }
+        std::future::poll_fn(|cx| self.poll_next(cx)).await
+    }
+
+    fn poll_next(&mut self, cx: &mut std::task::Context<'_>) -> Poll<Option<Outgoing>> {
         loop {
-            if let Ok(message) = self.rest.try_recv() {
-                return Some(message);
+            if self.rest.is_none() {
+                self.rest = self.on_use.as_ref().and_then(|stream| stream.take_receiver());
             }
+            let stream_open = match self.rest.as_mut().map(|rest| rest.poll_recv(cx)) {
+                Some(Poll::Ready(Some(message))) => return Poll::Ready(Some(message)),
+                Some(Poll::Ready(None)) => false,
+                Some(Poll::Pending) => true,
+                None => false,
+            };
             if let Some(answer) = self.answer.take() {
-                return Some(answer);
+                return Poll::Ready(Some(answer));
             }
-            let Some(work) = self.work.as_mut() else { return self.rest.recv().await };
-            tokio::select! {
-                biased;
-                Some(message) = self.rest.recv() => return Some(message),
-                answer = work => {
+            let Some(work) = self.work.as_mut() else {
+                // A loop's request waits on its stream until it closes; a request served here
+                // has nothing more once its work ended.
+                return match stream_open && self.on_use.is_none() {
+                    true => Poll::Pending,
+                    false => Poll::Ready(None),
+                };
+            };
+            let made_before = self.rest.is_some();
+            match work.as_mut().poll(cx) {
+                Poll::Ready(answer) => {
                     self.work = None;
-                    self.answer = Some(answer?);
+                    match answer {
+                        Some(answer) => self.answer = Some(answer),
+                        None => return Poll::Ready(None),
+                    }
                 }
+                // A stream made while the work ran may hold its first message already: look.
+                Poll::Pending if !made_before && self.on_use.as_ref().is_some_and(|s| s.is_made()) => {}
+                Poll::Pending => return Poll::Pending,
             }
         }
     }
@@ -158,7 +213,7 @@ impl Answering {
     /// Its stream and its slot, for a resumable stream to carry on (handshake era).
     pub(super) fn into_parts(mut self) -> (mpsc::Receiver<Outgoing>, Option<OwnedSemaphorePermit>) {
         self.done = true;
-        let rest = std::mem::replace(&mut self.rest, mpsc::channel(1).1);
+        let rest = self.rest.take().unwrap_or_else(|| mpsc::channel(1).1);
         (rest, self._slot.take())
     }
 }

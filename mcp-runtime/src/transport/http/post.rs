@@ -21,7 +21,7 @@ use super::sse::{body_stream, sse_headers};
 use super::stateless_headers::{ParamsHead, check_param_headers, check_stateless_headers};
 use super::streams::pump;
 use super::{SESSION_HEADER, VERSION_HEADER, busy, reject};
-use crate::context::outlet::{Answer, Outgoing, RequestStream};
+use crate::context::outlet::{Answer, Outgoing, RequestStream, StreamOnUse};
 use crate::context::slot::SlotLease;
 use crate::context::{Identity, RequestExtras};
 use crate::protocol::{
@@ -177,13 +177,13 @@ async fn post_stateless(app: &Arc<App>, posted: Posted<'_>, from: From) -> Respo
         return busy(Some(&request.id), "The server is busy: retry later");
     };
     let id = request.id.clone();
-    let (stream, answers) = mpsc::channel::<Outgoing>(16);
+    let stream = Arc::new(StreamOnUse::default());
     let lease = SlotLease::new(Arc::clone(&app.requests), slot);
     let extras = from.into_extras(app, None);
-    let arrived = Arrived { message: request, meta, extras, stream, lease };
+    let arrived = Arrived { message: request, meta, extras, stream: Arc::clone(&stream), lease };
     let mut answering = match stateless::serve(&app.core, arrived) {
-        Served::Answered(answer) => Answering::new(answers, Some(id.clone()), None, None).with_first(answer),
-        Served::Running(work) => Answering::new(answers, Some(id.clone()), None, None).with_work(work),
+        Served::Answered(answer) => Answering::here(stream, id.clone()).with_answer(answer),
+        Served::Running(work) => Answering::here(stream, id.clone()).with_work(work),
         Served::OnLoop => {
             return reject(StatusCode::INTERNAL_SERVER_ERROR, Some(&id), ErrorObject::internal("Not served here"));
         }
