@@ -20,7 +20,7 @@ use crate::serve::admit::{Reading, admit, skips_layers};
 use crate::serve::arrival::{Arrival, Via};
 use crate::serve::executor::collect_batch;
 use crate::serve::layered::{Back, Hold};
-use crate::serve::reply::{Reply, ReplyTo, Started, answer};
+use crate::serve::reply::{Reply, ReplyTo, Started};
 use crate::serve::request::{Logging, Request, is_stateless, meta_of};
 use crate::serve::routes::{Handler, route};
 use crate::serve::session::{Era, Session};
@@ -51,7 +51,7 @@ impl Session {
                 tracing::debug!(reason, "ignoring a malformed notification");
                 Started::Later
             }
-            Incoming::Invalid(id, error) => answer(arrival.reply_to, Outgoing::error(id.as_ref(), &error)),
+            Incoming::Invalid(id, error) => arrival.reply_to.now(Outgoing::error(id.as_ref(), &error), None),
         }
     }
 
@@ -67,7 +67,7 @@ impl Session {
                     }
                     negotiated
                 }
-                Err(e) => return answer(reply_to, Outgoing::error(Some(&message.id), &e)),
+                Err(e) => return reply_to.now(Outgoing::error(Some(&message.id), &e), None),
             },
             (_, Era::Fresh) => Arc::clone(&self.fresh),
             (_, Era::Handshake { negotiated, .. }) => Arc::clone(negotiated),
@@ -81,7 +81,7 @@ impl Session {
         let reading = Reading { negotiated, fresh, meta, logging, extras, reply_to };
         let (request, handler) = match admit(&self.core, message, reading) {
             Ok(admitted) => admitted,
-            Err((error, reply_to)) => return answer(reply_to, error),
+            Err((error, reply_to)) => return reply_to.now(error, None),
         };
         match self.layered.is_some() && !skips_layers(&request) {
             true => self.through_layers(request, handler),
@@ -126,11 +126,11 @@ impl Session {
         match handler {
             Handler::Lifecycle(handle) => {
                 let line = span().in_scope(|| handle(self, &request));
-                answer(request.reply_to, line)
+                request.reply_to.now(line, None)
             }
             Handler::Inline(handle) => {
                 let line = span().in_scope(|| handle(&request));
-                answer(request.reply_to, line)
+                request.reply_to.now(line, None)
             }
             Handler::Work(work) => self.executor.submit(request, work),
             Handler::Notification(_) => Started::Later,
@@ -180,11 +180,11 @@ impl Session {
         let items: Vec<&RawValue> = match serde_json::from_str(text) {
             Ok(items) => items,
             Err(e) if e.is_syntax() || e.is_eof() => {
-                return answer(reply_to, Outgoing::error(None, &ErrorObject::parse_error(e)));
+                return reply_to.now(Outgoing::error(None, &ErrorObject::parse_error(e)), None);
             }
             Err(e) => {
                 let error = ErrorObject::invalid_request(format!("Invalid batch: {e}"));
-                return answer(reply_to, Outgoing::error(None, &error));
+                return reply_to.now(Outgoing::error(None, &error), None);
             }
         };
         let refusal = if !batching {
@@ -195,28 +195,28 @@ impl Session {
             None
         };
         if let Some(refusal) = refusal {
-            return answer(reply_to, Outgoing::error(None, &ErrorObject::invalid_request(refusal)));
+            return reply_to.now(Outgoing::error(None, &ErrorObject::invalid_request(refusal)), None);
         }
         let batch = collect_batch(reply_to.outlet(self.executor.output()), self.executor.drain_guard());
         for item in items {
             let member = Arrival { reply_to: ReplyTo::Batch(batch.clone()), extras: extras.clone(), via };
             let _none = match (shape_of(item.get()), classify(item.get())) {
-                (_, Incoming::Request(request)) if is_stateless(meta_of(request.params)) => answer(
-                    member.reply_to,
+                (_, Incoming::Request(request)) if is_stateless(meta_of(request.params)) => member.reply_to.now(
                     Outgoing::error(
                         Some(&request.id),
                         &ErrorObject::invalid_request(
                             "Invalid request: 2026-07-28 requests (with `_meta` protocolVersion) cannot be batched",
                         ),
                     ),
+                    None,
                 ),
                 (Shape::Object, message) => self.on_single(message, member),
-                _ => answer(
-                    member.reply_to,
+                _ => member.reply_to.now(
                     Outgoing::error(
                         None,
                         &ErrorObject::invalid_request("Invalid request: a batch element must be an object"),
                     ),
+                    None,
                 ),
             };
         }

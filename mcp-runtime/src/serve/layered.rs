@@ -26,9 +26,9 @@ use crate::declare::scopes::Scopes;
 use crate::error::ItemKind;
 use crate::middleware::{BoxError, Inward, McpRequest, McpResponse, McpService, Proceed, Target, Transport};
 use crate::protocol::{ErrorObject, RequestId};
-use crate::serve::executor::{HereParts, LOOK_AHEAD, deliver, guarded};
+use crate::serve::executor::{HereParts, LOOK_AHEAD, guarded};
 use crate::serve::here::{HereLink, Served, run_here};
-use crate::serve::reply::{ReplyTo, respond};
+use crate::serve::reply::{ReplyTo, result_line};
 use crate::serve::request::Request;
 use crate::serve::routes::Handler;
 use crate::server::core::ServerCore;
@@ -179,7 +179,7 @@ impl Layered {
                 Ok(Err(e)) => Outgoing::error(Some(&id), &ErrorObject::internal(format!("Internal error: {e}"))),
                 Err(failure) => Outgoing::error(Some(&id), &ErrorObject::internal(format!("A layer {failure}"))),
             };
-            deliver(&out, destination, line).await;
+            destination.deliver(&out, line).await;
         });
         self.inside += 1;
         self.counted += usize::from(hold.counted);
@@ -285,7 +285,7 @@ pub(crate) fn written(
     let mut line = match replaced {
         Some(Ok(result)) => {
             let cache = written.as_ref().and_then(|line| line.answer.as_ref()).and_then(|answer| answer.cache);
-            respond(core, id, revision, cache, result)
+            result_line(core, id, revision, cache, result)
         }
         Some(Err(error)) => Outgoing::error(Some(id), &error),
         None => written.unwrap_or_else(|| Outgoing::error(Some(id), &ErrorObject::internal("No answer"))),

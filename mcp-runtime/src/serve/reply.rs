@@ -25,7 +25,42 @@ pub(crate) enum ReplyTo {
     Caller,
 }
 
+/// The way out: every response goes where its `ReplyTo` says through one of these two, at
+/// once ([`now`](Self::now)) or from a task ([`deliver`](Self::deliver)).
 impl ReplyTo {
+    /// Sends a response ready where the request was read: for the connection's loop to queue
+    /// (with `slot`, the request's in-flight slot, held until it is queued), or into its
+    /// batch's buffer (the slot freed). A caller running the request here gets it back.
+    pub(crate) fn now(self, message: Outgoing, slot: Option<OwnedSemaphorePermit>) -> Started {
+        match self {
+            ReplyTo::Connection | ReplyTo::Caller => Started::Answered(Reply { message, stream: None, _slot: slot }),
+            ReplyTo::Stream(stream) => Started::Answered(Reply { message, stream: Some(stream), _slot: slot }),
+            ReplyTo::Batch(batch) => {
+                let _ = batch.send(message.line);
+                Started::Later
+            }
+        }
+    }
+
+    /// Sends a response from a task, waiting while the connection's output `out` (or the
+    /// request's stream) is full: the client is not reading.
+    pub(crate) async fn deliver(self, out: &mpsc::Sender<Vec<u8>>, message: Outgoing) {
+        match self {
+            // The queue is closed only when the output is gone: nothing is left to tell.
+            ReplyTo::Connection => {
+                let _ = out.send(message.line).await;
+            }
+            ReplyTo::Stream(stream) => {
+                let _ = stream.send(message).await;
+            }
+            ReplyTo::Batch(batch) => {
+                let _ = batch.send(message.line);
+            }
+            // Its caller awaits the work that produced it: no task delivers it.
+            ReplyTo::Caller => tracing::error!("a request answered to its caller was delivered by a task"),
+        }
+    }
+
     /// Where what the request sends before its answer goes: its own stream, or else the
     /// connection's output (`connection`), batch members included.
     pub(crate) fn outlet(&self, connection: &mpsc::Sender<Vec<u8>>) -> Outlet {
@@ -51,11 +86,6 @@ impl Reply {
     /// A response that held no slot (lifecycle and inline methods, errors).
     pub(crate) fn now(message: Outgoing) -> Self {
         Reply { message, stream: None, _slot: None }
-    }
-
-    /// The same, for a request with a stream of its own.
-    pub(crate) fn to_stream(message: Outgoing, stream: RequestStream) -> Self {
-        Reply { message, stream: Some(stream), _slot: None }
     }
 }
 
@@ -95,19 +125,6 @@ impl Started {
                 tracing::error!("a request's work came back to a connection's loop, which cannot await it");
                 None
             }
-        }
-    }
-}
-
-/// Sends an answer given before any work started where it goes: back to the transport, or
-/// into its batch.
-pub(crate) fn answer(reply_to: ReplyTo, message: Outgoing) -> Started {
-    match reply_to {
-        ReplyTo::Connection | ReplyTo::Caller => Started::Answered(Reply::now(message)),
-        ReplyTo::Stream(stream) => Started::Answered(Reply::to_stream(message, stream)),
-        ReplyTo::Batch(batch) => {
-            let _ = batch.send(message.line);
-            Started::Later
         }
     }
 }
@@ -200,7 +217,7 @@ pub(crate) struct Empty {}
 /// Writes a result's response line for its revision, serializing once, straight into the
 /// line: 2026-07-28 adds `resultType`, the caching fields of cacheable results, and
 /// `serverInfo` in `_meta`, written into the same object after the result's own fields.
-pub(crate) fn respond<T: WireResult>(
+pub(crate) fn result_line<T: WireResult>(
     core: &ServerCore,
     id: &RequestId,
     revision: Revision,

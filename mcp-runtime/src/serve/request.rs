@@ -26,7 +26,7 @@ use crate::error::ItemKind;
 use crate::middleware::{Item, Visibility};
 use crate::protocol::{CachePolicy, CacheScope, Cacheable};
 use crate::protocol::{ErrorObject, Feature, Implementation, LogLevel, RequestId, Revision, code, member, mentions};
-use crate::serve::reply::{InputRequired, ReplyTo, WireResult, respond};
+use crate::serve::reply::{InputRequired, ReplyTo, WireResult, result_line};
 use crate::server::core::ServerCore;
 
 /// Whether and how a method's results may be cached (2026-07-28).
@@ -252,7 +252,7 @@ impl Request<'_> {
 
     /// The success response line for `result`.
     pub(crate) fn respond<T: WireResult>(&self, cache: Option<CachePolicy>, result: T) -> Outgoing {
-        respond(&self.core, &self.id, self.revision(), cache, result)
+        result_line(&self.core, &self.id, self.revision(), cache, result)
     }
 
     /// The error response line for `error`.
@@ -288,9 +288,9 @@ pub(crate) struct Responder {
 }
 
 impl Responder {
-    pub(crate) fn respond<T: WireResult>(&self, cache: Option<CachePolicy>, result: T) -> Outgoing {
+    pub(crate) fn answer<T: WireResult>(&self, cache: Option<CachePolicy>, result: T) -> Outgoing {
         self.context.finish();
-        respond(&self.core, &self.id, self.revision, cache, result)
+        result_line(&self.core, &self.id, self.revision, cache, result)
     }
 
     pub(crate) fn error(&self, error: &ErrorObject) -> Outgoing {
@@ -308,7 +308,7 @@ impl Responder {
         self.context.finish();
         match interrupt {
             Interrupt::InputRequired { requests, request_state } => {
-                respond(&self.core, &self.id, self.revision, None, InputRequired { requests, request_state })
+                result_line(&self.core, &self.id, self.revision, None, InputRequired { requests, request_state })
             }
             Interrupt::MissingCapability(question) => {
                 let message = format!(

@@ -27,7 +27,7 @@ use crate::middleware::Transport;
 use crate::protocol::{ErrorObject, is_json_whitespace};
 use crate::serve::arrival::{Arrival, Via};
 use crate::serve::layered::Back;
-use crate::serve::reply::{Reply, ReplyTo, answer};
+use crate::serve::reply::{Reply, ReplyTo};
 use crate::serve::session::{Session, SessionState};
 use crate::serve::subscriptions::Routed;
 use crate::server::changes::Heard;
@@ -124,8 +124,9 @@ pub(crate) struct LoopOptions {
 }
 
 /// A line for the connection's own output that a change notice became, with the notice's
-/// name (see [`ChangeNotice::seq`](crate::changes::ChangeNotice::seq)).
-pub(crate) type NamedLine = (Arc<str>, Vec<u8>);
+/// name (see [`ChangeNotice::seq`](crate::changes::ChangeNotice::seq)). Boxed: a channel
+/// allocates room for 32 items when it is made, and every idle session holds one of these.
+pub(crate) type NamedLine = Box<(Arc<str>, Vec<u8>)>;
 
 impl LoopOptions {
     /// The options of a connection over `transport`.
@@ -360,7 +361,7 @@ fn on_bytes(session: &mut Session, bytes: &[u8], arrival: Arrival) -> Option<Rep
     match std::str::from_utf8(bytes) {
         Ok(text) if text.chars().all(is_json_whitespace) => None,
         Ok(text) => session.on_message(text, arrival),
-        Err(e) => answer(arrival.reply_to, Outgoing::error(None, &ErrorObject::parse_error(e))).into_reply(),
+        Err(e) => arrival.reply_to.now(Outgoing::error(None, &ErrorObject::parse_error(e)), None).into_reply(),
     }
 }
 
@@ -389,7 +390,7 @@ async fn send_named(
     // named apart.
     for (n, (_, message)) in own.into_iter().enumerate() {
         let name = if n == 0 { Arc::clone(notice) } else { Arc::from(format!("{notice}/{n}")) };
-        let _ = named.send((name, message.line)).await;
+        let _ = named.send(Box::new((name, message.line))).await;
     }
 }
 

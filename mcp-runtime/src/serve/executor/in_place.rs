@@ -137,10 +137,7 @@ fn watch() {
             ASLEEP.store(true, Ordering::Release);
             // A body that began after the last look, before `ASLEEP`, would not wake this
             // thread: look once more before sleeping.
-            let began_meanwhile = lock(&SLOTS)
-                .iter()
-                .filter_map(Weak::upgrade)
-                .any(|slot| lock(&slot.0).is_some());
+            let began_meanwhile = lock(&SLOTS).iter().filter_map(Weak::upgrade).any(|slot| lock(&slot.0).is_some());
             if began_meanwhile {
                 ASLEEP.store(false, Ordering::Release);
                 idle = 0;

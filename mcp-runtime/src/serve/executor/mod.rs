@@ -20,7 +20,7 @@
 mod in_place;
 mod start;
 
-pub(crate) use start::{Failure, Runner, Start, deliver, detached, guarded, panic_message, within};
+pub(crate) use start::{Failure, Runner, Start, detached, guarded, panic_message, within};
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;

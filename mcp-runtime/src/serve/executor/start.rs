@@ -10,7 +10,7 @@ use std::task::{Context as TaskContext, Poll, Waker};
 use std::time::Duration;
 
 use tokio::runtime::RuntimeFlavor;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tracing::Instrument;
 
 use super::in_place::InPlace;
@@ -22,7 +22,7 @@ use crate::context::{CancelToken, Context};
 use crate::declare::handler::HandlerFn;
 use crate::declare::handler::{HandlerSpec, RunKind};
 use crate::protocol::RequestId;
-use crate::serve::reply::{Reply, ReplyTo, Started};
+use crate::serve::reply::{ReplyTo, Started};
 use crate::server::core::ServerCore;
 use crate::server::local::{LocalJob, LocalThread};
 
@@ -96,7 +96,7 @@ impl<'a> Start<'a> {
 impl Start<'_> {
     /// Answers at once (an error found before any user code ran, or a ready result).
     pub(crate) fn reply(self, line: Outgoing) -> Started {
-        deliver_now(self.reply_to, line, &self.lease)
+        self.reply_to.now(line, self.lease.take())
     }
 
     /// Calls `handler` with `input` where it belongs: a `Send` handler through
@@ -172,13 +172,13 @@ impl Start<'_> {
                 })
             };
             let failure = match first {
-                Ok(Poll::Ready(value)) => return deliver_now(self.reply_to, finish(Ok(value)), &self.lease),
+                Ok(Poll::Ready(value)) => return self.reply_to.now(finish(Ok(value)), self.lease.take()),
                 Err(panic) => Some(Failure::Panicked(panic_message(panic))),
                 // It stopped at once to ask the client: no need for a task.
                 Ok(Poll::Pending) => context.take_interrupt().map(Failure::Interrupted),
             };
             if let Some(failure) = failure {
-                return deliver_now(self.reply_to, finish(Err(failure)), &self.lease);
+                return self.reply_to.now(finish(Err(failure)), self.lease.take());
             }
             // Still pending: a correct future registers the task's waker at its next poll.
         }
@@ -278,7 +278,7 @@ impl Start<'_> {
                     async move {
                         let _guard = guard;
                         if let Some(line) = answer.await {
-                            deliver(&out, reply_to, line).await;
+                            reply_to.deliver(&out, line).await;
                         }
                         lease.release();
                     }
@@ -469,40 +469,6 @@ impl<T> Drop for OnBlockingPool<T> {
         {
             let _ = self.handover.set(permit);
         }
-    }
-}
-
-/// A response ready on the reading loop: the connection's goes back to the loop (with its
-/// slot, until it is queued), a batch member's into its batch's buffer.
-fn deliver_now(reply_to: ReplyTo, message: Outgoing, lease: &SlotLease) -> Started {
-    match reply_to {
-        ReplyTo::Connection | ReplyTo::Caller => {
-            Started::Answered(Reply { message, stream: None, _slot: lease.take() })
-        }
-        ReplyTo::Stream(stream) => Started::Answered(Reply { message, stream: Some(stream), _slot: lease.take() }),
-        ReplyTo::Batch(batch) => {
-            let _ = batch.send(message.line);
-            lease.release();
-            Started::Later
-        }
-    }
-}
-
-/// Queues a response from a task; waits while the queue is full (the client is not reading).
-pub(crate) async fn deliver(out: &mpsc::Sender<Vec<u8>>, reply_to: ReplyTo, message: Outgoing) {
-    match reply_to {
-        // The queue is closed only when the output is gone: nothing is left to tell.
-        ReplyTo::Connection => {
-            let _ = out.send(message.line).await;
-        }
-        ReplyTo::Stream(stream) => {
-            let _ = stream.send(message).await;
-        }
-        ReplyTo::Batch(batch) => {
-            let _ = batch.send(message.line);
-        }
-        // Its caller awaits the work that produced it: no task delivers it.
-        ReplyTo::Caller => tracing::error!("a request answered to its caller was delivered by a task"),
     }
 }
 

@@ -78,7 +78,7 @@ pub(crate) fn initialize(session: &mut Session, request: &Request<'_>) -> Outgoi
         client_ready: false,
     };
     session.changes += 1;
-    crate::serve::reply::respond(core, &request.id, revision, None, result)
+    crate::serve::reply::result_line(core, &request.id, revision, None, result)
 }
 
 pub(crate) fn ping(request: &Request<'_>) -> Outgoing {
@@ -99,7 +99,7 @@ pub(crate) fn discover(request: &Request<'_>) -> Outgoing {
     if let Some(instructions) = &core.instructions {
         result.insert("instructions".into(), Value::from(instructions.as_str()));
     }
-    crate::serve::reply::respond(core, &request.id, revision, request.configured_cache(), result)
+    crate::serve::reply::result_line(core, &request.id, revision, request.configured_cache(), result)
 }
 
 #[derive(Deserialize)]

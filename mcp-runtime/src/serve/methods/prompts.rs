@@ -84,7 +84,7 @@ pub(crate) fn get(request: &Request<'_>, start: Start<'_>) -> Started {
             Err(ErrorObject::internal(message))
         });
         match outcome {
-            Ok(result) => responder.respond(None, result.for_revision(revision)),
+            Ok(result) => responder.answer(None, result.for_revision(revision)),
             Err(e) => responder.error(&e),
         }
     })

@@ -50,7 +50,7 @@ pub(crate) fn list(request: &Request<'_>, start: Start<'_>) -> Started {
         match page(&all, |r| &r.uri, cursor.as_deref(), core.config.page_size) {
             Ok((items, next)) => {
                 let resources: Vec<_> = items.iter().map(|r| r.for_revision(responder.revision)).collect();
-                responder.respond(cache, Page { field: "resources", items: &resources, next })
+                responder.answer(cache, Page { field: "resources", items: &resources, next })
             }
             Err(e) => responder.error(&e),
         }
@@ -185,7 +185,7 @@ pub(crate) fn read(request: &Request<'_>, start: Start<'_>) -> Started {
             Ok(contents) if contents.is_empty() => responder.error(&not_found(revision, &uri)),
             Ok(contents) => {
                 let result = ReadResourceResult { contents }.for_revision(revision);
-                responder.respond(Some(cache.unwrap_or_default()), result)
+                responder.answer(Some(cache.unwrap_or_default()), result)
             }
             Err(ReadError::NotFound) => responder.error(&not_found(revision, &uri)),
             Err(ReadError::Error(e)) => responder.error(&e),

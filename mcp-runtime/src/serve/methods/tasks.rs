@@ -131,7 +131,7 @@ fn made(
         Ok::<_, crate::tasks::TaskStoreError>(created)
     });
     start.run(HandlerSpec::default(), &answering, creating, move |outcome| match outcome {
-        Ok(Ok(created)) => responder.respond(None, TaskCreated(created)),
+        Ok(Ok(created)) => responder.answer(None, TaskCreated(created)),
         Ok(Err(refused)) => {
             tracing::warn!(error = %refused, "a task could not be made");
             let answer = responder.error(&ErrorObject::internal(format!("The task could not be made: {refused}")));
@@ -219,8 +219,8 @@ fn serve(request: &Request<'_>, start: Start<'_>, action: Action) -> Started {
         done.map(|()| None).map_err(|e| (e, id))
     });
     start.run(HandlerSpec::default(), &context, work, move |outcome| match outcome {
-        Ok(Ok(Some(detailed))) => responder.respond(None, detailed),
-        Ok(Ok(None)) => responder.respond(None, Empty {}),
+        Ok(Ok(Some(detailed))) => responder.answer(None, detailed),
+        Ok(Ok(None)) => responder.answer(None, Empty {}),
         Ok(Err((TaskError::Unknown, id))) => {
             let id = crate::protocol::excerpt(&id);
             responder

@@ -133,6 +133,6 @@ pub(crate) fn call(request: &Request<'_>, start: Start<'_>) -> Started {
                 CallToolResult::error(format!("Tool `{name}` {other}"))
             }
         });
-        responder.respond(None, result.for_revision(revision, wrap_output))
+        responder.answer(None, result.for_revision(revision, wrap_output))
     })
 }

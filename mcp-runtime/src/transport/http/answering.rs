@@ -28,7 +28,7 @@ pub(super) fn is_json(app: &App, first: &Outgoing) -> bool {
 /// The response to a request whose first message is `first`: plain JSON when that answers it
 /// (see [`is_json`]), else an SSE stream of everything up to the answer. `stateless`: a
 /// 2026-07-28 answer's status and caching come from what it says.
-pub(super) fn respond(
+pub(super) fn http_response(
     app: &App,
     first: Outgoing,
     mut answering: Answering,

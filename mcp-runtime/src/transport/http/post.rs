@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
 use super::admission::{Peer, admit, header_str};
-use super::answering::{Answering, is_json, respond};
+use super::answering::{Answering, http_response, is_json};
 use super::body::{check_batch, read_body};
 use super::media::{EVENT_STREAM, JSON, accepts_all, is_json_body};
 use super::sessions::{App, LiveStream, SessionHandle, find_session};
@@ -191,7 +191,7 @@ async fn post_stateless(app: &Arc<App>, posted: Posted<'_>, from: From) -> Respo
     let Some(first) = answering.next().await else {
         return reject(StatusCode::INTERNAL_SERVER_ERROR, Some(&id), ErrorObject::internal("No answer"));
     };
-    respond(app, first, answering, true, false)
+    http_response(app, first, answering, true, false)
 }
 
 /// A message for a loop (a handshake-era session's, or the listen loop): sent there, and
@@ -226,7 +226,7 @@ async fn to_loop(
     let Some(first) = answering.next().await else {
         return reject(StatusCode::INTERNAL_SERVER_ERROR, Some(&id), ErrorObject::internal("No answer"));
     };
-    respond(app, first, answering, true, false)
+    http_response(app, first, answering, true, false)
 }
 
 /// Hands a message, with its stream and what came with it, to its loop.
@@ -324,7 +324,7 @@ async fn post_in_session(app: &Arc<App>, posted: Posted<'_>, from: From) -> Resp
             if let (Some(session), Some(Answer { error: Some(_), .. })) = (&minted, &first.answer) {
                 app.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session);
             }
-            respond(app, first, answering, false, posted.is_batch)
+            http_response(app, first, answering, false, posted.is_batch)
         }
         first => {
             let live = Arc::new(LiveStream { id: crate::util::random::random_id(), reader: Default::default(), close });

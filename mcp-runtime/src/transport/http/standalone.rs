@@ -62,7 +62,10 @@ pub(super) async fn keep_standalone(
     loop {
         let (notice, line) = tokio::select! {
             Some(line) = outbox.recv() => (None, line),
-            Some((notice, line)) = named.recv() => (Some(notice), line),
+            Some(named) = named.recv() => {
+                let (notice, line) = *named;
+                (Some(notice), line)
+            }
             else => return,
         };
         // Kept and sent under one lock, so a reconnection replays up to exactly here.
