@@ -41,10 +41,10 @@ impl Edge {
         bound: Option<SocketAddr>,
         public_url: Option<&str>,
         declared: &[String],
-    ) -> crate::Result<Edge> {
+    ) -> crate::error::Result<Edge> {
         let resource = match (auth.resource, public_url, bound) {
             (Some(resource), Some(public), _) if resource != public => {
-                return Err(crate::Error::Usage(format!(
+                return Err(crate::error::Error::Usage(format!(
                     "`Authorization::resource` is `{resource}` and the public URL (`--public-url`, \
                      `HttpOptions::public_url`) is `{public}`: both name this server, give one of them"
                 )));
@@ -53,14 +53,14 @@ impl Edge {
             (None, Some(public), _) => public.to_owned(),
             (None, None, Some(addr)) => format!("http://{addr}/mcp"),
             (None, None, None) => {
-                return Err(crate::Error::Usage(
+                return Err(crate::error::Error::Usage(
                     "a router mounted with authorization needs its canonical URI: `Authorization::resource` \
                      (`https://mcp.example.com/mcp`)"
                         .into(),
                 ));
             }
         };
-        let parsed = parse_resource(&resource).map_err(crate::Error::Usage)?;
+        let parsed = parse_resource(&resource).map_err(crate::error::Error::Usage)?;
         let mut scopes: Vec<String> = declared.iter().chain(&auth.required).cloned().collect();
         scopes.sort();
         scopes.dedup();
@@ -176,7 +176,7 @@ mod tests {
         assert_eq!(Edge::new(hook(), bound, None, &[]).expect("an edge").resource, "http://127.0.0.1:3000/mcp");
         let same = Edge::new(hook().resource(public), bound, Some(public), &[]).expect("the same URL twice");
         assert_eq!(same.resource, public);
-        let Err(crate::Error::Usage(refused)) =
+        let Err(crate::error::Error::Usage(refused)) =
             Edge::new(hook().resource("https://other.example/mcp"), bound, Some(public), &[])
         else {
             panic!("a resource other than the public URL was accepted");

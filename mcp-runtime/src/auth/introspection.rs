@@ -60,10 +60,10 @@ impl IntrospectionVerifier {
         issuer: impl Into<String>,
         client_id: impl Into<String>,
         client_secret: impl Into<String>,
-    ) -> crate::Result<Self> {
+    ) -> crate::error::Result<Self> {
         let issuer = issuer.into();
         if !fetchable(&issuer) {
-            return Err(crate::Error::Usage(format!(
+            return Err(crate::error::Error::Usage(format!(
                 "the issuer `{issuer}` must be an https:// URL (http:// only on a loopback host)"
             )));
         }
@@ -79,10 +79,10 @@ impl IntrospectionVerifier {
     }
 
     /// Asks `url` instead of the endpoint the issuer's metadata names.
-    pub fn endpoint(self, url: impl Into<String>) -> crate::Result<Self> {
+    pub fn endpoint(self, url: impl Into<String>) -> crate::error::Result<Self> {
         let url = url.into();
         if !fetchable(&url) {
-            return Err(crate::Error::Usage(format!(
+            return Err(crate::error::Error::Usage(format!(
                 "the introspection endpoint `{url}` must be https:// (http:// only on a loopback host)"
             )));
         }

@@ -90,10 +90,10 @@ impl std::fmt::Debug for JwtVerifier {
 impl JwtVerifier {
     /// A verifier of tokens issued by `issuer` (its identifier, as tokens' `iss` says:
     /// `https://`, or `http://` on a loopback host).
-    pub fn new(issuer: impl Into<String>) -> crate::Result<Self> {
+    pub fn new(issuer: impl Into<String>) -> crate::error::Result<Self> {
         let issuer = issuer.into();
         if !fetchable(&issuer) {
-            return Err(crate::Error::Usage(format!(
+            return Err(crate::error::Error::Usage(format!(
                 "the issuer `{issuer}` must be an https:// URL (http:// only on a loopback host)"
             )));
         }
@@ -109,10 +109,10 @@ impl JwtVerifier {
     }
 
     /// Takes the keys from `url` instead of the `jwks_uri` the issuer's metadata names.
-    pub fn jwks_uri(mut self, url: impl Into<String>) -> crate::Result<Self> {
+    pub fn jwks_uri(mut self, url: impl Into<String>) -> crate::error::Result<Self> {
         let url = url.into();
         if !fetchable(&url) {
-            return Err(crate::Error::Usage(format!(
+            return Err(crate::error::Error::Usage(format!(
                 "the key set URL `{url}` must be https:// (http:// only on a loopback host)"
             )));
         }

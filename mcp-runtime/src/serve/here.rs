@@ -9,12 +9,23 @@ use crate::context::asking::PendingRequests;
 use crate::context::outlet::{Outgoing, Outlet};
 use crate::context::slot::SlotLease;
 use crate::context::{CancelToken, LogLimiter};
-use crate::protocol::ErrorObject;
-use crate::serve::executor::{Start, request_span};
+use crate::serve::executor::{Start, WorkFn, request_span};
 use crate::serve::reply::Started;
 use crate::serve::request::{CallLink, Request};
-use crate::serve::routes::Handler;
 use crate::util::BoxFuture;
+
+/// A method that answers from the server's own data, at once.
+pub(crate) type InlineFn = fn(&Request<'_>) -> Outgoing;
+
+/// How a method runs, as what runs it outside its connection's loop sees it (the route
+/// table's `Handler`, less what only a loop can run).
+#[derive(Clone, Copy)]
+pub(crate) enum Method {
+    Inline(InlineFn),
+    Work(WorkFn),
+    /// A lifecycle method (it changes its connection), or a notification's.
+    OnLoop,
+}
 
 /// What running a method here produced.
 pub(crate) enum Served {
@@ -40,13 +51,13 @@ pub(crate) struct HereLink {
 }
 
 /// Runs `request`'s method here (see the module documentation).
-pub(crate) fn run_here(mut request: Request<'_>, handler: Handler, link: HereLink) -> Served {
-    match handler {
-        Handler::Inline(answer) => {
+pub(crate) fn run_here(mut request: Request<'_>, method: Method, link: HereLink) -> Served {
+    match method {
+        Method::Inline(answer) => {
             let span = tracing::debug_span!("request", method = request.method, id = %request.id);
             Served::Answered(span.in_scope(|| answer(&request)))
         }
-        Handler::Work(work) => {
+        Method::Work(work) => {
             let HereLink { lease, out, limiter, pending } = link;
             let span = request_span(&request);
             let cancel = CancelToken::default();
@@ -60,9 +71,6 @@ pub(crate) fn run_here(mut request: Request<'_>, handler: Handler, link: HereLin
                 Started::Later => Served::Running(Box::pin(std::future::ready(None))),
             }
         }
-        Handler::Lifecycle(_) => Served::OnLoop,
-        Handler::Notification(_) => {
-            Served::Answered(request.error(&ErrorObject::invalid_request("Invalid request: a notification's method")))
-        }
+        Method::OnLoop => Served::OnLoop,
     }
 }

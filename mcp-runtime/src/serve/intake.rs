@@ -101,7 +101,7 @@ impl Session {
             counted: !(stateless && self.transport == Transport::Http),
         };
         let here = self.executor.here_parts();
-        let task = layered.enter(request, handler, hold, self.transport, out, here);
+        let task = layered.enter(request, handler.method(), hold, self.transport, out, here);
         self.executor.track(id, task);
         Started::Later
     }
@@ -112,9 +112,13 @@ impl Session {
         match back {
             Back::Left(hold) => layered.done_with(hold),
             Back::Cancel(id) => drop(self.executor.cancel(&id)),
-            Back::Admit(request, handler, hold) => {
+            Back::Admit(request, hold) => {
                 layered.done_with(hold);
-                return self.run(*request, handler);
+                // Its row, found again (a lifecycle method's: the layers cannot carry the
+                // connection's own handlers).
+                if let Some(route) = route(request.method, &self.core.capabilities) {
+                    return self.run(*request, route.handler);
+                }
             }
         }
         Started::Later

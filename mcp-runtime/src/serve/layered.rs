@@ -27,10 +27,9 @@ use crate::error::ItemKind;
 use crate::middleware::{BoxError, Inward, McpRequest, McpResponse, McpService, Proceed, Target, Transport};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::serve::executor::{HereParts, LOOK_AHEAD, guarded};
-use crate::serve::here::{HereLink, Served, run_here};
+use crate::serve::here::{HereLink, Method, Served, run_here};
 use crate::serve::reply::{ReplyTo, result_line};
 use crate::serve::request::Request;
-use crate::serve::routes::Handler;
 use crate::server::core::ServerCore;
 use crate::util::BoxFuture;
 
@@ -48,7 +47,7 @@ pub(crate) struct Hold {
 /// What a request in the layers tells its loop.
 pub(crate) enum Back {
     /// The layers let a lifecycle request through: run its method on the loop.
-    Admit(Box<Request<'static>>, Handler, Hold),
+    Admit(Box<Request<'static>>, Hold),
     /// A layer gave up on a lifecycle request after letting it through (a timeout): stop it.
     Cancel(RequestId),
     /// It no longer weighs on reading: its method started in its task, or it left the layers
@@ -109,7 +108,7 @@ impl Layered {
     pub(crate) fn enter(
         &mut self,
         mut request: Request<'_>,
-        handler: Handler,
+        runs: Method,
         hold: Hold,
         transport: Transport,
         out: mpsc::Sender<Vec<u8>>,
@@ -144,8 +143,8 @@ impl Layered {
                 {
                     request.trace = inward.trace;
                 }
-                if matches!(handler, Handler::Lifecycle(_)) {
-                    return back_to_loop(request, handler, hold, &back, &admitted, interim);
+                if matches!(runs, Method::OnLoop) {
+                    return back_to_loop(request, hold, &back, &admitted, interim);
                 }
                 Box::pin(async move {
                     // A slot first, as the executor would take one: the in-flight bound holds.
@@ -156,7 +155,7 @@ impl Layered {
                     let _ = back.send(Back::Left(hold));
                     let lease = SlotLease::new(slots, permit);
                     let link = HereLink { lease, out: interim, limiter, pending: Some(pending) };
-                    let answer = match run_here(request, handler, link) {
+                    let answer = match run_here(request, runs, link) {
                         Served::Answered(answer) => Some(answer),
                         Served::Running(work) => work.await,
                         Served::OnLoop => None,
@@ -192,7 +191,6 @@ impl Layered {
 /// order; the future waits for its answer (what it sends before goes to `interim`).
 fn back_to_loop(
     mut request: Request<'static>,
-    handler: Handler,
     hold: Hold,
     back: &mpsc::UnboundedSender<Back>,
     admitted: &AtomicBool,
@@ -202,7 +200,7 @@ fn back_to_loop(
     request.reply_to = ReplyTo::Stream(stream);
     admitted.store(true, Ordering::Release);
     let abandoned = Abandoned { back: back.clone(), id: Some(request.id.clone()) };
-    let _ = back.send(Back::Admit(Box::new(request), handler, hold));
+    let _ = back.send(Back::Admit(Box::new(request), hold));
     Box::pin(async move {
         // The whole guard moves in (not only its field): it drops with the future.
         let mut abandoned = abandoned;

@@ -7,14 +7,13 @@ use crate::context::outlet::Outgoing;
 use crate::protocol::{Cacheable, Feature, Revision, ServerCapabilities};
 use crate::serve::arrival::Via;
 use crate::serve::executor::WorkFn;
+use crate::serve::here::{InlineFn, Method};
 use crate::serve::methods::{lifecycle, prompts, resources, skills, tasks, tools};
 use crate::serve::request::{Caching, Request};
 use crate::serve::session::Session;
 
 /// A handler that changes the connection's state.
 pub(crate) type LifecycleFn = fn(&mut Session, &Request<'_>) -> Outgoing;
-/// A handler that answers from the server's own data.
-pub(crate) type InlineFn = fn(&Request<'_>) -> Outgoing;
 /// A notification's handler.
 pub(crate) type NotifyFn = fn(&mut Session, Option<&RawValue>, Via);
 
@@ -30,6 +29,17 @@ pub(crate) enum Handler {
     Work(WorkFn),
     /// A notification: never answered.
     Notification(NotifyFn),
+}
+
+impl Handler {
+    /// How it runs outside its connection's loop.
+    pub(crate) fn method(self) -> Method {
+        match self {
+            Handler::Inline(answer) => Method::Inline(answer),
+            Handler::Work(work) => Method::Work(work),
+            Handler::Lifecycle(_) | Handler::Notification(_) => Method::OnLoop,
+        }
+    }
 }
 
 impl std::fmt::Debug for Handler {

@@ -16,11 +16,10 @@ use crate::middleware::{BoxError, Inward, McpRequest, McpResponse, Proceed, Tran
 use crate::protocol::{ErrorObject, Request as Message};
 use crate::serve::admit::{Reading, admit, skips_layers};
 use crate::serve::executor::guarded;
-use crate::serve::here::{HereLink, Served, run_here};
+use crate::serve::here::{HereLink, Method, Served, run_here};
 use crate::serve::layered::{Unanswered, target_scopes, written};
 use crate::serve::reply::ReplyTo;
 use crate::serve::request::{Logging, Request, StatelessViews};
-use crate::serve::routes::Handler;
 use crate::server::core::ServerCore;
 
 /// One 2026-07-28 request as the transport read it.
@@ -65,9 +64,9 @@ pub(crate) fn serve(core: &Arc<ServerCore>, arrived: Arrived<'_>) -> Served {
     match core.layers.as_ref() {
         Some(layers) if !skips_layers(&request) => {
             let service = layers.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            through_layers(service, request.into_owned(), handler, here)
+            through_layers(service, request.into_owned(), handler.method(), here)
         }
-        _ => run_here(request, handler, here),
+        _ => run_here(request, handler.method(), here),
     }
 }
 
@@ -82,10 +81,10 @@ fn link(lease: Arc<SlotLease>, stream: Arc<StreamOnUse>) -> HereLink {
 fn through_layers(
     service: crate::middleware::McpService,
     mut request: Request<'static>,
-    handler: Handler,
+    runs: Method,
     here: HereLink,
 ) -> Served {
-    if matches!(handler, Handler::Lifecycle(_)) {
+    if matches!(runs, Method::OnLoop) {
         return Served::OnLoop;
     }
     let params = request.params.take().map(std::borrow::Cow::into_owned);
@@ -107,7 +106,7 @@ fn through_layers(
         {
             request.trace = inward.trace;
         }
-        let served = run_here(request, handler, here);
+        let served = run_here(request, runs, here);
         Box::pin(async move {
             let answer = match served {
                 Served::Answered(answer) => Some(answer),

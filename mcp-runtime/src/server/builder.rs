@@ -71,7 +71,7 @@ pub struct Server {
     /// Only the items with one of these tags are offered (`Server::only_tags`).
     pub(super) only_tags: Option<Vec<String>>,
     #[cfg(feature = "telemetry")]
-    pub(crate) telemetry: Option<crate::telemetry::Telemetry>,
+    pub(crate) telemetry: Option<crate::middleware::telemetry::Telemetry>,
 }
 
 /// How long a task is kept unless [`Server::task_ttl`] says otherwise.
@@ -509,7 +509,7 @@ impl Server {
     #[cfg(feature = "telemetry")]
     #[cfg_attr(docsrs, doc(cfg(feature = "telemetry")))]
     #[must_use]
-    pub fn telemetry(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
+    pub fn telemetry(mut self, telemetry: crate::middleware::telemetry::Telemetry) -> Self {
         self.layers.push_telemetry(telemetry.clone());
         self.telemetry = Some(telemetry);
         self
@@ -517,7 +517,7 @@ impl Server {
 
     /// [`telemetry`](Self::telemetry), outside every layer added so far.
     #[cfg(all(feature = "telemetry", feature = "stdio"))]
-    pub(crate) fn telemetry_outermost(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
+    pub(crate) fn telemetry_outermost(mut self, telemetry: crate::middleware::telemetry::Telemetry) -> Self {
         self.layers.push_outermost(telemetry.clone());
         self.telemetry = Some(telemetry);
         self

@@ -97,7 +97,7 @@ pub(crate) struct ServerCore {
     pub(crate) layers_only_check: bool,
     /// Records sessions that end (feature `telemetry`).
     #[cfg(feature = "telemetry")]
-    pub(crate) telemetry: Option<crate::telemetry::Telemetry>,
+    pub(crate) telemetry: Option<crate::middleware::telemetry::Telemetry>,
     /// The 2026-07-28 clients (name, version, revision) already logged as met.
     pub(crate) met_clients: std::sync::Mutex<std::collections::HashSet<(String, String, crate::protocol::Revision)>>,
 }

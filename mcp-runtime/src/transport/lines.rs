@@ -105,7 +105,7 @@ pub(crate) async fn serve<R, W>(
     writer: W,
     hung_up: impl Future<Output = ()> + Send + 'static,
     shutdown: impl Future<Output = ()> + Send,
-) -> crate::Result<()>
+) -> crate::error::Result<()>
 where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,

@@ -76,7 +76,7 @@ pub(crate) async fn serve(
     core: Arc<ServerCore>,
     shutdown: impl Future<Output = ()> + Send,
     pipes: Pipes,
-) -> crate::Result<()> {
+) -> crate::error::Result<()> {
     #[cfg(target_os = "linux")]
     if pipes == Pipes::Polled
         && let Some((input, output)) = polled_pipes()
@@ -119,7 +119,10 @@ async fn output_hung_up() {
 }
 
 /// Serves with a reader thread and a writer thread (see the module documentation).
-async fn serve_on_threads(core: Arc<ServerCore>, shutdown: impl Future<Output = ()> + Send) -> crate::Result<()> {
+async fn serve_on_threads(
+    core: Arc<ServerCore>,
+    shutdown: impl Future<Output = ()> + Send,
+) -> crate::error::Result<()> {
     let (in_tx, in_rx) = mpsc::channel(READ_AHEAD);
     let max = core.config.max_message_size;
     std::thread::Builder::new().name("mcp-stdin".into()).spawn(move || read_stdin(max, &in_tx))?;

@@ -17,6 +17,7 @@
 //! - The map from request ids to running tasks belongs to the reading loop: no lock, and an
 //!   entry exists before the task can finish.
 
+mod blocking_pool;
 mod in_place;
 mod start;
 

@@ -122,7 +122,7 @@ fn made(
     let tasks = Arc::clone(&request.core.tasks);
     // The call's answer must not end the task's context (its questions go on after it): the
     // answer is made under a context of its own.
-    let answering = crate::Context::detached();
+    let answering = crate::context::Context::detached();
     let responder = request.responder(&answering);
     let creating = Box::pin(async move {
         tasks.create(&task).await?;

@@ -103,7 +103,8 @@ pub(crate) fn call(request: &Request<'_>, start: Start<'_>) -> Started {
     // opted in on this request; one that requires a task refuses a client that did not.
     if revision.supports(Feature::Stateless) && entry.task.support != TaskSupport::Never {
         if tasks::opted_in(&request.negotiated) {
-            let tool_call = ToolCall { name: Arc::clone(&entry.name), arguments, context: crate::Context::detached() };
+            let tool_call =
+                ToolCall { name: Arc::clone(&entry.name), arguments, context: crate::context::Context::detached() };
             return tasks::call(request, start, entry, tool_call);
         }
         if entry.task.support == TaskSupport::Required {

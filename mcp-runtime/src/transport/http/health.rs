@@ -72,7 +72,7 @@ pub(super) async fn on_metrics(
 
 /// `telemetry`'s metrics as the Prometheus text answer.
 #[cfg(feature = "telemetry")]
-fn metrics_text(telemetry: &crate::telemetry::Telemetry) -> Response {
+fn metrics_text(telemetry: &crate::middleware::telemetry::Telemetry) -> Response {
     let mut response = (
         StatusCode::OK,
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
@@ -88,7 +88,10 @@ fn metrics_text(telemetry: &crate::telemetry::Telemetry) -> Response {
 /// check, which a scraper naming the address would fail). Says where on standard error, as
 /// `--http` does.
 #[cfg(all(feature = "telemetry", feature = "stdio"))]
-pub(crate) async fn serve_metrics_apart(addr: &str, telemetry: crate::telemetry::Telemetry) -> crate::Result<()> {
+pub(crate) async fn serve_metrics_apart(
+    addr: &str,
+    telemetry: crate::middleware::telemetry::Telemetry,
+) -> crate::error::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let router = axum::Router::new().route(

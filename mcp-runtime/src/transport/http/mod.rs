@@ -144,10 +144,14 @@ pub(crate) struct Routers {
 }
 
 /// The endpoint's routers.
-pub(crate) fn router(core: Arc<ServerCore>, options: HttpOptions, bound: Option<SocketAddr>) -> crate::Result<Routers> {
+pub(crate) fn router(
+    core: Arc<ServerCore>,
+    options: HttpOptions,
+    bound: Option<SocketAddr>,
+) -> crate::error::Result<Routers> {
     let loopback = bound.is_some_and(|addr| addr.ip().is_loopback());
     let public = match &options.public_url {
-        Some(url) => Some(PublicUrl::parse(url).map_err(crate::Error::Usage)?),
+        Some(url) => Some(PublicUrl::parse(url).map_err(crate::error::Error::Usage)?),
         None => None,
     };
     let loopback_hosts = || LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned());
@@ -158,7 +162,7 @@ pub(crate) fn router(core: Arc<ServerCore>, options: HttpOptions, bound: Option<
         }
         (None, None, true) => Allowed::Only(loopback_hosts().collect()),
         (None, None, false) => {
-            return Err(crate::Error::Usage(
+            return Err(crate::error::Error::Usage(
                 "serving HTTP on a non-loopback address (or as a router) needs an explicit host allow-list: \
              `HttpOptions::allowed_hosts` (`Allowed::Any` to accept any, behind a proxy that checks)"
                     .into(),
@@ -179,7 +183,7 @@ pub(crate) fn router(core: Arc<ServerCore>, options: HttpOptions, bound: Option<
         ),
         (None, None, Some(addr)) if loopback => Allowed::Only(loopback_origins(addr.port()).collect()),
         (None, None, _) => {
-            return Err(crate::Error::Usage(
+            return Err(crate::error::Error::Usage(
                 "serving HTTP on a non-loopback address (or as a router) needs an explicit origin allow-list: \
              `HttpOptions::allowed_origins` (`Allowed::Any` to accept any)"
                     .into(),
@@ -190,7 +194,7 @@ pub(crate) fn router(core: Arc<ServerCore>, options: HttpOptions, bound: Option<
         None => String::new(),
         Some(tag) if valid_instance_tag(&tag) => format!("{tag}."),
         Some(tag) => {
-            return Err(crate::Error::Usage(format!(
+            return Err(crate::error::Error::Usage(format!(
                 "instance tag `{tag}` is invalid: use 1 to 32 letters, digits and `-`"
             )));
         }
