@@ -50,13 +50,16 @@ pub(crate) struct HereLink {
     pub(crate) pending: Option<Arc<PendingRequests>>,
 }
 
+/// The answer of an inline method: at once, with no slot (it runs no user code).
+pub(crate) fn inline(request: &Request<'_>, answer: InlineFn) -> Outgoing {
+    let span = tracing::debug_span!("request", method = request.method, id = %request.id);
+    span.in_scope(|| answer(request))
+}
+
 /// Runs `request`'s method here (see the module documentation).
 pub(crate) fn run_here(mut request: Request<'_>, method: Method, link: HereLink) -> Served {
     match method {
-        Method::Inline(answer) => {
-            let span = tracing::debug_span!("request", method = request.method, id = %request.id);
-            Served::Answered(span.in_scope(|| answer(&request)))
-        }
+        Method::Inline(answer) => Served::Answered(inline(&request, answer)),
         Method::Work(work) => {
             let HereLink { lease, out, limiter, pending } = link;
             let span = request_span(&request);

@@ -5,12 +5,12 @@
 //! layers and then where it was going. Only a lifecycle method, which changes its connection,
 //! comes back to the connection's loop to run, in arrival order.
 //!
-//! The loop keeps two counts of the requests in the layers that have not started their method:
-//! all of them (reading stops at the look-ahead, as for requests waiting for a slot; the loop
-//! ends only once none is left), and the handshake-era lifecycle ones: reading waits for
-//! those, so that `notifications/initialized` or a subscription is never handled before the
-//! `initialize` ahead of it. A request whose method started is bounded by the slots, however
-//! long it then stays, and its task holds the drain until it ends.
+//! The loop keeps two counts of the requests in the layers: all of them, until their task ends
+//! (reading stops once the look-ahead and the in-flight slots are all taken, as it does for
+//! requests waiting for a slot; the loop ends only once none is left), and the handshake-era
+//! lifecycle ones until they come back: reading waits for those, so that
+//! `notifications/initialized` or a subscription is never handled before the `initialize`
+//! ahead of it. A lifecycle request that came back is the executor's to bound.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -27,7 +27,7 @@ use crate::error::ItemKind;
 use crate::middleware::{BoxError, Inward, McpRequest, McpResponse, McpService, Proceed, Target, Transport};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::serve::executor::{HereParts, LOOK_AHEAD, guarded};
-use crate::serve::here::{HereLink, Method, Served, run_here};
+use crate::serve::here::{HereLink, Method, Served, inline, run_here};
 use crate::serve::reply::{ReplyTo, result_line};
 use crate::serve::request::Request;
 use crate::server::core::ServerCore;
@@ -65,6 +65,9 @@ pub(crate) struct Layered {
     counted: usize,
     /// Those of them reading waits for.
     blocking: usize,
+    /// How many counted requests may be inside at once: the look-ahead, and the slots their
+    /// methods run in (a request runs its method inside, so it counts until it ends).
+    room: usize,
 }
 
 impl std::fmt::Debug for Layered {
@@ -79,14 +82,15 @@ impl std::fmt::Debug for Layered {
 
 impl Layered {
     /// The layers' entry for one connection, and where its requests come back.
-    pub(crate) fn new(service: McpService) -> (Self, mpsc::UnboundedReceiver<Back>) {
+    pub(crate) fn new(service: McpService, max_in_flight: usize) -> (Self, mpsc::UnboundedReceiver<Back>) {
         let (back, returns) = mpsc::unbounded_channel();
-        (Layered { service, back, inside: 0, counted: 0, blocking: 0 }, returns)
+        let room = LOOK_AHEAD + max_in_flight;
+        (Layered { service, back, inside: 0, counted: 0, blocking: 0, room }, returns)
     }
 
     /// Whether reading may go on: nothing blocks it, and the look-ahead has room.
     pub(crate) fn can_read(&self) -> bool {
-        self.blocking == 0 && self.counted < LOOK_AHEAD
+        self.blocking == 0 && self.counted < self.room
     }
 
     /// Whether requests in the layers have not come back yet (the loop waits for them before
@@ -143,19 +147,26 @@ impl Layered {
                 {
                     request.trace = inward.trace;
                 }
-                if matches!(runs, Method::OnLoop) {
-                    return back_to_loop(request, hold, &back, &admitted, interim);
-                }
+                let work = match runs {
+                    Method::OnLoop => return back_to_loop(request, hold, &back, &admitted, interim),
+                    // Answered from the server's data, with no slot (as on a loop).
+                    Method::Inline(answer) => {
+                        let line = inline(&request, answer);
+                        return Box::pin(std::future::ready(Ok(McpResponse::written(line))));
+                    }
+                    Method::Work(_) => runs,
+                };
                 Box::pin(async move {
                     // A slot first, as the executor would take one: the in-flight bound holds.
+                    // The request leaves the loop's counts when its task ends (`Leaving`), not
+                    // now: telling the loop now would wake it onto this worker's next-task slot,
+                    // where a plain `fn` blocking this worker would strand it.
                     let Ok(permit) = Arc::clone(&slots).acquire_owned().await else {
                         return Err::<_, BoxError>(Box::new(Unanswered));
                     };
-                    admitted.store(true, Ordering::Release);
-                    let _ = back.send(Back::Left(hold));
                     let lease = SlotLease::new(slots, permit);
                     let link = HereLink { lease, out: interim, limiter, pending: Some(pending) };
-                    let answer = match run_here(request, runs, link) {
+                    let answer = match run_here(request, work, link) {
                         Served::Answered(answer) => Some(answer),
                         Served::Running(work) => work.await,
                         Served::OnLoop => None,

@@ -97,7 +97,8 @@ impl Session {
         let executor = Executor::new(Arc::clone(&core), out);
         let log_level = Arc::new(AtomicU8::new(LogLevel::Info.index()));
         let layers = core.layers.as_ref().map(|layers| layers.lock().unwrap_or_else(|e| e.into_inner()).clone());
-        let (layered, returns) = layers.map(Layered::new).unzip();
+        let max_in_flight = core.config.max_in_flight;
+        let (layered, returns) = layers.map(|layers| Layered::new(layers, max_in_flight)).unzip();
         let session = Session {
             core,
             era: Era::Fresh,
