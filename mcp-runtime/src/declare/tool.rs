@@ -229,7 +229,7 @@ impl ToolDescriptor {
     /// ```
     /// use mcp_runtime::ToolDescriptor;
     /// let tool = ToolDescriptor::new("wipe").tag("admin");
-    /// assert_eq!(tool.parts.tags(), ["admin"]);
+    /// assert_eq!(tool.tags(), ["admin"]);
     /// ```
     #[must_use]
     pub fn tag(mut self, tag: impl Into<String>) -> Self {
@@ -251,7 +251,7 @@ impl ToolDescriptor {
     /// ```
     /// use mcp_runtime::ToolDescriptor;
     /// let tool = ToolDescriptor::new("write_note").scope("notes:write");
-    /// assert_eq!(tool.parts.scopes(), ["notes:write"]);
+    /// assert_eq!(tool.scopes(), ["notes:write"]);
     /// ```
     #[cfg_attr(feature = "http", doc = "", doc = "[authorization]: crate::http::Authorization")]
     #[cfg_attr(

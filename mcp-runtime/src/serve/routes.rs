@@ -247,6 +247,29 @@ mod tests {
         assert!(route("tools/cal", &tools).is_none());
     }
 
+    /// The facts the HTTP edge reads of a method are the table's: what `Mcp-Name` repeats,
+    /// which may ask the client, which opens a stream.
+    #[test]
+    fn the_edge_reads_names_questions_and_streams_from_the_table() {
+        let named: Vec<(&str, Named)> =
+            TABLE.iter().filter(|r| r.named != Named::Nothing).map(|r| (r.method, r.named)).collect();
+        assert_eq!(
+            named,
+            [
+                ("tools/call", Named::Name),
+                ("resources/read", Named::Uri),
+                ("prompts/get", Named::Name),
+                ("tasks/get", Named::TaskId),
+                ("tasks/update", Named::TaskId),
+                ("tasks/cancel", Named::TaskId)
+            ]
+        );
+        let asking: Vec<&str> = TABLE.iter().filter(|r| r.may_ask).map(|r| r.method).collect();
+        assert_eq!(asking, ["tools/call", "resources/read", "prompts/get"]);
+        let streams: Vec<&str> = TABLE.iter().filter(|r| r.opens_stream).map(|r| r.method).collect();
+        assert_eq!(streams, ["subscriptions/listen"]);
+    }
+
     #[test]
     fn the_cacheable_methods_are_the_lists_reads_and_discovery() {
         let cacheable: Vec<&str> = TABLE.iter().filter(|r| r.caching != Caching::No).map(|r| r.method).collect();

@@ -121,6 +121,10 @@ pub(crate) struct LoopOptions {
     /// with the notice's name, instead of the output: an HTTP session served by several
     /// instances keeps each notice once in its stream (see `http::sessions`).
     pub(crate) named_lines: Option<mpsc::Sender<NamedLine>>,
+    /// The change events, heard from before the loop's task first runs (`None`: from then):
+    /// an HTTP session revived by a request is answered before its loop runs, and a change
+    /// published meanwhile must reach it.
+    pub(crate) announcements: Option<broadcast::Receiver<Heard>>,
 }
 
 /// A line for the connection's own output that a change notice became, with the notice's
@@ -139,6 +143,7 @@ impl LoopOptions {
             session_id: None,
             drain_token: None,
             named_lines: None,
+            announcements: None,
         }
     }
 }
@@ -205,7 +210,8 @@ pub(crate) async fn run<I: MessageSource>(
     let drain_timeout = core.config.drain_timeout;
     // The branches for what rarely happens are polled only when woken (see `woken`); the
     // output's closing and the shutdown signal are futures kept across turns.
-    let mut announcements = WhenWoken::new(next_announcement(core.announcements.subscribe()));
+    let heard = options.announcements.unwrap_or_else(|| core.announcements.subscribe());
+    let mut announcements = WhenWoken::new(next_announcement(heard));
     let closed = std::pin::pin!(out.closed());
     let mut closed = WhenWoken::new(closed);
     let began = Instant::now();

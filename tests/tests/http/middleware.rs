@@ -283,3 +283,70 @@ async fn the_concurrency_limit_does_not_hold_up_other_callers() {
         assert_eq!(answered.status, 200, "{}", answered.body);
     }
 }
+
+/// Where something ran: the place (`layer`, `method`) and its task.
+type Seen = (&'static str, Option<tokio::task::Id>);
+
+/// Records the task each request's layer and method ran in.
+#[derive(Clone, Default)]
+struct Tasks(Arc<std::sync::Mutex<Vec<Seen>>>);
+
+impl Tasks {
+    fn note(&self, place: &'static str) {
+        self.0.lock().unwrap().push((place, tokio::task::try_id()));
+    }
+
+    fn taken(&self) -> Vec<Seen> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+/// A plain `fn` tool that notes the task it ran in (in place, in the task that polls it).
+#[mcp_runtime::mcp_tool]
+fn plain_tool(tasks: mcp_runtime::State<Tasks>) -> String {
+    tasks.note("method");
+    "plain".to_owned()
+}
+
+/// A request is one future through one service: its layer and its method (an async tool, a
+/// plain `fn` tool) run in the same task, in both eras (a 2026-07-28 request in the task of
+/// the HTTP connection that read it, a session's in the task its layers run in), with no task
+/// or channel between them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_s_layer_and_method_run_in_one_task_in_both_eras() {
+    let tasks = Tasks::default();
+    let (in_layer, in_async, in_plain) = (tasks.clone(), tasks.clone(), tasks.clone());
+    let server = Server::builder("one-future", "1")
+        .tool(ToolDescriptor::new("async_tool").handler(move |_: Value| {
+            in_async.note("method");
+            async { "async".to_owned() }
+        }))
+        .tool(plain_tool)
+        .state(in_plain)
+        .layer(from_fn(move |request, next: mcp_runtime::middleware::Next| {
+            in_layer.note("layer");
+            next.run(request)
+        }));
+    let url = serving(server).await;
+    let opened = post(&url, initialize("2025-11-25", json!({})), vec![], &[]).await;
+    let session = opened.session.expect("a session");
+    let in_session =
+        vec![("mcp-session-id".to_owned(), session), ("mcp-protocol-version".to_owned(), "2025-11-25".to_owned())];
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(&url, note, in_session.clone(), &[]).await.status, 202);
+    tasks.taken();
+    for tool in ["async_tool", "plain_tool"] {
+        let handshake = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool}});
+        for (era, call, headers) in
+            [("handshake", handshake, in_session.clone()), ("2026-07-28", stateless_call(2, tool), version_header())]
+        {
+            let answered = post(&url, call, headers, &[]).await;
+            assert!(answered.body["result"]["content"].is_array(), "{era} {tool}: {}", answered.body);
+            let seen = tasks.taken();
+            let places: Vec<&str> = seen.iter().map(|(place, _)| *place).collect();
+            assert_eq!(places, ["layer", "method"], "{era} {tool}");
+            assert!(seen[0].1.is_some(), "{era} {tool}: the layer ran in a task");
+            assert_eq!(seen[0].1, seen[1].1, "{era} {tool}: the layer and the method ran in different tasks");
+        }
+    }
+}

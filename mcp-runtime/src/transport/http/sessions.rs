@@ -134,6 +134,7 @@ pub(super) fn start_loop(
         // to know when every loop has drained.
         drain_token: Some(alive),
         named_lines: Some(named_lines),
+        announcements: Some(core.announcements.subscribe()),
     };
     tokio::spawn(connection::run(Arc::clone(core), Inbox(inbox), out, shutdown, options));
     Arc::new(SessionHandle {
