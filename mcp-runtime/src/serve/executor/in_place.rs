@@ -46,8 +46,9 @@ impl<F: Future + Unpin> Future for InPlace<F> {
     }
 }
 
-/// One body running in place, for as long as this lives.
-struct Watched(Arc<Slot>);
+/// One body running in place, for as long as this lives (on the thread that began it: a body
+/// runs within one poll).
+struct Watched;
 
 /// A thread's place for the body it runs in place (one at a time: a body runs within one poll):
 /// when it began and on which runtime, and whether a worker was woken for it. Each thread
@@ -83,9 +84,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Watched {
     fn begin() -> Watched {
-        let slot = OWN.with(Arc::clone);
         let runtime = tokio::runtime::Handle::current();
-        *lock(&slot.0) = Some(Running { began: Instant::now(), runtime, nudged: false });
+        let running = Running { began: Instant::now(), runtime, nudged: false };
+        OWN.with(|slot| *lock(&slot.0) = Some(running));
         let watch = WATCH.get_or_init(|| {
             let started = std::thread::Builder::new().name("mcp-plain-fn-watch".into()).spawn(watch);
             if let Err(e) = &started {
@@ -98,13 +99,15 @@ impl Watched {
         {
             thread.unpark();
         }
-        Watched(slot)
+        Watched
     }
 }
 
 impl Drop for Watched {
     fn drop(&mut self) {
-        *lock(&self.0.0) = None;
+        // The body is over; its runtime handle is dropped outside the slot's lock.
+        let ended = OWN.with(|slot| lock(&slot.0).take());
+        drop(ended);
     }
 }
 
