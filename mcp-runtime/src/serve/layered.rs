@@ -13,6 +13,7 @@
 //! ahead of it. A lifecycle request that came back is the executor's to bound.
 
 use std::borrow::Cow;
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -118,19 +119,6 @@ impl Layered {
         out: mpsc::Sender<Vec<u8>>,
         here: HereParts,
     ) -> AbortHandle {
-        let params = request.params.take().map(Cow::into_owned);
-        let mut request = request.into_owned();
-        let context = Context::for_request(RequestParts {
-            negotiated: Arc::clone(&request.negotiated),
-            request_id: request.id.clone(),
-            states: Arc::clone(&request.core.states),
-            cancel: CancelToken::default(),
-            link: None,
-            extras: request.extras.clone(),
-        });
-        let (id, core, revision, method) =
-            (request.id.clone(), Arc::clone(&request.core), request.revision(), request.method);
-        let extras = request.extras.clone();
         // Where it was going: its answer goes there once out of the layers, and what it sends
         // before its answer (progress, questions) on the way.
         let destination = std::mem::replace(&mut request.reply_to, ReplyTo::Connection);
@@ -138,15 +126,9 @@ impl Layered {
         let admitted = Arc::new(AtomicBool::new(false));
         let back = self.back.clone();
         let HereParts { slots, limiter, pending, guard } = here;
-        let proceed: Proceed = {
+        let method = {
             let admitted = Arc::clone(&admitted);
-            Box::new(move |inward: Inward| {
-                request.params = inward.params.map(Cow::Owned);
-                request.visible = inward.visible;
-                #[cfg(feature = "telemetry")]
-                {
-                    request.trace = inward.trace;
-                }
+            move |request: Request<'static>| -> BoxFuture<'static, Result<McpResponse, BoxError>> {
                 let work = match runs {
                     Method::OnLoop => return back_to_loop(request, hold, &back, &admitted, interim),
                     // Answered from the server's data, with no slot (as on a loop).
@@ -166,36 +148,84 @@ impl Layered {
                     };
                     let lease = SlotLease::new(slots, permit);
                     let link = HereLink { lease, out: interim, limiter, pending: Some(pending) };
-                    let answer = match run_here(request, work, link) {
-                        Served::Answered(answer) => Some(answer),
-                        Served::Running(work) => work.await,
-                        Served::OnLoop => None,
-                    };
-                    answer.map(McpResponse::written).ok_or_else(|| Box::new(Unanswered) as BoxError)
+                    answered(run_here(request, work, link)).await
                 })
-            })
+            }
         };
-        let service = self.service.clone();
+        let through = through_layers(self.service.clone(), request, transport, method);
         let leaving = Leaving { back: self.back.clone(), hold, admitted };
-        let mut entering = McpRequest::new(method, params, transport, context, extras, proceed);
-        entering.scopes = target_scopes(&core, &entering);
         let task = tokio::spawn(async move {
             let _leaving = leaving;
             let _guard = guard;
-            let through = Box::pin(service.oneshot(entering));
-            let line = match guarded(through).await {
-                Ok(Ok(response)) => written(&core, &id, revision, response),
-                Ok(Err(e)) if e.is::<Unanswered>() => return,
-                Ok(Err(e)) => Outgoing::error(Some(&id), &ErrorObject::internal(format!("Internal error: {e}"))),
-                Err(failure) => Outgoing::error(Some(&id), &ErrorObject::internal(format!("A layer {failure}"))),
-            };
-            destination.deliver(&out, line).await;
+            if let Some(line) = through.await {
+                destination.deliver(&out, line).await;
+            }
         });
         self.inside += 1;
         self.counted += usize::from(hold.counted);
         self.blocking += usize::from(hold.blocking);
         task.abort_handle()
     }
+}
+
+/// Runs `request` through the layers of `service` as one future, whose innermost service is
+/// `method`, handed the request as the layers left it (its params, the items the caller sees,
+/// its trace): the answer as written for its revision, `None` when the method ended without
+/// one (cancelled).
+pub(crate) fn through_layers<M>(
+    service: McpService,
+    mut request: Request<'_>,
+    transport: Transport,
+    method: M,
+) -> impl Future<Output = Option<Outgoing>> + Send + 'static
+where
+    M: FnOnce(Request<'static>) -> BoxFuture<'static, Result<McpResponse, BoxError>> + Send + 'static,
+{
+    // Taken before the request owns its params: they are copied once, for the layers.
+    let params = request.params.take().map(Cow::into_owned);
+    let mut request = request.into_owned();
+    let context = Context::for_request(RequestParts {
+        negotiated: Arc::clone(&request.negotiated),
+        request_id: request.id.clone(),
+        states: Arc::clone(&request.core.states),
+        cancel: CancelToken::default(),
+        link: None,
+        extras: request.extras.clone(),
+    });
+    let (id, core, revision, name) =
+        (request.id.clone(), Arc::clone(&request.core), request.revision(), request.method);
+    let extras = request.extras.clone();
+    let proceed: Proceed = Box::new(move |inward: Inward| {
+        request.params = inward.params.map(Cow::Owned);
+        request.visible = inward.visible;
+        #[cfg(feature = "telemetry")]
+        {
+            request.trace = inward.trace;
+        }
+        method(request)
+    });
+    let mut entering = McpRequest::new(name, params, transport, context, extras, proceed);
+    entering.scopes = target_scopes(&core, &entering);
+    async move {
+        let through = Box::pin(service.oneshot(entering));
+        match guarded(through).await {
+            Ok(Ok(response)) => Some(written(&core, &id, revision, response)),
+            Ok(Err(e)) if e.is::<Unanswered>() => None,
+            Ok(Err(e)) => Some(Outgoing::error(Some(&id), &ErrorObject::internal(format!("Internal error: {e}")))),
+            Err(failure) => Some(Outgoing::error(Some(&id), &ErrorObject::internal(format!("A layer {failure}")))),
+        }
+    }
+}
+
+/// What a method run here produced, as the innermost service's response (`Unanswered` when it
+/// ended without an answer).
+pub(crate) async fn answered(served: Served) -> Result<McpResponse, BoxError> {
+    let answer = match served {
+        Served::Answered(answer) => Some(answer),
+        Served::Running(work) => work.await,
+        Served::OnLoop => None,
+    };
+    answer.map(McpResponse::written).ok_or_else(|| Box::new(Unanswered) as BoxError)
 }
 
 /// Sends a lifecycle request the layers let through back to its loop, to run there in arrival

@@ -9,15 +9,14 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
+use crate::context::RequestExtras;
 use crate::context::outlet::{Outgoing, Outlet, StreamOnUse};
 use crate::context::slot::SlotLease;
-use crate::context::{CancelToken, Context, RequestExtras, RequestParts};
-use crate::middleware::{BoxError, Inward, McpRequest, McpResponse, Proceed, Transport};
-use crate::protocol::{ErrorObject, Request as Message};
+use crate::middleware::{McpService, Transport};
+use crate::protocol::Request as Message;
 use crate::serve::admit::{Reading, admit, skips_layers};
-use crate::serve::executor::guarded;
 use crate::serve::here::{HereLink, Method, Served, run_here};
-use crate::serve::layered::{Unanswered, target_scopes, written};
+use crate::serve::layered::{answered, through_layers};
 use crate::serve::reply::ReplyTo;
 use crate::serve::request::{Logging, Request, StatelessViews};
 use crate::server::core::ServerCore;
@@ -64,7 +63,7 @@ pub(crate) fn serve(core: &Arc<ServerCore>, arrived: Arrived<'_>) -> Served {
     match core.layers.as_ref() {
         Some(layers) if !skips_layers(&request) => {
             let service = layers.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            through_layers(service, request.into_owned(), handler.method(), here)
+            through_layers_here(service, request, handler.method(), here)
         }
         _ => run_here(request, handler.method(), here),
     }
@@ -78,53 +77,10 @@ fn link(lease: Arc<SlotLease>, stream: Arc<StreamOnUse>) -> HereLink {
 
 /// Runs `request` through the layers, as one future whose innermost service runs its method
 /// here.
-fn through_layers(
-    service: crate::middleware::McpService,
-    mut request: Request<'static>,
-    runs: Method,
-    here: HereLink,
-) -> Served {
+fn through_layers_here(service: McpService, request: Request<'_>, runs: Method, here: HereLink) -> Served {
     if matches!(runs, Method::OnLoop) {
         return Served::OnLoop;
     }
-    let params = request.params.take().map(std::borrow::Cow::into_owned);
-    let context = Context::for_request(RequestParts {
-        negotiated: Arc::clone(&request.negotiated),
-        request_id: request.id.clone(),
-        states: Arc::clone(&request.core.states),
-        cancel: CancelToken::default(),
-        link: None,
-        extras: request.extras.clone(),
-    });
-    let (id, core, revision, method) =
-        (request.id.clone(), Arc::clone(&request.core), request.revision(), request.method);
-    let extras = request.extras.clone();
-    let proceed: Proceed = Box::new(move |inward: Inward| {
-        request.params = inward.params.map(std::borrow::Cow::Owned);
-        request.visible = inward.visible;
-        #[cfg(feature = "telemetry")]
-        {
-            request.trace = inward.trace;
-        }
-        let served = run_here(request, runs, here);
-        Box::pin(async move {
-            let answer = match served {
-                Served::Answered(answer) => Some(answer),
-                Served::Running(work) => work.await,
-                Served::OnLoop => None,
-            };
-            answer.map(McpResponse::written).ok_or_else(|| Box::new(Unanswered) as BoxError)
-        })
-    });
-    let mut entering = McpRequest::new(method, params, Transport::Http, context, extras, proceed);
-    entering.scopes = target_scopes(&core, &entering);
-    Served::Running(Box::pin(async move {
-        let through = Box::pin(service.oneshot(entering));
-        match guarded(through).await {
-            Ok(Ok(response)) => Some(written(&core, &id, revision, response)),
-            Ok(Err(e)) if e.is::<Unanswered>() => None,
-            Ok(Err(e)) => Some(Outgoing::error(Some(&id), &ErrorObject::internal(format!("Internal error: {e}")))),
-            Err(failure) => Some(Outgoing::error(Some(&id), &ErrorObject::internal(format!("A layer {failure}")))),
-        }
-    }))
+    let method = move |request: Request<'static>| Box::pin(answered(run_here(request, runs, here))) as _;
+    Served::Running(Box::pin(through_layers(service, request, Transport::Http, method)))
 }
