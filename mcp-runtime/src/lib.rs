@@ -34,8 +34,9 @@
 // - `serve`: one connection: session intake, the route table, the executor, the methods;
 // - `transport`: the connection loop, newline-delimited JSON, stdio, Streamable HTTP;
 // - the facade: this file (modules and re-exports), `entry` (what puts a `Server` on a
-//   transport, and `run()`), `__private` (for generated code), `diagnostics`, `testing`,
-//   `redis`, `command_line`, `cli`.
+//   transport, and `run()`), `__private` (for generated code), `diagnostics`, `client` (a
+//   client of any server), `testing` (the client with schema checks, in memory), `redis`,
+//   `command_line`, `cli`.
 
 #[doc(hidden)]
 pub mod __private;
@@ -58,6 +59,9 @@ pub mod telemetry {
 #[cfg(feature = "cli")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
 pub mod cli;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub mod client;
 pub mod protocol;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]

@@ -29,9 +29,20 @@ fn fault(line: usize, message: impl Into<String>) -> FrontmatterError {
 /// The prefix of `metadata` keys the protocol reserves.
 const RESERVED: &str = "io.modelcontextprotocol/";
 
-/// The front matter of `text` (a `SKILL.md`), as a JSON object, checked: `name` (which must
-/// be `expected_name`, its folder's name) and `description` present and well formed.
-pub(crate) fn parse(text: &str, expected_name: &str) -> Result<Map<String, Value>, FrontmatterError> {
+/// The front matter of `text` (a `SKILL.md`): the YAML mapping between its two `---` lines,
+/// as a JSON object, read but not checked against the naming rules: what a client compares
+/// with the entry a server listed.
+///
+/// ```
+/// let front = mcp_skill_folder::read_frontmatter("---\nname: pdf\ndescription: Reads PDFs\n---\nBody").unwrap();
+/// assert_eq!(front["description"], "Reads PDFs");
+/// ```
+pub fn read_frontmatter(text: &str) -> Result<Map<String, Value>, FrontmatterError> {
+    read(text).map(|(front, _, _)| front)
+}
+
+/// The front matter as JSON, the line that closes it, and its YAML text.
+fn read(text: &str) -> Result<(Map<String, Value>, usize, String), FrontmatterError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.split_inclusive('\n');
     if lines.next().map(|l| l.trim_end()) != Some("---") {
@@ -54,19 +65,27 @@ pub(crate) fn parse(text: &str, expected_name: &str) -> Result<Map<String, Value
     let Some(Yaml::Hash(hash)) = documents.into_iter().next() else {
         return Err(fault(2, "the front matter must be a YAML mapping (`name: ...`, `description: ...`)"));
     };
-    let line_of = |key: &str| {
-        yaml.lines()
-            .position(|l| l.starts_with(key) && l[key.len()..].trim_start().starts_with(':'))
-            .map_or(2, |n| n + 2)
-    };
     let mut front = Map::new();
     for (key, value) in hash {
         let Yaml::String(key) = key else {
             return Err(fault(2, "every front matter key must be a string"));
         };
-        let value = json_of(&value).map_err(|why| fault(line_of(&key), format!("`{key}`: {why}")))?;
+        let value = json_of(&value).map_err(|why| fault(line_in(&yaml, &key), format!("`{key}`: {why}")))?;
         front.insert(key, value);
     }
+    Ok((front, closing_line, yaml))
+}
+
+/// The line of `SKILL.md` where front matter key `key` is (2 when it cannot be found).
+fn line_in(yaml: &str, key: &str) -> usize {
+    yaml.lines().position(|l| l.starts_with(key) && l[key.len()..].trim_start().starts_with(':')).map_or(2, |n| n + 2)
+}
+
+/// The front matter of `text` (a `SKILL.md`), as a JSON object, checked: `name` (which must
+/// be `expected_name`, its folder's name) and `description` present and well formed.
+pub(crate) fn parse(text: &str, expected_name: &str) -> Result<Map<String, Value>, FrontmatterError> {
+    let (front, closing_line, yaml) = read(text)?;
+    let line_of = |key: &str| line_in(&yaml, key);
     let text_field = |key: &str, max: usize, required: bool| -> Result<(), FrontmatterError> {
         match front.get(key) {
             None if required => Err(fault(closing_line, format!("the front matter needs `{key}`"))),

@@ -14,7 +14,7 @@
 mod frontmatter;
 mod tree;
 
-pub use frontmatter::{FrontmatterError, is_skill_name};
+pub use frontmatter::{FrontmatterError, is_skill_name, read_frontmatter};
 pub use tree::{FoundFile, FoundSkill, read_skill, read_skills};
 
 use std::path::PathBuf;

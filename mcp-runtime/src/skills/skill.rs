@@ -181,7 +181,7 @@ impl Skill {
 }
 
 /// `sha256:` and the lowercase hex SHA-256 of `bytes`.
-#[cfg_attr(not(feature = "skills"), allow(dead_code))]
+#[cfg_attr(not(any(feature = "skills", feature = "client")), allow(dead_code))]
 pub(crate) fn digest_of(bytes: &[u8]) -> String {
     let hash = hmac_sha256::Hash::hash(bytes);
     let mut digest = String::with_capacity(7 + 64);

@@ -76,24 +76,24 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
 
 use crate::Server;
-use crate::protocol::{ErrorObject, Feature, Revision};
+use crate::client::{Client, ClientBuilder, ClientError, Notifications};
+use crate::protocol::{ErrorObject, Revision};
 
-mod answers;
 mod tasks;
 
-pub use answers::Question;
-use answers::{Answerer, Answers};
-
-/// How many input-required rounds one request may take before the client gives up.
-const MAX_ROUNDS: usize = 16;
+/// A question the server asked the client.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    /// `elicitation/create`, `sampling/createMessage` or `roots/list`.
+    pub method: String,
+    /// Its params, as the server sent them.
+    pub params: Value,
+}
 
 /// Why a [`TestClient`] request failed.
 #[derive(Debug)]
@@ -136,33 +136,54 @@ impl TestError {
     }
 }
 
-/// Answers waiting for their response, by request id.
-type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value, ErrorObject>>>>>;
+impl From<ClientError> for TestError {
+    fn from(error: ClientError) -> TestError {
+        match error {
+            ClientError::Rpc { error, .. } => TestError::Rpc(error),
+            other => TestError::Protocol(other.to_string()),
+        }
+    }
+}
 
-/// A client connected in memory to a server running on the caller's tokio runtime.
+/// A handler of the test's: given the question's params, the client's answer.
+type Answerer = Arc<dyn Fn(&Value) -> Value + Send + Sync>;
+
+/// A [`Client`] connected in memory to a server running on the caller's tokio runtime, which
+/// checks what it sends and receives against the schemas the server declares, and keeps the
+/// questions it answered and the notifications it received for the test to look at.
 ///
 /// Each method sends one request and waits for its answer; several may run at once.
 #[derive(Debug)]
 pub struct TestClient {
-    revision: Revision,
-    to_server: mpsc::Sender<Vec<u8>>,
-    pending: Pending,
-    notifications: Arc<Mutex<Vec<Value>>>,
-    next_id: AtomicU64,
+    client: Client,
+    asked: Arc<Mutex<Vec<Question>>>,
+    /// The notifications read so far, and the reader of those still to come.
+    notifications: Mutex<(Notifications, Vec<Value>)>,
     /// `tools/list` entries by name, fetched on the first call that needs a tool's schemas.
     tools: tokio::sync::OnceCell<HashMap<String, Value>>,
     /// The server's capabilities: from `initialize`, or from `server/discover` when first asked.
     capabilities: tokio::sync::OnceCell<Value>,
-    serving: JoinHandle<crate::Result<()>>,
-    reading: JoinHandle<()>,
-    answers: Arc<Answers>,
 }
 
 /// Configures a [`TestClient`]: its revision and how it answers the server's questions.
-#[derive(Debug)]
 pub struct TestClientBuilder {
     revision: Revision,
-    answers: Answers,
+    elicitation: Option<Answerer>,
+    sampling: Option<Answerer>,
+    roots: Option<Answerer>,
+    tasks: bool,
+}
+
+impl fmt::Debug for TestClientBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TestClientBuilder")
+            .field("revision", &self.revision)
+            .field("elicitation", &self.elicitation.is_some())
+            .field("sampling", &self.sampling.is_some())
+            .field("roots", &self.roots.is_some())
+            .field("tasks", &self.tasks)
+            .finish()
+    }
 }
 
 impl TestClientBuilder {
@@ -178,7 +199,7 @@ impl TestClientBuilder {
     /// declares the `elicitation` capability.
     #[must_use]
     pub fn on_elicitation(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
-        self.answers.elicitation = Some(Arc::new(answer) as Answerer);
+        self.elicitation = Some(Arc::new(answer));
         self
     }
 
@@ -186,7 +207,7 @@ impl TestClientBuilder {
     /// and declares the `sampling` capability.
     #[must_use]
     pub fn on_sampling(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
-        self.answers.sampling = Some(Arc::new(answer) as Answerer);
+        self.sampling = Some(Arc::new(answer));
         self
     }
 
@@ -194,7 +215,7 @@ impl TestClientBuilder {
     /// declares the `roots` capability.
     #[must_use]
     pub fn on_roots(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
-        self.answers.roots = Some(Arc::new(answer) as Answerer);
+        self.roots = Some(Arc::new(answer));
         self
     }
 
@@ -202,13 +223,37 @@ impl TestClientBuilder {
     /// tasks then runs as one (see [`TestClient::call_tool_as_task`]).
     #[must_use]
     pub fn tasks(mut self) -> Self {
-        self.answers.tasks = true;
+        self.tasks = true;
         self
     }
 
     /// Connects to `server` (see [`TestClient::connect_as`]).
     pub async fn connect(self, server: Server) -> Result<TestClient, TestError> {
-        TestClient::start(server, self.revision, Arc::new(self.answers)).await
+        let asked: Arc<Mutex<Vec<Question>>> = Arc::default();
+        let mut builder =
+            Client::builder().name("mcp-runtime-testing", env!("CARGO_PKG_VERSION")).revision(self.revision);
+        // Each handler records the question before answering it.
+        let recorded = |method: &'static str, answer: Answerer| {
+            let asked = Arc::clone(&asked);
+            move |params: Value| {
+                lock(&asked).push(Question { method: method.to_owned(), params: params.clone() });
+                let result = answer(&params);
+                async move { Ok::<_, ErrorObject>(result) }
+            }
+        };
+        if let Some(answer) = self.elicitation {
+            builder = builder.on_elicitation(recorded("elicitation/create", answer));
+        }
+        if let Some(answer) = self.sampling {
+            builder = builder.on_sampling(recorded("sampling/createMessage", answer));
+        }
+        if let Some(answer) = self.roots {
+            builder = builder.on_roots(recorded("roots/list", answer));
+        }
+        if self.tasks {
+            builder = builder.tasks();
+        }
+        TestClient::over(builder, server, asked).await
     }
 }
 
@@ -228,73 +273,49 @@ impl TestClient {
     /// A client that answers the server's questions, or speaks another revision:
     /// `TestClient::builder().on_elicitation(..).connect(server)`.
     pub fn builder() -> TestClientBuilder {
-        TestClientBuilder { revision: Revision::LATEST_HANDSHAKE, answers: Answers::default() }
+        TestClientBuilder {
+            revision: Revision::LATEST_HANDSHAKE,
+            elicitation: None,
+            sampling: None,
+            roots: None,
+            tasks: false,
+        }
     }
 
-    async fn start(server: Server, revision: Revision, answers: Arc<Answers>) -> Result<TestClient, TestError> {
-        // Built here rather than in the task, so that a declaration error (a missing state, a
-        // duplicate name) is what `connect` returns.
-        let (core, shutdown) = server.start().map_err(TestError::Server)?;
-        let (to_server, incoming) = mpsc::channel::<Vec<u8>>(64);
-        let (outgoing, mut from_server) = mpsc::channel::<Vec<u8>>(64);
-        let serving = tokio::spawn(crate::transport::connection::serve_messages(core, shutdown, incoming, outgoing));
-        let pending: Pending = Arc::default();
-        let notifications = Arc::new(Mutex::new(Vec::new()));
-        let reading = {
-            // Weak: the server's input must close when the client does.
-            let (pending, notifications, to_server) = (pending.clone(), notifications.clone(), to_server.downgrade());
-            let answers = Arc::clone(&answers);
-            tokio::spawn(async move {
-                while let Some(bytes) = from_server.recv().await {
-                    route(&bytes, &pending, &notifications, &answers, &to_server).await;
-                }
-                // The server is gone: whoever still waits learns it from the dropped senders.
-                lock(&pending).clear();
-            })
-        };
-        let client = TestClient {
-            revision,
-            to_server,
-            pending,
-            notifications,
-            next_id: AtomicU64::new(1),
+    async fn over(
+        builder: ClientBuilder,
+        server: Server,
+        asked: Arc<Mutex<Vec<Question>>>,
+    ) -> Result<TestClient, TestError> {
+        use crate::client::builder::Started;
+        let client = builder.memory_or_start_error(server).await.map_err(|e| match e {
+            Started::No(e) => TestError::Server(e),
+            Started::Yes(e) => TestError::from(e),
+        })?;
+        let capabilities = tokio::sync::OnceCell::new();
+        let _ = capabilities.set(serde_json::to_value(&client.negotiation().capabilities).unwrap_or(Value::Null));
+        let reader = client.notifications();
+        Ok(TestClient {
+            client,
+            asked,
+            notifications: Mutex::new((reader, Vec::new())),
             tools: tokio::sync::OnceCell::new(),
-            capabilities: tokio::sync::OnceCell::new(),
-            serving,
-            reading,
-            answers,
-        };
-        if !revision.supports(Feature::Stateless) {
-            let init = client
-                .send(
-                    "initialize",
-                    json!({
-                        "protocolVersion": revision.as_str(),
-                        "capabilities": client.answers.capabilities(revision),
-                        "clientInfo": {"name": "mcp-runtime-testing", "version": env!("CARGO_PKG_VERSION")},
-                    }),
-                )
-                .await?;
-            if init["protocolVersion"] != revision.as_str() {
-                return Err(TestError::Protocol(format!(
-                    "asked for {} and the server chose {}",
-                    revision.as_str(),
-                    init["protocolVersion"]
-                )));
-            }
-            let _ = client.capabilities.set(init["capabilities"].clone());
-            client.notify("notifications/initialized", json!({})).await?;
-        }
-        Ok(client)
+            capabilities,
+        })
+    }
+
+    /// The [`Client`] underneath: its typed calls, its notification stream.
+    pub fn client(&self) -> &Client {
+        &self.client
     }
 
     /// The capabilities the server declares to this client's revision: from its `initialize`
-    /// result, or (2026-07-28) from `server/discover`, asked the first time.
+    /// result, or (2026-07-28) from `server/discover`.
     pub async fn server_capabilities(&self) -> Result<Value, TestError> {
         let capabilities = self
             .capabilities
             .get_or_try_init(|| async {
-                let discovered = self.send("server/discover", json!({})).await?;
+                let discovered = self.request("server/discover", json!({})).await?;
                 Ok::<_, TestError>(discovered["capabilities"].clone())
             })
             .await?;
@@ -303,19 +324,19 @@ impl TestClient {
 
     /// The revision this client speaks.
     pub fn revision(&self) -> Revision {
-        self.revision
+        self.client.revision()
     }
 
     /// Sends `method` with `params` (an object; the 2026-07-28 `_meta` is added) and returns
     /// the result, with no schema check: for what the other methods do not cover.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, TestError> {
-        self.send(method, params).await
+        Ok(self.client.request(method, params).await?)
     }
 
     /// Every tool, following `nextCursor` across pages. Each input and output schema must be
     /// a JSON Schema for an object.
     pub async fn list_tools(&self) -> Result<Vec<Value>, TestError> {
-        let tools = self.list_all("tools/list", "tools").await?;
+        let tools = self.list_all("tools/list", json!({}), "tools").await?;
         for tool in &tools {
             let name = tool["name"].as_str().unwrap_or_default();
             for key in ["inputSchema", "outputSchema"] {
@@ -338,7 +359,7 @@ impl TestClient {
         if let Some(listing) = &listing {
             check(&listing["inputSchema"], &arguments, &format!("the arguments of tool `{name}`"))?;
         }
-        let result = self.send("tools/call", json!({"name": name, "arguments": arguments})).await?;
+        let result = self.request("tools/call", json!({"name": name, "arguments": arguments})).await?;
         let failed = result["isError"] == true;
         if let Some(output) = listing.as_ref().and_then(|l| l.get("outputSchema")).filter(|_| !failed) {
             let what = format!("the structuredContent of tool `{name}`");
@@ -352,17 +373,17 @@ impl TestClient {
 
     /// Every resource, across pages.
     pub async fn list_resources(&self) -> Result<Vec<Value>, TestError> {
-        self.list_all("resources/list", "resources").await
+        self.list_all("resources/list", json!({}), "resources").await
     }
 
     /// Every resource template, across pages.
     pub async fn list_resource_templates(&self) -> Result<Vec<Value>, TestError> {
-        self.list_all("resources/templates/list", "resourceTemplates").await
+        self.list_all("resources/templates/list", json!({}), "resourceTemplates").await
     }
 
     /// Reads `uri`; each of the contents must name a URI and hold `text` or `blob`.
     pub async fn read_resource(&self, uri: &str) -> Result<Value, TestError> {
-        let result = self.send("resources/read", json!({"uri": uri})).await?;
+        let result = self.request("resources/read", json!({"uri": uri})).await?;
         let contents = result["contents"].as_array().ok_or_else(|| protocol("resources/read", &result))?;
         if contents.iter().any(|c| !c["uri"].is_string() || !(c["text"].is_string() || c["blob"].is_string())) {
             return Err(protocol("resources/read", &result));
@@ -372,29 +393,29 @@ impl TestClient {
 
     /// Every skill's entry (`skills/list`, the skills extension), across pages.
     pub async fn list_skills(&self) -> Result<Vec<Value>, TestError> {
-        self.list_all("skills/list", "skills").await
+        self.list_all("skills/list", json!({}), "skills").await
     }
 
     /// The entry of the skill whose `SKILL.md` is at `uri` (`skills/get`).
     pub async fn get_skill(&self, uri: &str) -> Result<Value, TestError> {
-        let result = self.send("skills/get", json!({"uri": uri})).await?;
+        let result = self.request("skills/get", json!({"uri": uri})).await?;
         result.get("skill").cloned().ok_or_else(|| protocol("skills/get", &result))
     }
 
     /// The direct children of the folder at `uri` (`resources/directory/read`), across pages:
     /// files, and folders as `inode/directory`.
     pub async fn read_directory(&self, uri: &str) -> Result<Vec<Value>, TestError> {
-        self.list_all_with("resources/directory/read", json!({"uri": uri}), "resources").await
+        self.list_all("resources/directory/read", json!({"uri": uri}), "resources").await
     }
 
     /// Every prompt, across pages.
     pub async fn list_prompts(&self) -> Result<Vec<Value>, TestError> {
-        self.list_all("prompts/list", "prompts").await
+        self.list_all("prompts/list", json!({}), "prompts").await
     }
 
     /// Gets prompt `name` with `arguments` (string values, as the protocol has them).
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, TestError> {
-        let result = self.send("prompts/get", json!({"name": name, "arguments": arguments})).await?;
+        let result = self.request("prompts/get", json!({"name": name, "arguments": arguments})).await?;
         if !result["messages"].is_array() {
             return Err(protocol("prompts/get", &result));
         }
@@ -405,7 +426,7 @@ impl TestClient {
     /// `{"type": "ref/prompt", "name": "greet"}`), and returns the suggested values.
     pub async fn complete(&self, reference: Value, argument: &str, value: &str) -> Result<Vec<String>, TestError> {
         let params = json!({"ref": reference, "argument": {"name": argument, "value": value}});
-        let result = self.send("completion/complete", params).await?;
+        let result = self.request("completion/complete", params).await?;
         let values =
             result["completion"]["values"].as_array().ok_or_else(|| protocol("completion/complete", &result))?;
         values
@@ -417,22 +438,43 @@ impl TestClient {
     /// The questions the server asked and this client's handlers answered, in order (a
     /// 2026-07-28 question asked again in a retry is counted again).
     pub fn questions(&self) -> Vec<Question> {
-        self.answers.asked()
+        lock(&self.asked).clone()
     }
 
-    /// The notifications the server sent so far, in order.
+    /// The notifications the server sent so far, in order (each as the whole message).
     pub fn notifications(&self) -> Vec<Value> {
-        lock(&self.notifications).clone()
+        let mut notifications = lock(&self.notifications);
+        let (reader, seen) = &mut *notifications;
+        while let Some((method, params)) = reader.try_next_raw() {
+            let mut message = json!({"jsonrpc": "2.0", "method": method});
+            if !params.is_null() {
+                message["params"] = params;
+            }
+            seen.push(message);
+        }
+        seen.clone()
     }
 
     /// Disconnects and waits for the server to finish what it was doing; its error, if it
     /// stopped with one.
     pub async fn close(self) -> Result<(), TestError> {
-        let TestClient { to_server, serving, reading, .. } = self;
-        drop(to_server);
-        let served = serving.await.map_err(|e| TestError::Protocol(format!("the server task failed: {e}")))?;
-        reading.abort();
-        served.map_err(TestError::Server)
+        self.client.close().await.map_err(|e| match e {
+            ClientError::Closed(why) => TestError::Protocol(why),
+            other => TestError::from(other),
+        })
+    }
+
+    /// Sends the notification `method` with `params`, as they are: `notifications/cancelled`
+    /// with a [`next_request_id`](Self::next_request_id) taken before a request, say.
+    pub async fn notify(&self, method: &str, params: Value) -> Result<(), TestError> {
+        Ok(self.client.notify(method, params).await?)
+    }
+
+    /// The id the next request this client sends will carry (ids count up from 1). Take it
+    /// just before [`request`](Self::request) to cancel that request; the typed methods may
+    /// send a listing first.
+    pub fn next_request_id(&self) -> u64 {
+        self.client.next_request_id()
     }
 
     /// The `tools/list` entry of `name`, if the server lists it.
@@ -449,163 +491,9 @@ impl TestClient {
         Ok(tools.get(name).cloned())
     }
 
-    async fn list_all(&self, method: &str, field: &str) -> Result<Vec<Value>, TestError> {
-        self.list_all_with(method, json!({}), field).await
-    }
-
-    /// Every item of `field` across the pages of `method`, each page asked with `params` and
-    /// the previous page's cursor.
-    async fn list_all_with(&self, method: &str, params: Value, field: &str) -> Result<Vec<Value>, TestError> {
-        let mut items = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
-            let mut params = params.clone();
-            if let Some(cursor) = &cursor {
-                params["cursor"] = json!(cursor);
-            }
-            let page = self.send(method, params).await?;
-            items.extend(page[field].as_array().ok_or_else(|| protocol(method, &page))?.iter().cloned());
-            match page.get("nextCursor").and_then(Value::as_str) {
-                Some(next) if cursor.as_deref() == Some(next) => {
-                    return Err(TestError::Protocol(format!("{method} returned the same cursor twice: {next}")));
-                }
-                Some(next) => cursor = Some(next.to_owned()),
-                None => return Ok(items),
-            }
-        }
-    }
-
-    /// Sends `method`; in 2026-07-28, answers an input-required result with this client's
-    /// handlers and retries, until the result is complete or a question has no handler.
-    async fn send(&self, method: &str, params: Value) -> Result<Value, TestError> {
-        let mut retry = params.clone();
-        for _ in 0..MAX_ROUNDS {
-            let result = self.send_once(method, retry).await?;
-            if result["resultType"] != "input_required" || !self.answers.any() {
-                return Ok(result);
-            }
-            let requests = result["inputRequests"].as_object().ok_or_else(|| protocol(method, &result))?;
-            let mut responses = serde_json::Map::new();
-            for (key, question) in requests {
-                let asked = question["method"].as_str().unwrap_or_default();
-                match self.answers.answer(asked, &question["params"]) {
-                    Some(answer) => responses.insert(key.clone(), answer),
-                    // A question no handler answers: the test sees the result as it came.
-                    None => return Ok(result),
-                };
-            }
-            retry = params.clone();
-            if let Some(object) = retry.as_object_mut() {
-                object.insert("inputResponses".into(), Value::Object(responses));
-                if let Some(state) = result.get("requestState") {
-                    object.insert("requestState".into(), state.clone());
-                }
-            }
-        }
-        Err(TestError::Protocol(format!("{method} still asked for input after {MAX_ROUNDS} rounds")))
-    }
-
-    async fn send_once(&self, method: &str, params: Value) -> Result<Value, TestError> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (answer, answered) = oneshot::channel();
-        lock(&self.pending).insert(id, answer);
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": self.with_meta(params)});
-        self.write(&message).await?;
-        match answered.await {
-            Ok(Ok(result)) => Ok(result),
-            Ok(Err(error)) => Err(TestError::Rpc(error)),
-            Err(_) => Err(TestError::Protocol(format!("the server stopped before answering {method}"))),
-        }
-    }
-
-    /// Sends the notification `method` with `params`, as they are: `notifications/cancelled`
-    /// with a [`next_request_id`](Self::next_request_id) taken before a request, say.
-    pub async fn notify(&self, method: &str, params: Value) -> Result<(), TestError> {
-        self.write(&json!({"jsonrpc": "2.0", "method": method, "params": params})).await
-    }
-
-    /// The id the next request this client sends will carry (ids count up from 1). Take it
-    /// just before [`request`](Self::request) to cancel that request; the typed methods may
-    /// send a listing first.
-    pub fn next_request_id(&self) -> u64 {
-        self.next_id.load(Ordering::Relaxed)
-    }
-
-    async fn write(&self, message: &Value) -> Result<(), TestError> {
-        let mut bytes = message.to_string().into_bytes();
-        bytes.push(b'\n');
-        self.to_server.send(bytes).await.map_err(|_| TestError::Protocol("the server stopped reading".into()))
-    }
-
-    /// `params` with the per-request `_meta` of 2026-07-28, or as they are before it.
-    fn with_meta(&self, mut params: Value) -> Value {
-        if self.revision.supports(Feature::Stateless)
-            && let Some(object) = params.as_object_mut()
-        {
-            let meta = object.entry("_meta").or_insert_with(|| json!({}));
-            if let Some(meta) = meta.as_object_mut() {
-                meta.insert("io.modelcontextprotocol/protocolVersion".into(), json!(self.revision.as_str()));
-                meta.insert(
-                    "io.modelcontextprotocol/clientCapabilities".into(),
-                    self.answers.capabilities(self.revision),
-                );
-                meta.insert(
-                    "io.modelcontextprotocol/clientInfo".into(),
-                    json!({"name": "mcp-runtime-testing", "version": env!("CARGO_PKG_VERSION")}),
-                );
-            }
-        }
-        params
-    }
-}
-
-/// Hands one message from the server to whoever waits for it.
-async fn route(
-    bytes: &[u8],
-    pending: &Pending,
-    notifications: &Mutex<Vec<Value>>,
-    answers: &Answers,
-    to_server: &mpsc::WeakSender<Vec<u8>>,
-) {
-    let Ok(message) = serde_json::from_slice::<Value>(bytes) else {
-        lock(notifications).push(json!({"invalid": String::from_utf8_lossy(bytes)}));
-        return;
-    };
-    let id = message.get("id").cloned();
-    match (message.get("method").and_then(Value::as_str), id) {
-        (Some(method), Some(id)) => {
-            let params = message.get("params").cloned().unwrap_or_else(|| json!({}));
-            let answer = if method == "ping" { Some(json!({})) } else { answers.answer(method, &params) };
-            let reply = match answer {
-                Some(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-                None => {
-                    let message = format!("the test client does not answer {method}");
-                    let error = json!({"code": crate::protocol::code::METHOD_NOT_FOUND, "message": message});
-                    json!({"jsonrpc": "2.0", "id": id, "error": error})
-                }
-            };
-            let mut reply = reply.to_string().into_bytes();
-            reply.push(b'\n');
-            if let Some(to_server) = to_server.upgrade() {
-                let _ = to_server.send(reply).await;
-            }
-        }
-        (Some(_), None) => lock(notifications).push(message),
-        (None, Some(id)) => {
-            let waiting = id.as_u64().and_then(|id| lock(pending).remove(&id));
-            if let Some(waiting) = waiting {
-                let answer = match message.get("error") {
-                    Some(error) => Err(serde_json::from_value(error.clone()).unwrap_or_else(|_| ErrorObject {
-                        code: 0,
-                        message: error.to_string(),
-                        data: None,
-                    })),
-                    None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
-                };
-                let _ = waiting.send(answer);
-            }
-        }
-        (None, None) => lock(notifications).push(message),
+    /// Every item of `field` across the pages of `method`, each page asked with `params`.
+    async fn list_all(&self, method: &str, params: Value, field: &str) -> Result<Vec<Value>, TestError> {
+        Ok(self.client.list_all::<Value>(method, params, field).await?)
     }
 }
 

@@ -20,7 +20,7 @@ impl TestClient {
     /// answers: a task (`resultType: "task"`, its `taskId`) or, for a tool that runs as a plain
     /// call, its result.
     pub async fn start_tool_call(&self, name: &str, arguments: Value) -> Result<Value, TestError> {
-        self.send("tools/call", json!({"name": name, "arguments": arguments})).await
+        Ok(self.client.start_tool_call(name, arguments).await?)
     }
 
     /// Calls tool `name` as a task and waits for the task to end (see
@@ -58,17 +58,17 @@ impl TestClient {
 
     /// `tasks/get`: the task as it is now.
     pub async fn get_task(&self, id: &str) -> Result<Value, TestError> {
-        self.send("tasks/get", json!({"taskId": id})).await
+        self.request("tasks/get", json!({"taskId": id})).await
     }
 
     /// `tasks/update`: answers to the task's questions, by key.
     pub async fn update_task(&self, id: &str, responses: Value) -> Result<Value, TestError> {
-        self.send("tasks/update", json!({"taskId": id, "inputResponses": responses})).await
+        self.request("tasks/update", json!({"taskId": id, "inputResponses": responses})).await
     }
 
     /// `tasks/cancel`.
     pub async fn cancel_task(&self, id: &str) -> Result<Value, TestError> {
-        self.send("tasks/cancel", json!({"taskId": id})).await
+        self.request("tasks/cancel", json!({"taskId": id})).await
     }
 
     /// Polls task `id` until it ends (completed, failed or cancelled) and returns it as
@@ -76,34 +76,6 @@ impl TestClient {
     /// handlers (and the questions recorded, see [`questions`](Self::questions)); one asking
     /// what no handler answers is returned as it is, `input_required`.
     pub async fn wait_for_task(&self, id: &str) -> Result<Value, TestError> {
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        let mut answered = std::collections::HashSet::new();
-        loop {
-            let task = self.get_task(id).await?;
-            match task["status"].as_str() {
-                Some("completed" | "failed" | "cancelled") => return Ok(task),
-                Some("input_required") => {
-                    let requests = task["inputRequests"].as_object().cloned().unwrap_or_default();
-                    let mut responses = serde_json::Map::new();
-                    for (key, question) in requests.iter().filter(|(key, _)| !answered.contains(*key)) {
-                        let asked = question["method"].as_str().unwrap_or_default();
-                        match self.answers.answer(asked, &question["params"]) {
-                            Some(answer) => responses.insert(key.clone(), answer),
-                            None => return Ok(task),
-                        };
-                    }
-                    if !responses.is_empty() {
-                        answered.extend(responses.keys().cloned());
-                        self.update_task(id, Value::Object(responses)).await?;
-                    }
-                }
-                Some("working") => {}
-                _ => return Err(TestError::Protocol(format!("task `{id}` has no known status: {task}"))),
-            }
-            if tokio::time::Instant::now() >= deadline {
-                return Err(TestError::Protocol(format!("task `{id}` did not end within {}s", PATIENCE.as_secs())));
-            }
-            tokio::time::sleep(POLL).await;
-        }
+        Ok(self.client.wait_for_task_every(id, PATIENCE, Some(POLL)).await?)
     }
 }

@@ -4,6 +4,9 @@
 //! of provider is left alone), verifying servers against the system's roots (`SSL_CERT_FILE`
 //! and `SSL_CERT_DIR` are honoured).
 
+// With `tls` alone (an HTTPS client for `client`), the shared clients below have no user.
+#![cfg_attr(not(any(feature = "oauth", feature = "telemetry")), allow(dead_code))]
+
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -11,7 +14,7 @@ use std::time::Duration;
 pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The TLS settings every client of the runtime's shares.
-fn tls() -> Result<rustls::ClientConfig, String> {
+pub(crate) fn tls() -> Result<rustls::ClientConfig, String> {
     use rustls_platform_verifier::BuilderVerifierExt as _;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = rustls::ClientConfig::builder_with_provider(provider)
