@@ -2,6 +2,7 @@
 //! stdio, and the official clients.
 
 pub mod clients;
+pub mod conformance;
 pub mod gift_genius;
 pub mod http;
 pub mod schema;

@@ -4,46 +4,17 @@
 //! sets (their not-scored scenarios included). Every check must pass: a failure or a warning
 //! fails the test, with the suite's own message. The one exception is [`EXPECTED_FAILURES`].
 
-use std::path::Path;
 use std::time::Duration;
 
 use mcp_tests::clients::{Suite, conformance, run_bounded};
+use mcp_tests::conformance::{Check, assert_all_pass, read_checks, scenario_of, totals};
 use mcp_tests::example_binary;
 use mcp_tests::http::HttpServer;
-use serde_json::Value;
-
-/// One check: (scenario directory, id, status, message).
-type Check = (String, String, String, String);
 
 /// Not-scored scenarios allowed to fail, each with its reason. A listed scenario that passes
 /// fails the test, so the list cannot go stale.
 const EXPECTED_FAILURES: &[(&str, &str)] =
     &[("tasks-status-notifications", "the suite skips it itself: its harness awaits a rewrite (SEP-2663)")];
-
-/// The scenario a results directory (`server-<scenario>-<timestamp>`) belongs to.
-fn scenario_of(directory: &str) -> &str {
-    let name = directory.strip_prefix("server-").unwrap_or(directory);
-    // The suite appends the time with `:` and `.` as `-`, always this long; the time itself
-    // holds `-20` at twenty past or twenty seconds, so it is cut by its shape, not searched.
-    const STAMP: &str = "-2026-12-01T21-20-29-550Z";
-    let Some(cut) = name.len().checked_sub(STAMP.len()) else { return name };
-    let stamp = name.as_bytes().get(cut..).unwrap_or_default();
-    let shaped = stamp.len() == STAMP.len()
-        && stamp.iter().zip(STAMP.as_bytes()).all(|(found, model)| found.is_ascii_digit() == model.is_ascii_digit());
-    if shaped && stamp.starts_with(b"-") && stamp.ends_with(b"Z") && stamp[11] == b'T' { &name[..cut] } else { name }
-}
-
-#[test]
-fn scenario_names_lose_their_time_whatever_the_time() {
-    for (directory, scenario) in [
-        ("server-tasks-wire-fields-2026-12-01T21-20-29-550Z", "tasks-wire-fields"),
-        ("server-stateless-2026-12-01T20-20-20-020Z", "stateless"),
-        ("server-tools-call-simple-text-2027-01-09T03-04-05-006Z", "tools-call-simple-text"),
-        ("server-initialize", "initialize"),
-    ] {
-        assert_eq!(scenario_of(directory), scenario, "{directory}");
-    }
-}
 
 /// Runs the suite with `args` against a fresh fixture server, which must exit 0; every
 /// check, as (scenario directory, id, status, message).
@@ -67,77 +38,10 @@ fn run(suite: Suite, args: &[&str], label: &str) -> (Vec<Check>, bool, String) {
     (checks, status.success(), stdout)
 }
 
-/// Every `checks.json` under `dir`.
-fn read_checks(dir: &Path) -> Vec<Check> {
-    let mut checks = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return checks };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            checks.extend(read_checks(&path));
-            continue;
-        }
-        if path.file_name().is_none_or(|name| name != "checks.json") {
-            continue;
-        }
-        let scenario =
-            path.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let text = std::fs::read_to_string(&path).expect("readable checks");
-        let list: Vec<Value> = serde_json::from_str(&text).expect("checks.json is a JSON array");
-        for check in list {
-            let field = |key: &str| check[key].as_str().unwrap_or_default().to_owned();
-            checks.push((scenario.clone(), field("id"), field("status"), field("errorMessage")));
-        }
-    }
-    checks
-}
-
-/// Fails listing every check that is not a success (or information), outside the expected
-/// failures; and fails when an expected failure passes.
-fn assert_all_pass(checks: &[Check]) {
-    let expected = |scenario: &str| EXPECTED_FAILURES.iter().any(|(name, _)| *name == scenario_of(scenario));
-    let failing = |status: &str| !matches!(status, "SUCCESS" | "INFO");
-    for (name, reason) in EXPECTED_FAILURES {
-        let own: Vec<_> = checks.iter().filter(|(scenario, ..)| scenario_of(scenario) == *name).collect();
-        if !own.is_empty() {
-            assert!(
-                own.iter().any(|(_, _, status, _)| failing(status)),
-                "{name} passes now: take it off EXPECTED_FAILURES ({reason})"
-            );
-        }
-    }
-    // A scenario whose checks were all skipped tested nothing: it fails (unless expected).
-    let scenarios: std::collections::BTreeSet<&str> = checks.iter().map(|(s, ..)| scenario_of(s)).collect();
-    for scenario in scenarios.into_iter().filter(|s| !expected(s)) {
-        let own: Vec<_> = checks.iter().filter(|(s, ..)| scenario_of(s) == scenario).collect();
-        assert!(
-            own.iter().any(|(_, _, status, _)| status != "SKIPPED"),
-            "every check of {scenario} was skipped: {own:?}"
-        );
-    }
-    let bad: Vec<String> = checks
-        .iter()
-        .filter(|(scenario, _, status, _)| failing(status) && !expected(scenario))
-        .map(|(scenario, id, status, message)| format!("{scenario}: {id} {status}: {message}"))
-        .collect();
-    assert!(bad.is_empty(), "{} of {} checks did not pass:\n{}", bad.len(), checks.len(), bad.join("\n"));
-    let passed = checks.iter().filter(|(_, _, status, _)| status == "SUCCESS").count();
-    eprintln!("{passed} checks passed");
-}
-
-/// How many scenarios wrote checks, and how many checks passed: what the README's table
-/// says of each run. A scenario that writes no `checks.json`, or a check that vanishes,
-/// changes these.
-fn totals<'a>(checks: impl IntoIterator<Item = &'a Check>) -> (usize, usize) {
-    let checks: Vec<&Check> = checks.into_iter().collect();
-    let scenarios: std::collections::BTreeSet<&str> = checks.iter().map(|(s, ..)| scenario_of(s)).collect();
-    (scenarios.len(), checks.iter().filter(|(_, _, status, _)| status == "SUCCESS").count())
-}
-
 #[test]
 fn suite_0_1_16_passes_every_scenario() {
     let checks = run_suite(Suite::V0_1, &["--suite", "all"], "0.1.16-all");
-    assert_all_pass(&checks);
+    assert_all_pass(&checks, EXPECTED_FAILURES);
     // The README's table: 32 scenarios, 46 checks passed.
     assert_eq!(totals(&checks), (32, 46));
 }
@@ -145,7 +49,7 @@ fn suite_0_1_16_passes_every_scenario() {
 #[test]
 fn suite_0_2_passes_the_2025_11_25_requirements() {
     let checks = run_suite(Suite::V0_2, &["--requirements", "2025-11-25"], "0.2.0-alpha.12-2025-11-25");
-    assert_all_pass(&checks);
+    assert_all_pass(&checks, EXPECTED_FAILURES);
     // The README's table: 30 + 3 scenarios, 83 checks passed.
     assert_eq!(totals(&checks), (33, 83));
 }
@@ -153,7 +57,7 @@ fn suite_0_2_passes_the_2025_11_25_requirements() {
 #[test]
 fn suite_0_2_passes_the_2026_07_28_requirements() {
     let checks = run_suite(Suite::V0_2, &["--requirements", "2026-07-28"], "0.2.0-alpha.12-2026-07-28");
-    assert_all_pass(&checks);
+    assert_all_pass(&checks, EXPECTED_FAILURES);
     // The README's table: 50 scenarios, 196 checks passed; of them the tasks extension's
     // 9 + 1 (which the suite skips itself) with 44.
     assert_eq!(totals(&checks), (50, 196));
@@ -197,7 +101,7 @@ fn suite_0_2_passes_the_skills_scenarios() {
     for scenario in SKILLS_SCENARIOS {
         checks.extend(run_suite(Suite::V0_2, &["--scenario", scenario], &format!("0.2.0-alpha.12-{scenario}")));
     }
-    assert_all_pass(&checks);
+    assert_all_pass(&checks, EXPECTED_FAILURES);
     let ran: std::collections::BTreeSet<&str> = checks.iter().map(|(s, ..)| scenario_of(s)).collect();
     assert_eq!(ran, SKILLS_SCENARIOS.into_iter().collect(), "every skills scenario ran");
     // The README's table: 3 scenarios, 45 checks passed.

@@ -217,14 +217,15 @@ impl Connection {
     pub(crate) async fn notify(self: &Arc<Self>, method: &str, params: Value) -> Result<(), ClientError> {
         let line = serde_json::to_vec(&json!({"jsonrpc": "2.0", "method": method, "params": params}))
             .map_err(|e| ClientError::Protocol(e.to_string()))?;
-        self.send_line(line).await
+        self.send_line(line, Some(method)).await
     }
 
-    /// Sends one message that gets no answer (a notification, or a response to the server).
-    pub(crate) async fn send_line(self: &Arc<Self>, line: Vec<u8>) -> Result<(), ClientError> {
+    /// Sends one message that gets no answer: a notification (`method`), or a response to
+    /// the server (`None`).
+    pub(crate) async fn send_line(self: &Arc<Self>, line: Vec<u8>, method: Option<&str>) -> Result<(), ClientError> {
         match &self.link {
             Link::Messages(outbox) => outbox.send(line).await.map_err(|_| ClientError::Closed(self.why_ended())),
-            Link::Http(http) => http.post_one_way(self, line).await,
+            Link::Http(http) => http.post_one_way(self, line, method).await,
         }
     }
 
@@ -313,7 +314,7 @@ impl Connection {
                 Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
                 Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
             };
-            if let Err(e) = connection.send_line(line.to_string().into_bytes()).await {
+            if let Err(e) = connection.send_line(line.to_string().into_bytes(), None).await {
                 tracing::debug!("the answer to the server's {method} was not delivered: {e}");
             }
         });
@@ -377,7 +378,7 @@ impl Drop for Unanswered<'_> {
                 if let Ok(runtime) = tokio::runtime::Handle::try_current() {
                     let connection = Arc::clone(self.connection);
                     runtime.spawn(async move {
-                        let _ = connection.send_line(line).await;
+                        let _ = connection.send_line(line, Some("notifications/cancelled")).await;
                     });
                 }
             }

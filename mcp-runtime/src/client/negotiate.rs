@@ -122,7 +122,7 @@ async fn initialize(
     }
     connection.notify("notifications/initialized", json!({})).await?;
     if http_of(connection).is_some() {
-        listen(connection);
+        listen(connection).await;
     }
     Ok(Negotiation {
         revision,

@@ -22,6 +22,9 @@ use crate::protocol::excerpt;
 /// How long to wait before resuming a stream when the server did not say (`retry`).
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 
+/// How long the GET stream may take to open before the client goes on without it.
+const LISTEN_PATIENCE: Duration = Duration::from_secs(5);
+
 /// How many times in a row a stream is resumed without receiving anything before the
 /// request fails.
 const MAX_RESUMPTIONS: usize = 5;
@@ -37,7 +40,7 @@ pub(crate) struct HttpLink {
     session: Mutex<Option<HeaderValue>>,
     /// `MCP-Protocol-Version`, once negotiated.
     version: Mutex<Option<&'static str>>,
-    /// 2026-07-28: `Mcp-Method` on every request, cancellation by closing the stream.
+    /// 2026-07-28: cancellation by closing the stream.
     stateless: AtomicBool,
     /// `Authorization: Bearer ...`.
     bearer: Mutex<Option<String>>,
@@ -249,8 +252,13 @@ impl HttpLink {
     }
 
     /// POSTs a message that gets no answer (a notification, or a response to the server).
-    pub(crate) async fn post_one_way(&self, connection: &Arc<Connection>, line: Vec<u8>) -> Result<(), ClientError> {
-        let response = self.post(None, &[], line).await?;
+    pub(crate) async fn post_one_way(
+        &self,
+        connection: &Arc<Connection>,
+        line: Vec<u8>,
+        method: Option<&str>,
+    ) -> Result<(), ClientError> {
+        let response = self.post(method.map(|m| (m, &Value::Null)), &[], line).await?;
         let status = response.status();
         if status.is_success() {
             return Ok(());
@@ -262,8 +270,9 @@ impl HttpLink {
         Err(ClientError::Transport(format!("HTTP {status}: {}", excerpt(&text))))
     }
 
-    /// One POST of `line`; `request` is the method and params of a request (for 2026-07-28's
-    /// headers), `None` for a message that gets no answer.
+    /// One POST of `line`; `request` is the method and params of a request or notification
+    /// (for the `Mcp-Method` and `Mcp-Name` headers, sent in every era: they cost an old
+    /// server nothing and let a gateway route), `None` for a response.
     async fn post(
         &self,
         request: Option<(&str, &Value)>,
@@ -274,18 +283,14 @@ impl HttpLink {
             .with_common_headers(self.http.request(Method::POST, self.url.clone()))
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream");
-        if self.stateless.load(Ordering::Relaxed)
-            && let Some((method, _)) = request
-        {
+        if let Some((method, params)) = request {
             post = post.header("mcp-method", method);
-            if let Some((method, params)) = request
-                && let Some(name) = named(method, params)
-            {
+            if let Some(name) = named(method, params) {
                 post = post.header("mcp-name", header_value(name));
             }
-            for (name, value) in extra {
-                post = post.header(name.as_str(), value.as_str());
-            }
+        }
+        for (name, value) in extra {
+            post = post.header(name.as_str(), value.as_str());
         }
         post.body(line).send().await.map_err(|e| transport_error(&self.url, e))
     }
@@ -329,23 +334,21 @@ impl HttpLink {
 }
 
 /// Opens the GET stream for what the server sends unasked (handshake era), resumed when it
-/// closes; a server without one (405) is left alone.
-pub(crate) fn listen(connection: &Arc<Connection>) {
+/// closes; a server without one (405) is left alone. The stream is open when this returns, so
+/// that it is there before any request the server may answer on it.
+pub(crate) async fn listen(connection: &Arc<Connection>) {
     let Some(link) = http_of(connection) else { return };
+    // A server that never answers the GET has no stream to offer: connecting goes on.
+    let first = match tokio::time::timeout(LISTEN_PATIENCE, link.get(None)).await {
+        Ok(Ok(response)) if response.status().is_success() => response,
+        _ => return,
+    };
     let weak = Arc::downgrade(connection);
     let task = tokio::spawn(async move {
+        let mut response = first;
         let mut last: Option<String> = None;
         let mut retry = DEFAULT_RETRY;
         for _ in 0..MAX_RESUMPTIONS {
-            let opened = {
-                let Some(connection) = weak.upgrade() else { return };
-                let Some(link) = http_of(&connection) else { return };
-                link.get(last.as_deref()).await
-            };
-            let mut response = match opened {
-                Ok(response) if response.status().is_success() => response,
-                _ => return,
-            };
             let mut events = SseReader::resuming(last.clone());
             while let Ok(Some(bytes)) = response.chunk().await {
                 let Some(connection) = weak.upgrade() else { return };
@@ -357,6 +360,15 @@ pub(crate) fn listen(connection: &Arc<Connection>) {
             last = events.last_id;
             retry = events.retry_ms.map_or(retry, Duration::from_millis);
             tokio::time::sleep(retry).await;
+            let reopened = {
+                let Some(connection) = weak.upgrade() else { return };
+                let Some(link) = http_of(&connection) else { return };
+                link.get(last.as_deref()).await
+            };
+            response = match reopened {
+                Ok(response) if response.status().is_success() => response,
+                _ => return,
+            };
         }
     });
     *lock(&link.listening) = Some(task);
