@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use mcp_runtime::client::{Client, ClientBuilder, ClientError, schema_defaults};
+use mcp_runtime::client::{Client, ClientBuilder, ClientError, OAuth, schema_defaults};
 use mcp_runtime::protocol::Revision;
 use serde_json::{Value, json};
 
@@ -160,6 +160,39 @@ async fn play(scenario: &str, url: &str, context: &Value) -> Result<(), ClientEr
             }
             client.close().await
         }
+        auth if auth.starts_with("auth/") => {
+            let oauth = oauth_for(auth, context)?;
+            let client = builder().oauth(oauth).http(url).await?;
+            let tools = client.list_tools().await?;
+            if tools.iter().any(|t| t.name == "test-tool") {
+                client.call_tool("test-tool", json!({})).await?;
+            }
+            client.close().await
+        }
         other => Err(ClientError::Transport(format!("scenario `{other}` is not played by this client"))),
     }
+}
+
+/// How the client of authorization scenario `scenario` obtains its tokens: the
+/// authorization-code flow in a headless user agent (with a client ID metadata document
+/// where the server takes one, else dynamic registration), or the credentials the scenario's
+/// context gives.
+fn oauth_for(scenario: &str, context: &Value) -> Result<OAuth, ClientError> {
+    let given = |key: &str| {
+        context[key]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| ClientError::Auth(format!("{scenario}: the context has no `{key}`")))
+    };
+    let code = || {
+        OAuth::authorization_code("http://localhost:3000/callback", OAuth::headless())
+            .client_name("mcp-runtime-conformance-client")
+            .client_metadata_url("https://conformance-test.local/client-metadata.json")
+    };
+    Ok(match scenario {
+        "auth/pre-registration" => code().pre_registered(given("client_id")?, Some(given("client_secret")?)),
+        "auth/client-credentials-basic" => OAuth::client_credentials(given("client_id")?, given("client_secret")?),
+        "auth/wif-jwt-bearer" => OAuth::jwt_bearer(given("valid_jwt")?).pre_registered(given("client_id")?, None),
+        _ => code(),
+    })
 }

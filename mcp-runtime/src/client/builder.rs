@@ -53,6 +53,7 @@ pub struct ClientBuilder {
     max_rounds: usize,
     headers: reqwest::header::HeaderMap,
     bearer: Option<String>,
+    oauth: Option<super::OAuth>,
     stderr: Stderr,
 }
 
@@ -67,6 +68,7 @@ impl Default for ClientBuilder {
             max_rounds: DEFAULT_MAX_ROUNDS,
             headers: reqwest::header::HeaderMap::new(),
             bearer: None,
+            oauth: None,
             stderr: Stderr::default(),
         }
     }
@@ -194,6 +196,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Obtains tokens from the server's authorization server when it answers 401 (or 403
+    /// `insufficient_scope`), as `oauth` says (HTTP only).
+    #[must_use]
+    pub fn oauth(mut self, oauth: super::OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
     /// What happens to a spawned server's stderr ([`Stderr::PassThrough`] by default).
     #[must_use]
     pub fn stderr(mut self, stderr: Stderr) -> Self {
@@ -235,7 +245,7 @@ impl ClientBuilder {
 
     /// Connects to the Streamable HTTP endpoint at `url`.
     pub async fn http(self, url: &str) -> Result<Client, ClientError> {
-        let link = HttpLink::new(url, self.headers.clone(), self.bearer.clone())?;
+        let link = HttpLink::new(url, self.headers.clone(), self.bearer.clone(), self.oauth.clone())?;
         let connection = Connection::new(Link::Http(Box::new(link)), self.handlers.clone());
         self.finish(connection, Ending::Http).await
     }

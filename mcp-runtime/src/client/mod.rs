@@ -34,6 +34,7 @@
 //! input-required result of 2026-07-28, which the client answers and retries, bounded in
 //! rounds. Notifications arrive on [`Client::notifications`].
 
+mod auth;
 pub(crate) mod builder;
 mod calls;
 mod connection;
@@ -51,6 +52,7 @@ use std::time::Duration;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+pub use auth::{MAX_AUTHORIZATIONS, OAuth, UserAgent};
 pub use builder::{ClientBuilder, DEFAULT_MAX_ROUNDS};
 pub use calls::{CallOptions, ProgressReports};
 pub use error::ClientError;

@@ -15,6 +15,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::sse::SseReader;
+use crate::client::auth::{Authorizer, OAuth};
 use crate::client::connection::{Connection, Link, Outcome, lock};
 use crate::client::error::ClientError;
 use crate::protocol::excerpt;
@@ -42,8 +43,10 @@ pub(crate) struct HttpLink {
     version: Mutex<Option<&'static str>>,
     /// 2026-07-28: cancellation by closing the stream.
     stateless: AtomicBool,
-    /// `Authorization: Bearer ...`.
+    /// `Authorization: Bearer ...`, given.
     bearer: Mutex<Option<String>>,
+    /// Or obtained by the OAuth flow, on the server's 401.
+    auth: Option<Arc<Authorizer>>,
     /// The GET stream's task, if one is open.
     listening: Mutex<Option<JoinHandle<()>>>,
 }
@@ -66,13 +69,20 @@ enum Body {
 }
 
 impl HttpLink {
-    pub(crate) fn new(url: &str, headers: HeaderMap, bearer: Option<String>) -> Result<HttpLink, ClientError> {
+    pub(crate) fn new(
+        url: &str,
+        headers: HeaderMap,
+        bearer: Option<String>,
+        oauth: Option<OAuth>,
+    ) -> Result<HttpLink, ClientError> {
         let url = reqwest::Url::parse(url).map_err(|e| ClientError::Transport(format!("not a URL: {url}: {e}")))?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(ClientError::Transport(format!("not an http:// or https:// URL: {url}")));
         }
+        let auth = oauth.map(|oauth| Authorizer::new(oauth, url.clone()).map(Arc::new)).transpose()?;
         Ok(HttpLink {
-            http: http_client()?,
+            auth,
+            http: plain_client()?,
             url,
             headers,
             session: Mutex::default(),
@@ -279,20 +289,63 @@ impl HttpLink {
         extra: &[(String, String)],
         line: Vec<u8>,
     ) -> Result<Response, ClientError> {
-        let mut post = self
-            .with_common_headers(self.http.request(Method::POST, self.url.clone()))
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream");
-        if let Some((method, params)) = request {
-            post = post.header("mcp-method", method);
-            if let Some(name) = named(method, params) {
-                post = post.header("mcp-name", header_value(name));
+        // Built anew for each send, with the token of the moment.
+        let build = || {
+            let mut post = self
+                .with_common_headers(self.http.request(Method::POST, self.url.clone()))
+                .header(CONTENT_TYPE, "application/json")
+                .header(ACCEPT, "application/json, text/event-stream");
+            if let Some((method, params)) = request {
+                post = post.header("mcp-method", method);
+                if let Some(name) = named(method, params) {
+                    post = post.header("mcp-name", header_value(name));
+                }
             }
+            for (name, value) in extra {
+                post = post.header(name.as_str(), value.as_str());
+            }
+            post
+        };
+        let Some(auth) = &self.auth else {
+            return build().body(line).send().await.map_err(|e| transport_error(&self.url, e));
+        };
+        // The body is kept until the server takes it: it is sent again with each new token.
+        let mut response = build().body(line.clone()).send().await.map_err(|e| transport_error(&self.url, e))?;
+        while let Some((status, challenge)) = self.refusal(&response) {
+            let sent = self.sent_authorization();
+            auth.refused(status, challenge.as_deref(), sent.as_deref()).await?;
+            response = build().body(line.clone()).send().await.map_err(|e| transport_error(&self.url, e))?;
         }
-        for (name, value) in extra {
-            post = post.header(name.as_str(), value.as_str());
+        if response.status().is_success() {
+            auth.succeeded();
         }
-        post.body(line).send().await.map_err(|e| transport_error(&self.url, e))
+        Ok(response)
+    }
+
+    /// The status and challenge of a response that asks for (another) token.
+    fn refusal(&self, response: &Response) -> Option<(u16, Option<String>)> {
+        let status = response.status();
+        if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
+            return None;
+        }
+        let challenge = response.headers().get("www-authenticate").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        Some((status.as_u16(), challenge))
+    }
+
+    /// The `Authorization` this link sends now.
+    fn sent_authorization(&self) -> Option<String> {
+        match &self.auth {
+            Some(auth) => auth.header(),
+            None => lock(&self.bearer).as_ref().map(|token| format!("Bearer {token}")),
+        }
+    }
+
+    /// `request` with the current `Authorization`.
+    fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match self.sent_authorization() {
+            Some(value) => request.header(AUTHORIZATION, value),
+            None => request,
+        }
     }
 
     /// A GET of the server's stream (resuming after `last_event_id`, when given).
@@ -314,10 +367,7 @@ impl HttpLink {
         if let Some(session) = &*lock(&self.session) {
             request = request.header("mcp-session-id", session.clone());
         }
-        if let Some(token) = &*lock(&self.bearer) {
-            request = request.header(AUTHORIZATION, format!("Bearer {token}"));
-        }
-        request
+        self.authorized(request)
     }
 
     /// Closes the session: the GET stream stops, and a session the server gave is deleted.
@@ -446,7 +496,7 @@ fn transport_error(url: &reqwest::Url, e: reqwest::Error) -> ClientError {
 /// The HTTP client of MCP connections: no overall timeout (a stream lasts as long as it
 /// lasts), no redirects followed (a token goes only where it was meant to go); HTTPS with
 /// feature `tls`.
-fn http_client() -> Result<reqwest::Client, ClientError> {
+pub(crate) fn plain_client() -> Result<reqwest::Client, ClientError> {
     let builder = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
         .redirect(reqwest::redirect::Policy::none())
