@@ -193,6 +193,15 @@ fn oauth_for(scenario: &str, context: &Value) -> Result<OAuth, ClientError> {
         "auth/pre-registration" => code().pre_registered(given("client_id")?, Some(given("client_secret")?)),
         "auth/client-credentials-basic" => OAuth::client_credentials(given("client_id")?, given("client_secret")?),
         "auth/wif-jwt-bearer" => OAuth::jwt_bearer(given("valid_jwt")?).pre_registered(given("client_id")?, None),
+        "auth/client-credentials-jwt" => {
+            OAuth::client_credentials_jwt(given("client_id")?, &given("private_key_pem")?)?
+        }
+        "auth/enterprise-managed-authorization" => {
+            OAuth::identity_assertion(given("idp_token_endpoint")?, given("idp_id_token")?)
+                .idp_client_id(given("idp_client_id")?)
+                .pre_registered(given("client_id")?, Some(given("client_secret")?))
+        }
+        "auth/dpop" | "auth/dpop-nonce" => code().dpop(),
         _ => code(),
     })
 }

@@ -9,6 +9,8 @@ use serde_json::{Value, json};
 
 use super::UserAgent;
 use super::discovery::ServerMetadata;
+use super::dpop::{Dpop, Nonce};
+use super::es256::{Es256Key, base64url};
 use crate::client::error::ClientError;
 
 /// A client as an authorization server knows it.
@@ -18,6 +20,16 @@ pub(crate) struct Registered {
     pub(crate) secret: Option<String>,
     /// How it authenticates at the token endpoint.
     pub(crate) method: String,
+    /// Its key, for `private_key_jwt`.
+    pub(crate) key: Option<Es256Key>,
+}
+
+/// How the client reaches token endpoints: its HTTP client, and its DPoP key when its tokens
+/// are bound to one.
+#[derive(Clone, Copy)]
+pub(crate) struct Reach<'a> {
+    pub(crate) http: &'a reqwest::Client,
+    pub(crate) dpop: Option<&'a Dpop>,
 }
 
 impl Registered {
@@ -34,7 +46,7 @@ impl Registered {
             }
             Some(_) => "client_secret_basic",
         };
-        Registered { client_id: client_id.to_owned(), secret, method: method.to_owned() }
+        Registered { client_id: client_id.to_owned(), secret, method: method.to_owned(), key: None }
     }
 }
 
@@ -112,13 +124,13 @@ pub(crate) async fn register(
         .ok_or_else(|| ClientError::Auth(format!("registering at {endpoint}: no client_id in {answer}")))?;
     let secret = answer["client_secret"].as_str().map(str::to_owned);
     let method = answer["token_endpoint_auth_method"].as_str().unwrap_or(method);
-    Ok(Registered { client_id: client_id.to_owned(), secret, method: method.to_owned() })
+    Ok(Registered { client_id: client_id.to_owned(), secret, method: method.to_owned(), key: None })
 }
 
 /// The authorization-code grant with PKCE (S256): the user agent is sent to the
 /// authorization endpoint, the code it comes back with exchanged for a token.
 pub(crate) async fn authorization_code(
-    http: &reqwest::Client,
+    reach: Reach<'_>,
     metadata: &ServerMetadata,
     client: &Registered,
     asked: &CodeRequest<'_>,
@@ -195,12 +207,12 @@ pub(crate) async fn authorization_code(
     if let Some(resource) = asked.resource {
         form.push(("resource", resource.to_owned()));
     }
-    token_request(http, metadata, client, form).await
+    token_request(reach, metadata, client, form).await
 }
 
 /// The client-credentials grant.
 pub(crate) async fn client_credentials(
-    http: &reqwest::Client,
+    reach: Reach<'_>,
     metadata: &ServerMetadata,
     client: &Registered,
     scope: Option<&str>,
@@ -208,12 +220,12 @@ pub(crate) async fn client_credentials(
 ) -> Result<Token, ClientError> {
     let mut form = vec![("grant_type", "client_credentials".to_owned())];
     extend(&mut form, scope, resource);
-    token_request(http, metadata, client, form).await
+    token_request(reach, metadata, client, form).await
 }
 
 /// The JWT-bearer grant (RFC 7523): `assertion` exchanged for a token.
 pub(crate) async fn jwt_bearer(
-    http: &reqwest::Client,
+    reach: Reach<'_>,
     metadata: &ServerMetadata,
     client: &Registered,
     assertion: &str,
@@ -225,18 +237,18 @@ pub(crate) async fn jwt_bearer(
         ("assertion", assertion.to_owned()),
     ];
     extend(&mut form, scope, resource);
-    token_request(http, metadata, client, form).await
+    token_request(reach, metadata, client, form).await
 }
 
 /// A refresh-token grant.
 pub(crate) async fn refresh(
-    http: &reqwest::Client,
+    reach: Reach<'_>,
     metadata: &ServerMetadata,
     client: &Registered,
     refresh_token: &str,
 ) -> Result<Token, ClientError> {
     let form = vec![("grant_type", "refresh_token".to_owned()), ("refresh_token", refresh_token.to_owned())];
-    token_request(http, metadata, client, form).await
+    token_request(reach, metadata, client, form).await
 }
 
 fn extend(form: &mut Vec<(&'static str, String)>, scope: Option<&str>, resource: Option<&str>) {
@@ -250,14 +262,28 @@ fn extend(form: &mut Vec<(&'static str, String)>, scope: Option<&str>, resource:
 
 /// POSTs `form` to the token endpoint, the client authenticated as it registered.
 async fn token_request(
-    http: &reqwest::Client,
+    reach: Reach<'_>,
     metadata: &ServerMetadata,
     client: &Registered,
     mut form: Vec<(&'static str, String)>,
 ) -> Result<Token, ClientError> {
     let endpoint = &metadata.token_endpoint;
-    let mut request = http.post(endpoint).header(reqwest::header::ACCEPT, "application/json");
+    match (client.method.as_str(), &client.key) {
+        ("private_key_jwt", Some(key)) => {
+            let now = now_seconds();
+            let claims = json!({
+                "iss": client.client_id, "sub": client.client_id, "aud": metadata.issuer,
+                "iat": now, "exp": now + 300, "jti": random_text(16),
+            });
+            form.push(("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".to_owned()));
+            form.push(("client_assertion", key.sign(json!({"typ": "JWT"}), &claims)));
+            form.push(("client_id", client.client_id.clone()));
+        }
+        _ => {}
+    }
+    let mut request = reach.http.post(endpoint).header(reqwest::header::ACCEPT, "application/json");
     match (client.method.as_str(), &client.secret) {
+        ("private_key_jwt", _) => {}
         ("client_secret_basic", Some(secret)) => {
             let pair = format!("{}:{}", form_encode(&client.client_id), form_encode(secret));
             let encoded = base64::engine::general_purpose::STANDARD.encode(pair);
@@ -270,25 +296,91 @@ async fn token_request(
         _ => form.push(("client_id", client.client_id.clone())),
     }
     let body = form.iter().map(|(k, v)| format!("{k}={}", form_encode(v))).collect::<Vec<_>>().join("&");
-    let response = request
-        .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(body)
-        .send()
-        .await
-        .map_err(|e| ClientError::Auth(format!("the token request to {endpoint}: {e}")))?;
-    let status = response.status();
-    let text = response.text().await.unwrap_or_default();
+    let request = request.header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded").body(body);
+    // With DPoP, a proof per attempt; a server that wants its nonce in it says so once.
+    let mut retried = false;
+    let (status, text) = loop {
+        let mut attempt =
+            request.try_clone().ok_or_else(|| ClientError::Auth("the token request cannot be sent".into()))?;
+        if let Some(dpop) = reach.dpop {
+            attempt = attempt.header("dpop", dpop.proof("POST", endpoint, None, Nonce::Server));
+        }
+        let response =
+            attempt.send().await.map_err(|e| ClientError::Auth(format!("the token request to {endpoint}: {e}")))?;
+        let status = response.status();
+        let nonce = response.headers().get("dpop-nonce").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let text = response.text().await.unwrap_or_default();
+        if let (Some(dpop), Some(nonce), false) = (reach.dpop, nonce, retried)
+            && status == reqwest::StatusCode::BAD_REQUEST
+            && text.contains("use_dpop_nonce")
+        {
+            dpop.remember(Nonce::Server, nonce);
+            retried = true;
+            continue;
+        }
+        break (status, text);
+    };
     if !status.is_success() {
         return Err(ClientError::Auth(format!("the token endpoint {endpoint} answered HTTP {status}: {text}")));
     }
     let answer: TokenAnswer = serde_json::from_str(&text)
         .map_err(|e| ClientError::Auth(format!("the token endpoint {endpoint} answered no token ({e}): {text}")))?;
-    if let Some(kind) = &answer.token_type
-        && !kind.eq_ignore_ascii_case("bearer")
-    {
-        return Err(ClientError::Auth(format!("the token endpoint gave a `{kind}` token, not a bearer token")));
+    let kind = answer.token_type.as_deref().unwrap_or("Bearer");
+    let expected = if reach.dpop.is_some() { "DPoP" } else { "Bearer" };
+    if !kind.eq_ignore_ascii_case(expected) {
+        return Err(ClientError::Auth(format!("the token endpoint gave a `{kind}` token, not a {expected} token")));
     }
     Ok(Token { access: answer.access_token, refresh: answer.refresh_token, issuer: None })
+}
+
+/// The token exchange of enterprise-managed authorization: the user's ID token, at their
+/// identity provider, for an identity assertion (ID-JAG) meant for authorization server
+/// `audience` and `resource`.
+pub(crate) async fn identity_assertion(
+    http: &reqwest::Client,
+    idp_token_endpoint: &str,
+    id_token: &str,
+    idp_client_id: Option<&str>,
+    audience: &str,
+    resource: Option<&str>,
+) -> Result<String, ClientError> {
+    let mut form = vec![
+        ("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange".to_owned()),
+        ("subject_token", id_token.to_owned()),
+        ("subject_token_type", "urn:ietf:params:oauth:token-type:id_token".to_owned()),
+        ("requested_token_type", "urn:ietf:params:oauth:token-type:id-jag".to_owned()),
+        ("audience", audience.to_owned()),
+    ];
+    if let Some(resource) = resource {
+        form.push(("resource", resource.to_owned()));
+    }
+    if let Some(client_id) = idp_client_id {
+        form.push(("client_id", client_id.to_owned()));
+    }
+    let body = form.iter().map(|(k, v)| format!("{k}={}", form_encode(v))).collect::<Vec<_>>().join("&");
+    let response = http
+        .post(idp_token_endpoint)
+        .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .header(reqwest::header::ACCEPT, "application/json")
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| ClientError::Auth(format!("the token exchange at {idp_token_endpoint}: {e}")))?;
+    let status = response.status();
+    let text = response.text().await.unwrap_or_default();
+    if !status.is_success() {
+        return Err(ClientError::Auth(format!("the identity provider answered HTTP {status}: {text}")));
+    }
+    let answer: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    answer["access_token"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| ClientError::Auth(format!("the identity provider gave no assertion: {text}")))
+}
+
+/// Seconds since the Unix epoch.
+pub(crate) fn now_seconds() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 /// `application/x-www-form-urlencoded` encoding of one value.
@@ -304,12 +396,8 @@ fn form_encode(value: &str) -> String {
     out
 }
 
-fn base64url(bytes: &[u8]) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
-}
-
-/// `bytes` random bytes as base64url: PKCE verifiers and `state`.
-fn random_text(bytes: usize) -> String {
+/// `bytes` random bytes as base64url: PKCE verifiers, `state`, `jti`.
+pub(crate) fn random_text(bytes: usize) -> String {
     let mut buffer = vec![0u8; bytes];
     if getrandom::fill(&mut buffer).is_err() {
         // The runtime's own ids, which log the failure where they are drawn.

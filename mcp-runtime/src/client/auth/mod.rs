@@ -7,13 +7,17 @@
 //! that expires is refreshed. A token is only ever sent to the server it was obtained for.
 
 mod discovery;
+mod dpop;
+mod es256;
 mod grants;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use discovery::{Challenge, ServerMetadata};
-use grants::{Registered, Token};
+use dpop::{Dpop, Nonce};
+use es256::Es256Key;
+use grants::{Reach, Registered, Token};
 
 use super::connection::lock;
 use super::error::ClientError;
@@ -45,13 +49,27 @@ pub struct OAuth {
     client_name: String,
     /// Scopes asked whatever the server says.
     scopes: Option<Vec<String>>,
+    /// Tokens bound to a key of the client's (DPoP).
+    dpop: bool,
 }
 
 #[derive(Clone)]
 enum Grant {
-    AuthorizationCode { redirect_uri: String, user_agent: UserAgent },
+    AuthorizationCode {
+        redirect_uri: String,
+        user_agent: UserAgent,
+    },
     ClientCredentials,
-    JwtBearer { assertion: String },
+    JwtBearer {
+        assertion: String,
+    },
+    /// Enterprise-managed authorization: the user's ID token exchanged at their identity
+    /// provider for an assertion the authorization server takes.
+    IdentityAssertion {
+        idp_token_endpoint: String,
+        id_token: String,
+        idp_client_id: Option<String>,
+    },
 }
 
 #[derive(Clone)]
@@ -59,7 +77,7 @@ enum Registration {
     /// Dynamic registration, or a client ID metadata document where the server takes one.
     Dynamic { metadata_url: Option<String> },
     /// A client the authorization server already knows.
-    Known { client_id: String, secret: Option<String> },
+    Known { client_id: String, secret: Option<String>, key: Option<Es256Key> },
 }
 
 impl std::fmt::Debug for OAuth {
@@ -68,6 +86,9 @@ impl std::fmt::Debug for OAuth {
             Grant::AuthorizationCode { redirect_uri, .. } => format!("authorization code to {redirect_uri}"),
             Grant::ClientCredentials => "client credentials".to_owned(),
             Grant::JwtBearer { .. } => "JWT bearer".to_owned(),
+            Grant::IdentityAssertion { idp_token_endpoint, .. } => {
+                format!("identity assertion from {idp_token_endpoint}")
+            }
         };
         f.debug_struct("OAuth").field("grant", &grant).field("client_name", &self.client_name).finish_non_exhaustive()
     }
@@ -82,6 +103,7 @@ impl OAuth {
             registration: Registration::Dynamic { metadata_url: None },
             client_name: "mcp-runtime-client".to_owned(),
             scopes: None,
+            dpop: false,
         }
     }
 
@@ -89,9 +111,10 @@ impl OAuth {
     pub fn client_credentials(client_id: impl Into<String>, secret: impl Into<String>) -> OAuth {
         OAuth {
             grant: Grant::ClientCredentials,
-            registration: Registration::Known { client_id: client_id.into(), secret: Some(secret.into()) },
+            registration: Registration::Known { client_id: client_id.into(), secret: Some(secret.into()), key: None },
             client_name: "mcp-runtime-client".to_owned(),
             scopes: None,
+            dpop: false,
         }
     }
 
@@ -103,7 +126,55 @@ impl OAuth {
             registration: Registration::Dynamic { metadata_url: None },
             client_name: "mcp-runtime-client".to_owned(),
             scopes: None,
+            dpop: false,
         }
+    }
+
+    /// A machine's own credentials, authenticated by a JWT signed with its ES256 key
+    /// (`private_key_jwt`; the key as PKCS#8 PEM).
+    pub fn client_credentials_jwt(client_id: impl Into<String>, private_key_pem: &str) -> Result<OAuth, ClientError> {
+        let key = Es256Key::from_pkcs8_pem(private_key_pem)?;
+        let mut oauth = OAuth::client_credentials(client_id, String::new());
+        oauth.registration = match oauth.registration {
+            Registration::Known { client_id, .. } => Registration::Known { client_id, secret: None, key: Some(key) },
+            other => other,
+        };
+        Ok(oauth)
+    }
+
+    /// Enterprise-managed authorization: `id_token`, the user's ID token from their
+    /// identity provider, is exchanged at `idp_token_endpoint` for an identity assertion,
+    /// which the server's authorization server exchanges for a token. The client is usually
+    /// pre-registered there ([`pre_registered`](Self::pre_registered)).
+    pub fn identity_assertion(idp_token_endpoint: impl Into<String>, id_token: impl Into<String>) -> OAuth {
+        OAuth {
+            grant: Grant::IdentityAssertion {
+                idp_token_endpoint: idp_token_endpoint.into(),
+                id_token: id_token.into(),
+                idp_client_id: None,
+            },
+            registration: Registration::Dynamic { metadata_url: None },
+            client_name: "mcp-runtime-client".to_owned(),
+            scopes: None,
+            dpop: false,
+        }
+    }
+
+    /// The client's id at the identity provider (enterprise-managed authorization).
+    #[must_use]
+    pub fn idp_client_id(mut self, client_id: impl Into<String>) -> OAuth {
+        if let Grant::IdentityAssertion { idp_client_id, .. } = &mut self.grant {
+            *idp_client_id = Some(client_id.into());
+        }
+        self
+    }
+
+    /// Binds the tokens to a key the client draws (DPoP, RFC 9449): every request then
+    /// carries a proof signed with it.
+    #[must_use]
+    pub fn dpop(mut self) -> OAuth {
+        self.dpop = true;
+        self
     }
 
     /// A user agent for programs and tests without a browser: it requests the authorization
@@ -141,7 +212,7 @@ impl OAuth {
     /// A client the authorization server already knows (no registration).
     #[must_use]
     pub fn pre_registered(mut self, client_id: impl Into<String>, secret: Option<String>) -> OAuth {
-        self.registration = Registration::Known { client_id: client_id.into(), secret };
+        self.registration = Registration::Known { client_id: client_id.into(), secret, key: None };
         self
     }
 
@@ -160,6 +231,8 @@ pub(crate) struct Authorizer {
     server: reqwest::Url,
     /// The token requests carry (read on every request).
     token: Mutex<Option<Token>>,
+    /// The key tokens are bound to, with DPoP.
+    dpop: Option<Dpop>,
     /// What obtaining a token needs, one flow at a time.
     flow: tokio::sync::Mutex<Flow>,
 }
@@ -182,18 +255,32 @@ struct Flow {
 
 impl Authorizer {
     pub(crate) fn new(config: OAuth, server: reqwest::Url) -> Result<Authorizer, ClientError> {
+        let dpop = if config.dpop { Some(Dpop::new()?) } else { None };
         Ok(Authorizer {
             config,
             http: super::transport::http::plain_client()?,
             server,
             token: Mutex::default(),
+            dpop,
             flow: tokio::sync::Mutex::default(),
         })
     }
 
     /// The `Authorization` header's value, when a token was obtained.
     pub(crate) fn header(&self) -> Option<String> {
-        lock(&self.token).as_ref().map(|token| format!("Bearer {}", token.access))
+        let scheme = if self.dpop.is_some() { "DPoP" } else { "Bearer" };
+        lock(&self.token).as_ref().map(|token| format!("{scheme} {}", token.access))
+    }
+
+    /// The `DPoP` proof a request of `method` to the server carries, with DPoP.
+    pub(crate) fn proof(&self, method: &str) -> Option<String> {
+        let dpop = self.dpop.as_ref()?;
+        let token = lock(&self.token).as_ref().map(|t| t.access.clone());
+        Some(dpop.proof(method, self.server.as_str(), token.as_deref(), Nonce::Resource))
+    }
+
+    fn reach(&self) -> Reach<'_> {
+        Reach { http: &self.http, dpop: self.dpop.as_ref() }
     }
 
     /// A request went through: the count of tokens asked in a row starts again.
@@ -211,8 +298,21 @@ impl Authorizer {
         status: u16,
         www_authenticate: Option<&str>,
         sent: Option<&str>,
+        dpop_nonce: Option<&str>,
     ) -> Result<(), ClientError> {
         let challenge = www_authenticate.map(Challenge::parse).unwrap_or_default();
+        // A server that wants its nonce in the proofs: the same token, a proof with it.
+        if let (Some(dpop), Some(nonce)) = (&self.dpop, dpop_nonce)
+            && challenge.error.as_deref() == Some("use_dpop_nonce")
+        {
+            let mut flow = self.flow.lock().await;
+            flow.attempts += 1;
+            if flow.attempts > MAX_AUTHORIZATIONS {
+                return Err(ClientError::Auth("the server keeps asking for a new DPoP nonce".into()));
+            }
+            dpop.remember(Nonce::Resource, nonce.to_owned());
+            return Ok(());
+        }
         if status == 403 && challenge.error.as_deref() != Some("insufficient_scope") {
             return Err(ClientError::Auth(format!("the server refused the token (HTTP 403: {challenge:?})")));
         }
@@ -233,7 +333,7 @@ impl Authorizer {
             if let Some((refresh, issuer)) = refresh
                 && let Some(registered) = flow.registered.get(&issuer).cloned()
                 && let Ok(metadata) = discovery::server_metadata(&self.http, &issuer).await
-                && let Ok(token) = grants::refresh(&self.http, &metadata, &registered, &refresh).await
+                && let Ok(token) = grants::refresh(self.reach(), &metadata, &registered, &refresh).await
             {
                 *lock(&self.token) = Some(token);
                 return Ok(());
@@ -271,13 +371,25 @@ impl Authorizer {
         let mut token = match &self.config.grant {
             Grant::AuthorizationCode { redirect_uri, user_agent } => {
                 let asked = grants::CodeRequest { redirect_uri, scope: scope.as_deref(), resource };
-                grants::authorization_code(&self.http, &metadata, &registered, &asked, user_agent).await?
+                grants::authorization_code(self.reach(), &metadata, &registered, &asked, user_agent).await?
             }
             Grant::ClientCredentials => {
-                grants::client_credentials(&self.http, &metadata, &registered, scope.as_deref(), resource).await?
+                grants::client_credentials(self.reach(), &metadata, &registered, scope.as_deref(), resource).await?
             }
             Grant::JwtBearer { assertion } => {
-                grants::jwt_bearer(&self.http, &metadata, &registered, assertion, scope.as_deref(), resource).await?
+                grants::jwt_bearer(self.reach(), &metadata, &registered, assertion, scope.as_deref(), resource).await?
+            }
+            Grant::IdentityAssertion { idp_token_endpoint, id_token, idp_client_id } => {
+                let assertion = grants::identity_assertion(
+                    &self.http,
+                    idp_token_endpoint,
+                    id_token,
+                    idp_client_id.as_deref(),
+                    &metadata.issuer,
+                    resource,
+                )
+                .await?;
+                grants::jwt_bearer(self.reach(), &metadata, &registered, &assertion, scope.as_deref(), resource).await?
             }
         };
         token.issuer = Some(metadata.issuer.clone());
@@ -324,9 +436,17 @@ impl Authorizer {
     /// The client's registration at the authorization server of `metadata`.
     async fn register(&self, metadata: &ServerMetadata) -> Result<Registered, ClientError> {
         match &self.config.registration {
-            Registration::Known { client_id, secret } => Ok(Registered::known(client_id, secret.clone(), metadata)),
+            Registration::Known { client_id, secret, key: Some(key) } => Ok(Registered {
+                client_id: client_id.clone(),
+                secret: secret.clone(),
+                method: "private_key_jwt".to_owned(),
+                key: Some(key.clone()),
+            }),
+            Registration::Known { client_id, secret, key: None } => {
+                Ok(Registered::known(client_id, secret.clone(), metadata))
+            }
             Registration::Dynamic { metadata_url: Some(url) } if metadata.client_id_metadata_document_supported => {
-                Ok(Registered { client_id: url.clone(), secret: None, method: "none".to_owned() })
+                Ok(Registered { client_id: url.clone(), secret: None, method: "none".to_owned(), key: None })
             }
             Registration::Dynamic { .. } => {
                 let redirect_uri = match &self.config.grant {

@@ -292,7 +292,7 @@ impl HttpLink {
         // Built anew for each send, with the token of the moment.
         let build = || {
             let mut post = self
-                .with_common_headers(self.http.request(Method::POST, self.url.clone()))
+                .request(Method::POST)
                 .header(CONTENT_TYPE, "application/json")
                 .header(ACCEPT, "application/json, text/event-stream");
             if let Some((method, params)) = request {
@@ -311,9 +311,9 @@ impl HttpLink {
         };
         // The body is kept until the server takes it: it is sent again with each new token.
         let mut response = build().body(line.clone()).send().await.map_err(|e| transport_error(&self.url, e))?;
-        while let Some((status, challenge)) = self.refusal(&response) {
+        while let Some((status, challenge, nonce)) = self.refusal(&response) {
             let sent = self.sent_authorization();
-            auth.refused(status, challenge.as_deref(), sent.as_deref()).await?;
+            auth.refused(status, challenge.as_deref(), sent.as_deref(), nonce.as_deref()).await?;
             response = build().body(line.clone()).send().await.map_err(|e| transport_error(&self.url, e))?;
         }
         if response.status().is_success() {
@@ -323,13 +323,15 @@ impl HttpLink {
     }
 
     /// The status and challenge of a response that asks for (another) token.
-    fn refusal(&self, response: &Response) -> Option<(u16, Option<String>)> {
+    /// The status, the challenge and any DPoP nonce of a response that asks for (another)
+    /// token.
+    fn refusal(&self, response: &Response) -> Option<(u16, Option<String>, Option<String>)> {
         let status = response.status();
         if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
             return None;
         }
-        let challenge = response.headers().get("www-authenticate").and_then(|v| v.to_str().ok()).map(str::to_owned);
-        Some((status.as_u16(), challenge))
+        let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        Some((status.as_u16(), header("www-authenticate"), header("dpop-nonce")))
     }
 
     /// The `Authorization` this link sends now.
@@ -340,34 +342,35 @@ impl HttpLink {
         }
     }
 
-    /// `request` with the current `Authorization`.
-    fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        match self.sent_authorization() {
-            Some(value) => request.header(AUTHORIZATION, value),
+    /// `request` (of `method`) with the current `Authorization`, and its DPoP proof.
+    fn authorized(&self, request: reqwest::RequestBuilder, method: &Method) -> reqwest::RequestBuilder {
+        let Some(value) = self.sent_authorization() else { return request };
+        let request = request.header(AUTHORIZATION, value);
+        match self.auth.as_ref().and_then(|auth| auth.proof(method.as_str())) {
+            Some(proof) => request.header("dpop", proof),
             None => request,
         }
     }
 
     /// A GET of the server's stream (resuming after `last_event_id`, when given).
     async fn get(&self, last_event_id: Option<&str>) -> Result<Response, ClientError> {
-        let mut get = self
-            .with_common_headers(self.http.request(Method::GET, self.url.clone()))
-            .header(ACCEPT, "text/event-stream");
+        let mut get = self.request(Method::GET).header(ACCEPT, "text/event-stream");
         if let Some(last) = last_event_id {
             get = get.header("last-event-id", last);
         }
         get.send().await.map_err(|e| transport_error(&self.url, e))
     }
 
-    fn with_common_headers(&self, mut request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        request = request.headers(self.headers.clone());
+    /// A request of `method` to the server with what every request carries.
+    fn request(&self, method: Method) -> reqwest::RequestBuilder {
+        let mut request = self.http.request(method.clone(), self.url.clone()).headers(self.headers.clone());
         if let Some(version) = *lock(&self.version) {
             request = request.header("mcp-protocol-version", version);
         }
         if let Some(session) = &*lock(&self.session) {
             request = request.header("mcp-session-id", session.clone());
         }
-        self.authorized(request)
+        self.authorized(request, &method)
     }
 
     /// Closes the session: the GET stream stops, and a session the server gave is deleted.
@@ -376,7 +379,7 @@ impl HttpLink {
             task.abort();
         }
         if self.has_session() {
-            let delete = self.with_common_headers(self.http.request(Method::DELETE, self.url.clone()));
+            let delete = self.request(Method::DELETE);
             // A server that does not let clients end sessions answers 405: nothing to do.
             let _ = delete.send().await;
         }
