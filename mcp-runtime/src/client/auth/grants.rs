@@ -268,18 +268,15 @@ async fn token_request(
     mut form: Vec<(&'static str, String)>,
 ) -> Result<Token, ClientError> {
     let endpoint = &metadata.token_endpoint;
-    match (client.method.as_str(), &client.key) {
-        ("private_key_jwt", Some(key)) => {
-            let now = now_seconds();
-            let claims = json!({
-                "iss": client.client_id, "sub": client.client_id, "aud": metadata.issuer,
-                "iat": now, "exp": now + 300, "jti": random_text(16),
-            });
-            form.push(("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".to_owned()));
-            form.push(("client_assertion", key.sign(json!({"typ": "JWT"}), &claims)));
-            form.push(("client_id", client.client_id.clone()));
-        }
-        _ => {}
+    if let ("private_key_jwt", Some(key)) = (client.method.as_str(), &client.key) {
+        let now = now_seconds();
+        let claims = json!({
+            "iss": client.client_id, "sub": client.client_id, "aud": metadata.issuer,
+            "iat": now, "exp": now + 300, "jti": random_text(16),
+        });
+        form.push(("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".to_owned()));
+        form.push(("client_assertion", key.sign(json!({"typ": "JWT"}), &claims)));
+        form.push(("client_id", client.client_id.clone()));
     }
     let mut request = reach.http.post(endpoint).header(reqwest::header::ACCEPT, "application/json");
     match (client.method.as_str(), &client.secret) {
