@@ -10,13 +10,14 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::connection::{Sending, lock};
+use super::connection::Sending;
 use super::transport::http::http_of;
 use super::{Client, ClientError, Progress};
 use crate::protocol::{
     CallToolResult, Completion, Feature, GetPromptResult, LogLevel, Prompt, ReadResourceResult, Resource,
     ResourceTemplate, Tool,
 };
+use crate::util::lock;
 
 /// How many pages a list may take before the client stops following `nextCursor`.
 const MAX_PAGES: usize = 1000;
@@ -136,8 +137,9 @@ impl Client {
         self.call_tool_with(name, arguments, CallOptions::default()).await
     }
 
-    /// Calls tool `name` and reads its structured result as `T`; a result marked `isError`,
-    /// or one without structured content, is an error that carries its text.
+    /// Calls tool `name` and reads its structured result as `T` (before 2025-06-18, which has
+    /// no structured content, its one text block as JSON); a result marked `isError`, or one
+    /// with neither, is an error that carries its text.
     pub async fn call_tool_as<T: DeserializeOwned>(
         &self,
         name: &str,
@@ -158,11 +160,24 @@ impl Client {
         if result.is_error {
             return Err(ClientError::Protocol(format!("tool `{name}` failed: {}", text())));
         }
-        let Some(structured) = &result.structured_content else {
-            return Err(ClientError::Protocol(format!(
-                "tool `{name}` returned no structured content (its text: {})",
-                text()
-            )));
+        // Before 2025-06-18 a result has no structured content: servers send the JSON as the
+        // one text block instead.
+        let from_text;
+        let structured = match &result.structured_content {
+            Some(structured) => structured,
+            None => {
+                let only_text = match result.content.as_slice() {
+                    [crate::protocol::Content::Text { text, .. }] => serde_json::from_str::<Value>(text).ok(),
+                    _ => None,
+                };
+                from_text = only_text.ok_or_else(|| {
+                    ClientError::Protocol(format!(
+                        "tool `{name}` returned no structured content (its text: {})",
+                        text()
+                    ))
+                })?;
+                &from_text
+            }
         };
         // A tool whose output is not an object is wrapped as `{"result": ..}` before
         // 2026-07-28: what the caller asked for is the value inside.

@@ -16,8 +16,8 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use super::error::ClientError;
 use super::handlers::Handlers;
 use super::notices::{NOTIFICATION_BUFFER, Notification, Notifications, Progress, Raw};
-use super::transport::http::{Exchange, HttpLink};
 use crate::protocol::{ErrorObject, Incoming, RequestId, classify, code, excerpt};
+use crate::util::{BoxFuture, lock};
 
 /// How a request's answer came back.
 #[derive(Debug)]
@@ -36,8 +36,41 @@ pub(crate) enum Link {
     /// One message per item, to a task that writes it to a process's stdin, or to a server in
     /// memory.
     Messages(Outbox),
-    /// Streamable HTTP: each message its own POST.
-    Http(Box<HttpLink>),
+    /// A transport whose every message is a request of its own: Streamable HTTP.
+    Http(Box<dyn Wire>),
+}
+
+/// What the connection asks of a transport whose every message is a request of its own
+/// (Streamable HTTP): the link reads the answer to what it sends, and hands every message
+/// it reads to [`Connection::receive`].
+pub(crate) trait Wire: std::any::Any + Send + Sync + std::fmt::Debug {
+    /// Sends `request` and gives back its answer (which `answered` may bring instead, when the
+    /// server sends it elsewhere).
+    fn exchange<'a>(
+        &'a self,
+        connection: &'a Arc<Connection>,
+        request: Exchange<'a>,
+        answered: oneshot::Receiver<Outcome>,
+    ) -> BoxFuture<'a, Outcome>;
+
+    /// Sends a message that gets no answer: a notification (`method`), or a response.
+    fn send_one_way<'a>(
+        &'a self,
+        connection: &'a Arc<Connection>,
+        line: Vec<u8>,
+        method: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<(), ClientError>>;
+}
+
+/// One request as it goes out over a [`Wire`].
+pub(crate) struct Exchange<'a> {
+    pub(crate) id: u64,
+    pub(crate) method: &'a str,
+    pub(crate) params: &'a Value,
+    /// Its extra headers (2026-07-28's `Mcp-Param-*`).
+    pub(crate) headers: &'a [(String, String)],
+    /// The message.
+    pub(crate) line: Vec<u8>,
 }
 
 /// The sending end of a message channel, which closing the client closes (whoever else still
@@ -190,9 +223,9 @@ impl Connection {
                     }
                     answered.await.unwrap_or_else(|_| Outcome::Failed(ClientError::Closed(self.why_ended())))
                 }
-                Link::Http(http) => {
+                Link::Http(wire) => {
                     let request = Exchange { id, method, params: &params, headers: &sending.headers, line };
-                    http.exchange(self, request, answered).await
+                    wire.exchange(self, request, answered).await
                 }
             }
         };
@@ -225,7 +258,7 @@ impl Connection {
     pub(crate) async fn send_line(self: &Arc<Self>, line: Vec<u8>, method: Option<&str>) -> Result<(), ClientError> {
         match &self.link {
             Link::Messages(outbox) => outbox.send(line).await.map_err(|_| ClientError::Closed(self.why_ended())),
-            Link::Http(http) => http.post_one_way(self, line, method).await,
+            Link::Http(wire) => wire.send_one_way(self, line, method).await,
         }
     }
 
@@ -384,8 +417,4 @@ impl Drop for Unanswered<'_> {
             }
         }
     }
-}
-
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }

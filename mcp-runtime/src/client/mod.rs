@@ -62,7 +62,8 @@ pub use notices::{NOTIFICATION_BUFFER, Notification, Notifications, Progress};
 pub use skills::{SkillEntry, SkillFile};
 pub use transport::stdio::Stderr;
 
-use connection::{Connection, Link, Sending, lock};
+use crate::util::lock;
+use connection::{Connection, Link, Sending};
 use negotiate::Introduction;
 use transport::http::http_of;
 use transport::stdio::Process;

@@ -36,7 +36,8 @@ pub enum Era {
 pub struct Negotiation {
     /// The revision both speak.
     pub revision: Revision,
-    /// Who the server is (from `initialize`; 2026-07-28's `server/discover` does not say).
+    /// Who the server is (from `initialize`, or the `_meta` of 2026-07-28's
+    /// `server/discover`, when the server says).
     pub server_info: Option<Implementation>,
     /// What the server offers.
     pub capabilities: ServerCapabilities,
@@ -62,6 +63,9 @@ struct InitializeAnswer {
 struct DiscoverAnswer {
     #[serde(default)]
     supported_versions: Vec<String>,
+    /// Where a 2026-07-28 result names its server.
+    #[serde(rename = "_meta", default)]
+    meta: serde_json::Map<String, Value>,
     #[serde(default)]
     capabilities: ServerCapabilities,
     #[serde(default)]
@@ -173,9 +177,11 @@ async fn discover(
             answered: answer.supported_versions.join(", "),
         });
     }
+    let server_info =
+        answer.meta.get("io.modelcontextprotocol/serverInfo").and_then(|v| serde_json::from_value(v.clone()).ok());
     Ok(Negotiation {
         revision,
-        server_info: None,
+        server_info,
         capabilities: answer.capabilities,
         instructions: answer.instructions,
         supported_versions: answer.supported_versions,

@@ -1,11 +1,12 @@
-//! The one HTTP client the runtime's own outgoing requests use (feature `tls`): the OAuth
-//! verifiers' metadata, keys and introspection, and the OTLP exporter. reqwest, on rustls with
+//! The HTTP clients of the runtime's own outgoing requests (features `tls` and `client`): the
+//! OAuth verifiers' metadata, keys and introspection, the OTLP exporter, and the client's
+//! connections. reqwest, on rustls with
 //! ring as its crypto (built here, not installed process-wide, so an application's own choice
 //! of provider is left alone), verifying servers against the system's roots (`SSL_CERT_FILE`
 //! and `SSL_CERT_DIR` are honoured).
 
-// With `tls` alone (an HTTPS client for `client`), the shared clients below have no user.
-#![cfg_attr(not(any(feature = "oauth", feature = "telemetry")), allow(dead_code))]
+// With `tls` or `client` alone, the shared clients below have no user.
+#![cfg_attr(not(any(feature = "oauth", feature = "telemetry")), allow(dead_code, unused_imports))]
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -14,6 +15,7 @@ use std::time::Duration;
 pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The TLS settings every client of the runtime's shares.
+#[cfg(feature = "tls")]
 pub(crate) fn tls() -> Result<rustls::ClientConfig, String> {
     use rustls_platform_verifier::BuilderVerifierExt as _;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -27,6 +29,7 @@ pub(crate) fn tls() -> Result<rustls::ClientConfig, String> {
 }
 
 /// The shared asynchronous client (made on first use; a clone shares its connections).
+#[cfg(feature = "tls")]
 pub(crate) fn shared() -> Result<reqwest::Client, String> {
     static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
     CLIENT
@@ -55,6 +58,20 @@ pub(crate) fn blocking() -> Result<reqwest::blocking::Client, String> {
         .user_agent(concat!("mcp-runtime/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| format!("the HTTP client: {e}"))
+}
+
+/// The client of MCP connections and their authorization (feature `client`): no overall
+/// timeout (a stream lasts as long as it lasts), no redirect followed (a token goes only where
+/// it was meant to, and an authorization redirect is read, not followed); HTTPS with `tls`.
+#[cfg(feature = "client")]
+pub(crate) fn for_streams() -> Result<reqwest::Client, String> {
+    let builder = reqwest::Client::builder()
+        .connect_timeout(TIMEOUT)
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(concat!("mcp-runtime/", env!("CARGO_PKG_VERSION")));
+    #[cfg(feature = "tls")]
+    let builder = builder.tls_backend_preconfigured(tls()?);
+    builder.build().map_err(|e| format!("the HTTP client: {e}"))
 }
 
 /// Why an outgoing request got no usable answer.

@@ -3,7 +3,7 @@
 //! client of the runtime's own outgoing requests (feature `tls`).
 
 pub(crate) mod duration;
-#[cfg(feature = "tls")]
+#[cfg(any(feature = "tls", feature = "client"))]
 pub(crate) mod http_client;
 pub(crate) mod random;
 pub(crate) mod schema;
@@ -16,6 +16,12 @@ use std::pin::Pin;
 /// What a store (of sessions, events or tasks) reports when it cannot do what it was asked
 /// (its backend is down, say): the request is refused and the error logged.
 pub type StoreError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Locks `mutex`, whatever a panicking holder left: the data behind the runtime's locks stays
+/// consistent between statements, so a poisoned lock is still usable.
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// A boxed future that is `Send`: what handlers and the transports' hooks return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -27,9 +27,8 @@ async fn exercise(client: &Client, revision: Revision) {
     assert!(negotiation.capabilities.tools.is_some(), "{negotiation:?}");
     if revision == Revision::V2026_07_28 {
         assert!(negotiation.supported_versions.iter().any(|v| v == "2025-11-25"), "{negotiation:?}");
-    } else {
-        assert_eq!(negotiation.server_info.as_ref().map(|i| i.name.as_str()), Some("gift-genius"));
     }
+    assert_eq!(negotiation.server_info.as_ref().map(|i| i.name.as_str()), Some("gift-genius"));
 
     let tools = client.list_tools().await.expect("tools/list");
     assert_eq!(tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["suggest_gifts"]);
@@ -97,5 +96,21 @@ async fn giftgen_over_http_in_each_era() {
         let client = builder.http(&server.url).await.unwrap_or_else(|e| panic!("connects: {e}\n{}", server.log()));
         exercise(&client, revision).await;
         client.close().await.expect("closes");
+    }
+}
+
+#[test]
+fn the_client_example_prints_giftgen_s_suggestions_over_stdio_and_http() {
+    let example = example_binary("client");
+    let server = example_binary("gift_genius");
+    let http = HttpServer::start(&server, &[]);
+    for target in [server.to_str().expect("a UTF-8 path").to_owned(), http.url.clone()] {
+        let output = std::process::Command::new(&example).arg(&target).output().expect("the example runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{target}: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+        assert!(stdout.contains("connected to gift-genius speaking 2026-07-28"), "{stdout}");
+        // Each of the five suggestions, in the order GiftGen ranks them.
+        let printed: Vec<&str> = stdout.lines().filter_map(|l| l.rsplit_once(" ($").map(|(name, _)| name)).collect();
+        assert_eq!(printed, expected(30, "sister", Some(100.0)), "{stdout}");
     }
 }

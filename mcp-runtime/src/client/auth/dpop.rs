@@ -7,10 +7,10 @@ use std::sync::Mutex;
 
 use serde_json::json;
 
-use super::es256::{Es256Key, base64url};
-use super::grants::{now_seconds, random_text};
-use crate::client::connection::lock;
+use super::encoding::{base64url, now_seconds, random_text};
+use super::es256::Es256Key;
 use crate::client::error::ClientError;
+use crate::util::lock;
 
 /// Whose nonce a proof carries.
 #[derive(Debug, Clone, Copy)]

@@ -2,11 +2,11 @@
 //! (a `private_key_jwt` client assertion) or drawn fresh (DPoP proofs), its public JWK and
 //! thumbprint (RFC 7638), and compact JWS signatures.
 
-use base64::Engine as _;
 use p256::ecdsa::signature::Signer as _;
 use p256::ecdsa::{Signature, SigningKey};
 use serde_json::{Value, json};
 
+use super::encoding::base64url;
 use crate::client::error::ClientError;
 
 /// A P-256 signing key.
@@ -76,13 +76,10 @@ impl Es256Key {
     }
 }
 
-pub(crate) fn base64url(bytes: &[u8]) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine as _;
 
     #[test]
     fn a_signature_verifies_with_the_public_jwk() {

@@ -7,11 +7,16 @@ use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::UserAgent;
 use super::discovery::ServerMetadata;
 use super::dpop::{Dpop, Nonce};
-use super::es256::{Es256Key, base64url};
+use super::encoding::{base64url, form_encode, now_seconds, random_text};
+use super::es256::Es256Key;
 use crate::client::error::ClientError;
+use crate::util::BoxFuture;
+
+/// The step of the authorization-code flow that needs a user agent: given the authorization
+/// URL, the URL the authorization server redirected back to (with `code` and `state`).
+pub type UserAgent = std::sync::Arc<dyn Fn(String) -> BoxFuture<'static, Result<String, String>> + Send + Sync>;
 
 /// A client as an authorization server knows it.
 #[derive(Debug, Clone)]
@@ -373,53 +378,4 @@ pub(crate) async fn identity_assertion(
         .as_str()
         .map(str::to_owned)
         .ok_or_else(|| ClientError::Auth(format!("the identity provider gave no assertion: {text}")))
-}
-
-/// Seconds since the Unix epoch.
-pub(crate) fn now_seconds() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
-}
-
-/// `application/x-www-form-urlencoded` encoding of one value.
-fn form_encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for byte in value.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => out.push(byte as char),
-            b' ' => out.push('+'),
-            other => out.push_str(&format!("%{other:02X}")),
-        }
-    }
-    out
-}
-
-/// `bytes` random bytes as base64url: PKCE verifiers, `state`, `jti`.
-pub(crate) fn random_text(bytes: usize) -> String {
-    let mut buffer = vec![0u8; bytes];
-    if getrandom::fill(&mut buffer).is_err() {
-        // The runtime's own ids, which log the failure where they are drawn.
-        return format!("{}{}", crate::util::random::random_id(), crate::util::random::random_id());
-    }
-    base64url(&buffer)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn form_encoding_escapes_what_a_form_cannot_carry() {
-        assert_eq!(form_encode("a b:c/d~é"), "a+b%3Ac%2Fd%7E%C3%A9");
-    }
-
-    #[test]
-    fn a_pkce_challenge_is_the_base64url_sha256_of_its_verifier() {
-        // RFC 7636, appendix B.
-        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
-        assert_eq!(
-            base64url(&hmac_sha256::Hash::hash(verifier.as_bytes())),
-            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
-        );
-        assert!(random_text(48).len() >= 43);
-    }
 }

@@ -8,6 +8,7 @@
 
 mod discovery;
 mod dpop;
+mod encoding;
 mod es256;
 mod grants;
 
@@ -17,15 +18,12 @@ use std::sync::{Arc, Mutex};
 use discovery::{Challenge, ServerMetadata};
 use dpop::{Dpop, Nonce};
 use es256::Es256Key;
+pub use grants::UserAgent;
 use grants::{Reach, Registered, Token};
 
-use super::connection::lock;
 use super::error::ClientError;
 use crate::util::BoxFuture;
-
-/// The step of the authorization-code flow that needs a user agent: given the authorization
-/// URL, the URL the authorization server redirected back to (with `code` and `state`).
-pub type UserAgent = Arc<dyn Fn(String) -> BoxFuture<'static, Result<String, String>> + Send + Sync>;
+use crate::util::lock;
 
 /// How many times in a row the client asks for a token before it gives up on a request.
 pub const MAX_AUTHORIZATIONS: usize = 3;
@@ -182,7 +180,7 @@ impl OAuth {
     pub fn headless() -> UserAgent {
         Arc::new(|url: String| {
             Box::pin(async move {
-                let http = super::transport::http::plain_client().map_err(|e| e.to_string())?;
+                let http = crate::util::http_client::for_streams()?;
                 let response = http.get(&url).send().await.map_err(|e| format!("cannot open {url}: {e}"))?;
                 response
                     .headers()
@@ -258,7 +256,7 @@ impl Authorizer {
         let dpop = if config.dpop { Some(Dpop::new()?) } else { None };
         Ok(Authorizer {
             config,
-            http: super::transport::http::plain_client()?,
+            http: crate::util::http_client::for_streams().map_err(ClientError::Transport)?,
             server,
             token: Mutex::default(),
             dpop,

@@ -16,9 +16,10 @@ use tokio::task::JoinHandle;
 
 use super::sse::SseReader;
 use crate::client::auth::{Authorizer, OAuth};
-use crate::client::connection::{Connection, Link, Outcome, lock};
+use crate::client::connection::{Connection, Exchange, Link, Outcome, Wire};
 use crate::client::error::ClientError;
 use crate::protocol::excerpt;
+use crate::util::{BoxFuture, lock};
 
 /// How long to wait before resuming a stream when the server did not say (`retry`).
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
@@ -51,17 +52,6 @@ pub(crate) struct HttpLink {
     listening: Mutex<Option<JoinHandle<()>>>,
 }
 
-/// One request as it goes out over HTTP.
-pub(crate) struct Exchange<'a> {
-    pub(crate) id: u64,
-    pub(crate) method: &'a str,
-    pub(crate) params: &'a Value,
-    /// Its extra headers (2026-07-28's `Mcp-Param-*`).
-    pub(crate) headers: &'a [(String, String)],
-    /// The message.
-    pub(crate) line: Vec<u8>,
-}
-
 /// Where an answer is read from.
 enum Body {
     Json(Response),
@@ -82,7 +72,7 @@ impl HttpLink {
         let auth = oauth.map(|oauth| Authorizer::new(oauth, url.clone()).map(Arc::new)).transpose()?;
         Ok(HttpLink {
             auth,
-            http: plain_client()?,
+            http: crate::util::http_client::for_streams().map_err(ClientError::Transport)?,
             url,
             headers,
             session: Mutex::default(),
@@ -430,8 +420,28 @@ pub(crate) async fn listen(connection: &Arc<Connection>) {
 /// The HTTP link of a connection, if that is what carries it.
 pub(crate) fn http_of(connection: &Connection) -> Option<&HttpLink> {
     match &connection.link {
-        Link::Http(link) => Some(link),
+        Link::Http(wire) => (wire.as_ref() as &dyn std::any::Any).downcast_ref::<HttpLink>(),
         Link::Messages(_) => None,
+    }
+}
+
+impl Wire for HttpLink {
+    fn exchange<'a>(
+        &'a self,
+        connection: &'a Arc<Connection>,
+        request: Exchange<'a>,
+        answered: oneshot::Receiver<Outcome>,
+    ) -> BoxFuture<'a, Outcome> {
+        Box::pin(HttpLink::exchange(self, connection, request, answered))
+    }
+
+    fn send_one_way<'a>(
+        &'a self,
+        connection: &'a Arc<Connection>,
+        line: Vec<u8>,
+        method: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<(), ClientError>> {
+        Box::pin(self.post_one_way(connection, line, method))
     }
 }
 
@@ -494,17 +504,4 @@ fn closed(connection: &Connection) -> Outcome {
 fn transport_error(url: &reqwest::Url, e: reqwest::Error) -> ClientError {
     let detail = std::error::Error::source(&e).map_or_else(|| e.to_string(), |source| source.to_string());
     ClientError::Transport(format!("cannot reach {url}: {detail}"))
-}
-
-/// The HTTP client of MCP connections: no overall timeout (a stream lasts as long as it
-/// lasts), no redirects followed (a token goes only where it was meant to go); HTTPS with
-/// feature `tls`.
-pub(crate) fn plain_client() -> Result<reqwest::Client, ClientError> {
-    let builder = reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(10))
-        .redirect(reqwest::redirect::Policy::none())
-        .user_agent(concat!("mcp-runtime/", env!("CARGO_PKG_VERSION")));
-    #[cfg(feature = "tls")]
-    let builder = builder.tls_backend_preconfigured(crate::util::http_client::tls().map_err(ClientError::Transport)?);
-    builder.build().map_err(|e| ClientError::Transport(format!("the HTTP client: {e}")))
 }

@@ -11,11 +11,12 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::client::connection::{Connection, Link, Outbox, lock};
+use crate::client::connection::{Connection, Link, Outbox};
 use crate::client::error::ClientError;
 use crate::client::handlers::Handlers;
 use crate::transport::connection::{Frame, MessageSource};
 use crate::transport::lines::LineReader;
+use crate::util::lock;
 
 /// How many lines of the server's stderr are kept for the error that reports its exit.
 const STDERR_LINES: usize = 20;
