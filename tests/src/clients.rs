@@ -12,6 +12,10 @@
 //! registry into `<target>/mcp-clients` the first time they are needed (and again whenever the
 //! pins change), then hand back a [`Command`] to which [`run_plan`] adds the plan and the
 //! server. A missing Node.js or Python panics with what to install: these tests never skip.
+//!
+//! The other way round, [`node_server`] and [`python_server`] run small MCP servers written with
+//! the same SDKs (`node/server.mjs`, `python/server.py`, installed the same way), which the
+//! tests of the Rust client (`mcp_runtime::client`) connect to.
 
 use std::env;
 use std::ffi::OsStr;
@@ -78,6 +82,23 @@ fn install_root() -> PathBuf {
 pub fn node_client() -> Command {
     static READY: OnceLock<PathBuf> = OnceLock::new();
     node_script(READY.get_or_init(|| npm_project("node", &[]).join("client.mjs")))
+}
+
+/// A [`Command`] running `node/server.mjs`, an MCP server written with the official
+/// TypeScript SDK 1.x (`McpServer`), under `node`: over stdio as it is, over Streamable HTTP at
+/// `http://127.0.0.1:<port>/mcp` (a session per `initialize`) with `--http <port>`. It speaks
+/// the handshake era only (up to 2025-11-25) and offers the tools `add`, `confirm`
+/// (elicitation) and `summarize` (sampling), the resource `memo://greeting` and the prompt
+/// `greet` (see the script).
+///
+/// Installs `tests/clients/node` as [`node_client`] does.
+///
+/// # Panics
+///
+/// When Node.js >= 20 or npm is missing (the message says what to install), or `npm ci` fails.
+pub fn node_server() -> Command {
+    static READY: OnceLock<PathBuf> = OnceLock::new();
+    node_script(READY.get_or_init(|| npm_project("node", &[]).join("server.mjs")))
 }
 
 /// A [`Command`] running the official TypeScript SDK v2 client (`@modelcontextprotocol/client`,
@@ -412,15 +433,44 @@ fn require_node() {
 /// When Python >= 3.11 with venv and pip is missing (the message says what to install), or the
 /// install fails.
 pub fn python_client() -> Command {
-    static READY: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
-    let (python, script) = READY.get_or_init(|| {
+    python_script("client.py")
+}
+
+/// A [`Command`] running `python/server.py`, an MCP server written with the official Python
+/// SDK (`MCPServer`), in the client's venv: over stdio as it is, over Streamable HTTP at
+/// `http://127.0.0.1:<port>/mcp` with `--http <port>`. It speaks both eras (the handshake and
+/// 2026-07-28) and offers the tools `add`, `confirm` (elicitation) and `summarize` (sampling),
+/// the resource `memo://greeting` and the prompt `greet` (see the script).
+///
+/// Installs the venv as [`python_client`] does.
+///
+/// # Panics
+///
+/// When Python >= 3.11 with venv and pip is missing (the message says what to install), or the
+/// install fails.
+pub fn python_server() -> Command {
+    python_script("server.py")
+}
+
+/// `<venv>/bin/python tests/clients/python/<script>`, installing the venv first when needed.
+fn python_script(script: &str) -> Command {
+    let mut command = Command::new(python_venv());
+    command.arg(client_dir("python").join(script));
+    command
+}
+
+/// The interpreter of `<target>/mcp-clients/python-venv`, created first and filled from
+/// `tests/clients/python/requirements.txt` unless it already holds exactly that for this
+/// interpreter (once per test process; a lock keeps test processes from installing at once).
+fn python_venv() -> &'static Path {
+    static READY: OnceLock<PathBuf> = OnceLock::new();
+    READY.get_or_init(|| {
         let version = tool_version("python3", PYTHON_HINT);
         let found = parse_version(version.trim_start_matches("Python "));
         assert!(found >= MIN_PYTHON, "python3 is {version}, too old: the real-client tests need {PYTHON_HINT}");
 
-        let dir = client_dir("python");
         let venv = install_root().join("python-venv");
-        let requirements = dir.join("requirements.txt");
+        let requirements = client_dir("python").join("requirements.txt");
         // The interpreter is part of the fingerprint: a venv does not survive a change of it.
         let fingerprint = format!("requirements.txt {}\n{version}\n", file_hash(&requirements));
         install_once("python", &venv.join(MARKER), &fingerprint, || {
@@ -434,11 +484,8 @@ pub fn python_client() -> Command {
                 .arg(&requirements);
             run_install(pip, "pip install -r tests/clients/python/requirements.txt");
         });
-        (venv.join("bin").join("python"), dir.join("client.py"))
-    });
-    let mut command = Command::new(python);
-    command.arg(script);
-    command
+        venv.join("bin").join("python")
+    })
 }
 
 /// `client` with `--mode mode` (`legacy`, `modern` or `auto`; the TypeScript SDK 1.x client

@@ -1,9 +1,11 @@
 //! The Rust client (`mcp_runtime::client`) against real servers: this repository's examples
-//! over stdio and Streamable HTTP in both eras, servers in memory, and scripted servers that
-//! misbehave (garbage, wrong shapes, a version the client does not speak, sudden death).
+//! over stdio and Streamable HTTP in both eras, servers in memory, scripted servers that
+//! misbehave (garbage, wrong shapes, a version the client does not speak, sudden death), and
+//! servers written with the official TypeScript and Python SDKs.
 
 mod client {
     mod calls;
     mod examples;
+    mod peers;
     mod robustness;
 }

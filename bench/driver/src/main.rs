@@ -81,6 +81,26 @@ fn main() {
             table.add(row, &rounds);
         }
         table.add_single("in-process round trip (`testing` client, one thread as in `#[tokio::test]`), µs", inproc);
+        // The clients: each one's `tools/call` round trip, one thread, one call at a time,
+        // against the same server (in process: ours, served over a pipe to rmcp's client).
+        let ours_client = release.join("client-ours");
+        let rmcp_client = release.join("client-rmcp");
+        let server = release.join("sum-ours");
+        let server = server.to_str().expect("a UTF-8 path");
+        table.add_pair(
+            "client round trip, in process (the same server), µs",
+            (
+                measure::timed_program(&ours_client, &["memory"], plan.calls, plan.rounds),
+                measure::timed_program(&rmcp_client, &["memory"], plan.calls, plan.rounds),
+            ),
+        );
+        table.add_pair(
+            "client round trip over stdio (`sum-ours` spawned), µs",
+            (
+                measure::timed_program(&ours_client, &["stdio", server], plan.calls, plan.rounds),
+                measure::timed_program(&rmcp_client, &["stdio", server], plan.calls, plan.rounds),
+            ),
+        );
     }
     if !plan.stdio_only {
         let programs = ["sum-ours-http", "sum-rmcp-http", "sum-raw-http"].map(|name| release.join(name));
@@ -241,6 +261,7 @@ fn build_all(bench: &Path) -> PathBuf {
         ("sum-ours", &["--features", "http", "--bin", "sum-ours-http"]),
         ("sum-rmcp", &["--features", "http", "--bin", "sum-rmcp-http"]),
         ("sum-raw", &["--features", "http", "--bin", "sum-raw-http"]),
+        ("client-bench", &[]),
     ] {
         build(bench, package, extra);
     }

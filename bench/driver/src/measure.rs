@@ -243,11 +243,18 @@ fn warm_up(server: &mut Server, tool: &str) {
 
 /// The in-process round trip through the test client: median microseconds per call.
 pub fn in_process(program: &Path, calls: u32, rounds: usize) -> f64 {
+    timed_program(program, &[], calls, rounds)
+}
+
+/// The median, over `rounds` runs, of what `program args... calls` prints: its mean
+/// microseconds per call.
+pub fn timed_program(program: &Path, args: &[&str], calls: u32, rounds: usize) -> f64 {
+    let name = program.display();
     let mut times: Vec<f64> = (0..rounds)
         .map(|_| {
-            let output = Command::new(program).arg(calls.to_string()).output().expect("inproc-ours runs");
-            assert!(output.status.success(), "inproc-ours failed: {}", String::from_utf8_lossy(&output.stderr));
-            String::from_utf8_lossy(&output.stdout).trim().parse().expect("inproc-ours prints microseconds")
+            let output = Command::new(program).args(args).arg(calls.to_string()).output().expect("the program runs");
+            assert!(output.status.success(), "{name} failed: {}", String::from_utf8_lossy(&output.stderr));
+            String::from_utf8_lossy(&output.stdout).trim().parse().expect("it prints microseconds")
         })
         .collect();
     median(&mut times)
