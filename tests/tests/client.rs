@@ -5,6 +5,7 @@
 
 mod client {
     mod calls;
+    mod every_example;
     mod examples;
     mod peers;
     mod robustness;
