@@ -3,12 +3,12 @@
 //!
 //! ```
 //! use mcp_runtime::client::Client;
-//! use mcp_runtime::{Server, mcp_tool};
+//! use mcp_runtime::{Json, Server, mcp_tool};
 //!
 //! /// Adds two integers.
 //! #[mcp_tool]
-//! fn add(a: i64, b: i64) -> i64 {
-//!     a + b
+//! fn add(a: i64, b: i64) -> Json<i64> {
+//!     Json(a + b)
 //! }
 //!
 //! # #[tokio::main(flavor = "current_thread")]
