@@ -83,6 +83,7 @@ use serde_json::{Value, json};
 use crate::Server;
 use crate::client::{Client, ClientBuilder, ClientError, Notifications};
 use crate::protocol::{ErrorObject, Revision};
+use crate::util::lock;
 
 mod tasks;
 
@@ -495,10 +496,6 @@ impl TestClient {
     async fn list_all(&self, method: &str, params: Value, field: &str) -> Result<Vec<Value>, TestError> {
         Ok(self.client.list_all::<Value>(method, params, field).await?)
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn compile(schema: &Value, what: &str) -> Result<jsonschema::Validator, TestError> {

@@ -23,6 +23,8 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::task::{Context as TaskContext, Poll};
 use std::time::{Duration, Instant};
 
+use crate::util::lock;
+
 /// How long a body runs before another worker is woken for the connection.
 const NUDGE_AFTER: Duration = Duration::from_millis(2);
 /// How often the watch thread looks while bodies run: a body is seen within two ticks of
@@ -76,10 +78,6 @@ thread_local! {
         lock(&SLOTS).push(Arc::downgrade(&slot));
         slot
     };
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Watched {
