@@ -4,6 +4,7 @@
 //! servers written with the official TypeScript and Python SDKs.
 
 mod client {
+    mod authorization;
     mod calls;
     mod every_example;
     mod examples;

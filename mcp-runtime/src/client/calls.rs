@@ -47,6 +47,8 @@ const PROGRESS_BUFFER: usize = 64;
 pub struct CallOptions {
     timeout: Option<Duration>,
     progress: Option<mpsc::Sender<Progress>>,
+    /// Check the structured result against the tool's `outputSchema`.
+    check_output: bool,
 }
 
 impl CallOptions {
@@ -68,6 +70,16 @@ impl CallOptions {
         let (sender, receiver) = mpsc::channel(PROGRESS_BUFFER);
         self.progress = Some(sender);
         (self, ProgressReports(receiver))
+    }
+
+    /// Checks a successful result's structured content against the tool's `outputSchema`
+    /// (feature `testing`, which brings a JSON Schema validator): a result that breaks it, or
+    /// lacks it, is an error naming each violation.
+    #[cfg(feature = "testing")]
+    #[must_use]
+    pub fn check_output(mut self) -> CallOptions {
+        self.check_output = true;
+        self
     }
 
     fn sending(self) -> Sending {
@@ -205,10 +217,45 @@ impl Client {
         self.require("tools/call", "tools", self.capabilities().tools.is_some())?;
         let arguments = serde_json::to_value(arguments)
             .map_err(|e| ClientError::Protocol(format!("the arguments of tool `{name}` cannot be written: {e}")))?;
+        let check_output = options.check_output;
         let mut sending = options.sending();
         sending.headers = self.param_headers(name, &arguments).await?;
         let raw = self.send("tools/call", json!({"name": name, "arguments": arguments}), sending).await?;
-        serde_json::from_str(raw.get()).map_err(|e| ClientError::shape("tools/call", e))
+        let result: CallToolResult =
+            serde_json::from_str(raw.get()).map_err(|e| ClientError::shape("tools/call", e))?;
+        if check_output && !result.is_error {
+            self.check_output(name, &result).await?;
+        }
+        Ok(result)
+    }
+
+    /// Fails unless `result`'s structured content matches the `outputSchema` tool `name`
+    /// declares (when it declares one).
+    #[cfg(feature = "testing")]
+    async fn check_output(&self, name: &str, result: &CallToolResult) -> Result<(), ClientError> {
+        let tools = self.tools().await?;
+        let Some(schema) = tools.iter().find(|t| t.name == name).and_then(|t| t.output_schema.as_ref()) else {
+            return Ok(());
+        };
+        let what = format!("the structuredContent of tool `{name}`");
+        let Some(structured) = &result.structured_content else {
+            return Err(ClientError::Protocol(format!(
+                "{what} is missing, although the tool declares an outputSchema"
+            )));
+        };
+        let broken = super::schema_check::violations(schema, structured).map_err(|e| {
+            ClientError::Protocol(format!("the outputSchema of tool `{name}` is not a JSON Schema: {e}"))
+        })?;
+        if broken.is_empty() {
+            Ok(())
+        } else {
+            Err(ClientError::Protocol(format!("{what} breaks its outputSchema: {}", broken.join("; "))))
+        }
+    }
+
+    #[cfg(not(feature = "testing"))]
+    async fn check_output(&self, _: &str, _: &CallToolResult) -> Result<(), ClientError> {
+        Ok(())
     }
 
     /// 2026-07-28 over HTTP: the `Mcp-Param-*` headers of the arguments tool `name` mirrors

@@ -42,6 +42,8 @@ mod error;
 mod handlers;
 mod negotiate;
 mod notices;
+#[cfg(feature = "testing")]
+pub(crate) mod schema_check;
 mod skills;
 mod tasks;
 mod transport;

@@ -147,3 +147,44 @@ async fn the_server_s_questions_reach_async_handlers_in_both_eras() {
         assert_eq!(text, "confirmed", "{revision}: {result:?}");
     }
 }
+
+#[tokio::test]
+async fn log_messages_arrive_at_the_level_asked_in_both_eras() {
+    let server = || {
+        Server::builder("logging", "1").client_logging().tool(ToolDescriptor::new("chatty").handler_with_context(
+            |_: NoArgs, ctx: Context| async move {
+                ctx.log(mcp_runtime::protocol::LogLevel::Debug, "too fine").await;
+                ctx.log(mcp_runtime::protocol::LogLevel::Warning, "worth saying").await;
+                "done"
+            },
+        ))
+    };
+    for revision in [Revision::V2025_11_25, Revision::V2026_07_28] {
+        let client = Client::builder().revision(revision).memory(server()).await.expect("connects");
+        let mut notifications = client.notifications();
+        client.set_log_level(mcp_runtime::protocol::LogLevel::Info).await.expect("the level");
+        client.call_tool("chatty", json!({})).await.expect("the call");
+        let mut logged = Vec::new();
+        while let Some(notification) = notifications.try_next() {
+            if let Notification::Log { level, data, .. } = notification {
+                logged.push((level, data));
+            }
+        }
+        assert_eq!(logged, [(mcp_runtime::protocol::LogLevel::Warning, json!("worth saying"))], "{revision}");
+    }
+}
+
+#[tokio::test]
+async fn a_subscribed_resource_s_updates_arrive_as_notifications() {
+    let server = Server::builder("notes", "1").resource(
+        mcp_runtime::ResourceDescriptor::fixed("note://1", "first").subscribable(true).reader(|_| async { "text" }),
+    );
+    let handle = server.handle();
+    let client = Client::builder().revision(Revision::V2025_11_25).memory(server).await.expect("connects");
+    let mut notifications = client.notifications();
+    client.subscribe("note://1").await.expect("subscribes");
+    handle.resource_updated("note://1").expect("an update");
+    let heard = tokio::time::timeout(Duration::from_secs(5), notifications.next()).await.expect("a notification");
+    assert_eq!(heard, Some(Notification::ResourceUpdated { uri: "note://1".into() }));
+    client.unsubscribe("note://1").await.expect("unsubscribes");
+}

@@ -126,3 +126,25 @@ async fn the_auto_era_falls_back_to_the_handshake_when_discovery_is_refused() {
     assert_eq!(client.revision(), Revision::V2025_06_18);
     client.ping().await.expect("ping after the fallback");
 }
+
+#[tokio::test]
+async fn a_structured_result_that_breaks_its_output_schema_fails_when_checking_is_asked() {
+    let listed = r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"add","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}}]}}"#;
+    let answer = |id: u32| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[],"structuredContent":{{"sum":"five"}}}}}}"#)
+    };
+    let script = format!(
+        "read list; echo '{listed}'; read checked; echo '{}'; read unchecked; echo '{}'; read rest",
+        answer(3),
+        answer(4)
+    );
+    let client = connect(scripted("2025-11-25", &script)).await.expect("the handshake");
+    client.list_tools().await.expect("the list");
+    let checked = mcp_runtime::client::CallOptions::new().check_output();
+    let error = client.call_tool_with("add", json!({}), checked).await.expect_err("`five` is not a number");
+    let ClientError::Protocol(message) = &error else { panic!("a protocol error: {error:?}") };
+    assert!(message.contains("breaks its outputSchema") && message.contains("/sum"), "{message}");
+    // Unasked, the result is the caller's to judge.
+    let unchecked = client.call_tool("add", json!({})).await.expect("a result");
+    assert_eq!(unchecked.structured_content, Some(json!({"sum": "five"})));
+}
