@@ -10,13 +10,13 @@ use serde_json::{Map, Value};
 use super::connection::{Connection, Link};
 use super::error::ClientError;
 use super::handlers::{Handlers, handler};
-use super::negotiate::{Era, Introduction, negotiate};
+use super::negotiate::{Era, Introduction, meta, negotiate};
 use super::transport::http::HttpLink;
 use super::transport::stdio::Stderr;
 use super::transport::{memory, stdio};
 use super::{Client, Ending, Inner};
 use crate::Server;
-use crate::protocol::{ErrorObject, Implementation, Revision};
+use crate::protocol::{ErrorObject, Feature, Implementation, Revision};
 
 /// Why connecting to a server in memory failed: it did not start, or it started and the
 /// client failed.
@@ -261,11 +261,13 @@ impl ClientBuilder {
                 return Err(e);
             }
         };
+        let stateless = negotiation.revision.supports(Feature::Stateless);
+        let meta = if stateless { meta(negotiation.revision, &me) } else { Map::new() };
         Ok(Client {
             inner: Arc::new(Inner {
                 connection,
                 negotiation,
-                info: self.info,
+                meta,
                 timeout: self.timeout,
                 max_rounds: self.max_rounds,
                 log_level: std::sync::Mutex::default(),

@@ -104,6 +104,18 @@ impl Client {
         if declared { Ok(()) } else { Err(ClientError::NotDeclared { method: method.to_owned(), capability }) }
     }
 
+    /// Fails with [`ClientError::NotDeclared`] unless the server declared extension `id`
+    /// (`capability` names it in the error: `extensions.<id>`).
+    pub(crate) fn require_extension(
+        &self,
+        method: &str,
+        id: &str,
+        capability: &'static str,
+    ) -> Result<(), ClientError> {
+        let extensions = self.capabilities().extensions.as_ref();
+        self.require(method, capability, extensions.is_some_and(|declared| declared.contains_key(id)))
+    }
+
     fn capabilities(&self) -> &crate::protocol::ServerCapabilities {
         &self.inner.negotiation.capabilities
     }
@@ -369,7 +381,17 @@ impl Client {
 
     /// Sends `method` and reads its result as `T`.
     pub(crate) async fn typed<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, ClientError> {
-        let raw = self.send(method, params, Sending::default()).await?;
+        self.typed_with(method, params, Sending::default()).await
+    }
+
+    /// Sends `method` as `sending` says and reads its result as `T`.
+    pub(crate) async fn typed_with<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+        sending: Sending,
+    ) -> Result<T, ClientError> {
+        let raw = self.send(method, params, sending).await?;
         serde_json::from_str(raw.get()).map_err(|e| ClientError::shape(method, e))
     }
 

@@ -66,11 +66,10 @@ pub use transport::stdio::Stderr;
 
 use crate::util::lock;
 use connection::{Connection, Link, Sending};
-use negotiate::Introduction;
 use transport::http::http_of;
 use transport::stdio::Process;
 
-use crate::protocol::{Feature, Implementation, Revision};
+use crate::protocol::{Feature, Revision};
 
 /// A connection to one MCP server.
 ///
@@ -86,7 +85,9 @@ pub struct Client {
 struct Inner {
     connection: Arc<Connection>,
     negotiation: Negotiation,
-    info: Implementation,
+    /// The `_meta` every 2026-07-28 request carries (but the log level), made once: who the
+    /// client is and what it offers do not change once connected. Empty before 2026-07-28.
+    meta: serde_json::Map<String, Value>,
     timeout: Option<Duration>,
     max_rounds: usize,
     /// The level asked with `set_log_level` (sent in each request's `_meta` in 2026-07-28).
@@ -158,15 +159,12 @@ impl Client {
     /// `_meta`, and an input-required result is answered by the client's handlers and
     /// retried (or returned as it is when a question has no handler).
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
-        let raw = self.send(method, params, Sending::default()).await?;
-        serde_json::from_str(raw.get()).map_err(|e| ClientError::shape(method, e))
+        self.typed(method, params).await
     }
 
     /// Like [`request`](Self::request), failing after `timeout` (and cancelling the request).
     pub async fn request_within(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, ClientError> {
-        let sending = Sending { timeout: Some(timeout), ..Sending::default() };
-        let raw = self.send(method, params, sending).await?;
-        serde_json::from_str(raw.get()).map_err(|e| ClientError::shape(method, e))
+        self.typed_with(method, params, Sending { timeout: Some(timeout), ..Sending::default() }).await
     }
 
     /// Sends the notification `method` with `params`, as they are.
@@ -275,15 +273,14 @@ impl Client {
         if params.is_null() {
             params = Value::Object(serde_json::Map::new());
         }
-        let handlers = &self.inner.connection.handlers;
-        let capabilities = |revision: Revision| handlers.capabilities(revision);
-        let me = Introduction { info: &self.inner.info, capabilities: &capabilities };
-        let level = lock(&self.inner.log_level).map(|level| level.as_str());
-        let meta = negotiate::meta(self.revision(), &me, level);
-        if let (Some(object), Value::Object(meta)) = (params.as_object_mut(), meta) {
+        let level = *lock(&self.inner.log_level);
+        if let Some(object) = params.as_object_mut() {
             let own = object.entry("_meta").or_insert_with(|| Value::Object(serde_json::Map::new()));
             if let Some(own) = own.as_object_mut() {
-                own.extend(meta);
+                own.extend(self.inner.meta.iter().map(|(k, v)| (k.clone(), v.clone())));
+                if let Some(level) = level {
+                    own.insert(negotiate::LOG_LEVEL.into(), Value::from(level.as_str()));
+                }
             }
         }
         params

@@ -147,7 +147,7 @@ async fn discover(
     if let Some(http) = http_of(connection) {
         http.negotiated(revision);
     }
-    let params = json!({"_meta": meta(revision, me, None)});
+    let params = json!({"_meta": meta(revision, me)});
     let sending = Sending { timeout: patience, cancel_by_closing: http_of(connection).is_some(), ..Sending::default() };
     let raw = match connection.request("server/discover", params.clone(), sending.clone()).await {
         Err(ClientError::Rpc { error, .. }) if error.code == code::UNSUPPORTED_PROTOCOL_VERSION => {
@@ -188,15 +188,14 @@ async fn discover(
     })
 }
 
-/// The `_meta` every 2026-07-28 request carries.
-pub(crate) fn meta(revision: Revision, me: &Introduction<'_>, log_level: Option<&str>) -> Value {
-    let mut meta = json!({
-        "io.modelcontextprotocol/protocolVersion": revision.as_str(),
-        "io.modelcontextprotocol/clientCapabilities": (me.capabilities)(revision),
-        "io.modelcontextprotocol/clientInfo": me.info,
-    });
-    if let Some(level) = log_level {
-        meta["io.modelcontextprotocol/logLevel"] = json!(level);
-    }
+/// Where a 2026-07-28 request's `_meta` carries the log level the client asked for.
+pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+
+/// The `_meta` every 2026-07-28 request carries (the log level aside).
+pub(crate) fn meta(revision: Revision, me: &Introduction<'_>) -> serde_json::Map<String, Value> {
+    let mut meta = serde_json::Map::new();
+    meta.insert("io.modelcontextprotocol/protocolVersion".into(), json!(revision.as_str()));
+    meta.insert("io.modelcontextprotocol/clientCapabilities".into(), (me.capabilities)(revision));
+    meta.insert("io.modelcontextprotocol/clientInfo".into(), json!(me.info));
     meta
 }

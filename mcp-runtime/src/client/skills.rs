@@ -38,20 +38,7 @@ pub struct SkillFile {
 
 impl Client {
     fn require_skills(&self, method: &str) -> Result<(), ClientError> {
-        let declared = self
-            .negotiation()
-            .capabilities
-            .extensions
-            .as_ref()
-            .is_some_and(|extensions| extensions.contains_key(crate::skills::EXTENSION));
-        if declared {
-            Ok(())
-        } else {
-            Err(ClientError::NotDeclared {
-                method: method.to_owned(),
-                capability: "extensions.io.modelcontextprotocol/skills",
-            })
-        }
+        self.require_extension(method, crate::skills::EXTENSION, "extensions.io.modelcontextprotocol/skills")
     }
 
     /// Every skill the server lists (`skills/list`), across pages. No file is read.

@@ -16,20 +16,7 @@ const MIN_POLL: Duration = Duration::from_millis(5);
 
 impl Client {
     fn require_tasks(&self, method: &str) -> Result<(), ClientError> {
-        let declared = self
-            .negotiation()
-            .capabilities
-            .extensions
-            .as_ref()
-            .is_some_and(|extensions| extensions.contains_key(crate::tasks::EXTENSION));
-        if declared {
-            Ok(())
-        } else {
-            Err(ClientError::NotDeclared {
-                method: method.to_owned(),
-                capability: "extensions.io.modelcontextprotocol/tasks",
-            })
-        }
+        self.require_extension(method, crate::tasks::EXTENSION, "extensions.io.modelcontextprotocol/tasks")
     }
 
     /// Calls tool `name` (with the client's opt-in to tasks, see
@@ -91,17 +78,10 @@ impl Client {
             match task["status"].as_str() {
                 Some("completed" | "failed" | "cancelled") => return Ok(task),
                 Some("input_required") => {
-                    let requests = task["inputRequests"].as_object().cloned().unwrap_or_default();
-                    let mut responses = serde_json::Map::new();
-                    for (key, question) in requests.iter().filter(|(key, _)| !answered.contains(*key)) {
-                        let asked = question["method"].as_str().unwrap_or_default();
-                        let Some(handler) = self.inner.connection.handlers.for_method(asked) else { return Ok(task) };
-                        let params = question.get("params").cloned().unwrap_or_else(|| json!({}));
-                        let answer = handler(params)
-                            .await
-                            .map_err(|error| ClientError::Rpc { method: asked.to_owned(), error })?;
-                        responses.insert(key.clone(), answer);
-                    }
+                    // Each question once: a task asks again until its update is read.
+                    let mut requests = task["inputRequests"].as_object().cloned().unwrap_or_default();
+                    requests.retain(|key, _| !answered.contains(key));
+                    let Some(responses) = self.answer_all(&Value::Object(requests)).await? else { return Ok(task) };
                     if !responses.is_empty() {
                         answered.extend(responses.keys().cloned());
                         self.update_task(id, Value::Object(responses)).await?;

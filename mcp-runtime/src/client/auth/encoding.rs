@@ -21,6 +21,11 @@ pub(crate) fn form_encode(value: &str) -> String {
     out
 }
 
+/// A form's body: its fields, each value encoded, joined by `&`.
+pub(crate) fn form_body(form: &[(&str, String)]) -> String {
+    form.iter().map(|(k, v)| format!("{k}={}", form_encode(v))).collect::<Vec<_>>().join("&")
+}
+
 /// `bytes` random bytes as base64url.
 pub(crate) fn random_text(bytes: usize) -> String {
     let mut buffer = vec![0u8; bytes];

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::discovery::ServerMetadata;
 use super::dpop::{Dpop, Nonce};
-use super::encoding::{base64url, form_encode, now_seconds, random_text};
+use super::encoding::{base64url, form_body, form_encode, now_seconds, random_text};
 use super::es256::Es256Key;
 use crate::client::error::ClientError;
 use crate::util::BoxFuture;
@@ -297,7 +297,7 @@ async fn token_request(
         }
         _ => form.push(("client_id", client.client_id.clone())),
     }
-    let body = form.iter().map(|(k, v)| format!("{k}={}", form_encode(v))).collect::<Vec<_>>().join("&");
+    let body = form_body(&form);
     let request = request.header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded").body(body);
     // With DPoP, a proof per attempt; a server that wants its nonce in it says so once.
     let mut retried = false;
@@ -359,7 +359,7 @@ pub(crate) async fn identity_assertion(
     if let Some(client_id) = idp_client_id {
         form.push(("client_id", client_id.to_owned()));
     }
-    let body = form.iter().map(|(k, v)| format!("{k}={}", form_encode(v))).collect::<Vec<_>>().join("&");
+    let body = form_body(&form);
     let response = http
         .post(idp_token_endpoint)
         .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")

@@ -241,11 +241,7 @@ impl HttpLink {
                 "{method}: HTTP {status}{}",
                 challenge.map(|c| format!(" ({c})")).unwrap_or_default()
             )),
-            StatusCode::NOT_FOUND if had_session => {
-                let why = "the server no longer knows the session (HTTP 404): connect again".to_owned();
-                connection.end(why.clone());
-                ClientError::Closed(why)
-            }
+            StatusCode::NOT_FOUND if had_session => ClientError::Closed(end_session(connection)),
             _ => ClientError::Transport(format!("{method}: HTTP {status}: {}", excerpt(&text))),
         };
         Err(Outcome::Failed(failure))
@@ -264,7 +260,7 @@ impl HttpLink {
             return Ok(());
         }
         if status == StatusCode::NOT_FOUND && self.has_session() {
-            connection.end("the server no longer knows the session (HTTP 404): connect again".into());
+            end_session(connection);
         }
         let text = response.text().await.unwrap_or_default();
         Err(ClientError::Transport(format!("HTTP {status}: {}", excerpt(&text))))
@@ -443,6 +439,14 @@ impl Wire for HttpLink {
     ) -> BoxFuture<'a, Result<(), ClientError>> {
         Box::pin(self.post_one_way(connection, line, method))
     }
+}
+
+/// The server answered 404 to a session it gave: the connection ends (every pending request
+/// fails with this reason, which is returned).
+fn end_session(connection: &Connection) -> String {
+    let why = "the server no longer knows the session (HTTP 404): connect again".to_owned();
+    connection.end(why.clone());
+    why
 }
 
 /// What `Mcp-Name` repeats of a 2026-07-28 request's params: the tool's or prompt's name,
