@@ -89,3 +89,23 @@ pub fn peak_rss_kb(pid: u32) -> u64 {
         .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
         .expect("VmHWM in /proc")
 }
+
+/// Builds the `mcp` command (`mcp-cli`, debug profile; once per test process) and returns
+/// its path.
+///
+/// Panics with cargo's output when the build fails.
+pub fn mcp_binary() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let output = Command::new(cargo)
+                .current_dir(workspace_root())
+                .args(["build", "--quiet", "-p", "mcp-cli", "--bins"])
+                .output()
+                .expect("cargo runs");
+            assert!(output.status.success(), "building `mcp` failed:\n{}", String::from_utf8_lossy(&output.stderr));
+            target_dir().join("debug").join("mcp")
+        })
+        .clone()
+}

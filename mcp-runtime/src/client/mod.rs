@@ -59,9 +59,10 @@ pub use builder::{ClientBuilder, DEFAULT_MAX_ROUNDS};
 pub use calls::{CallOptions, ProgressReports};
 pub use error::ClientError;
 pub use handlers::{Answer, schema_defaults};
-pub use negotiate::{Era, Negotiation};
+pub use negotiate::{Era, Negotiation, Step};
 pub use notices::{NOTIFICATION_BUFFER, Notification, Notifications, Progress};
 pub use skills::{SkillEntry, SkillFile};
+pub use transport::sse::{Event as SseEvent, SseReader};
 pub use transport::stdio::Stderr;
 
 use crate::util::lock;
@@ -70,6 +71,13 @@ use transport::http::http_of;
 use transport::stdio::Process;
 
 use crate::protocol::{Feature, Revision};
+
+/// The HTTP client the client's connections use (HTTPS with feature `tls`, no redirect
+/// followed, no overall timeout), for tools that send a server raw requests of their own, as
+/// the `mcp doctor` does.
+pub fn http_client() -> Result<reqwest::Client, ClientError> {
+    crate::util::http_client::for_streams().map_err(ClientError::Transport)
+}
 
 /// A connection to one MCP server.
 ///

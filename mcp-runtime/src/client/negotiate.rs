@@ -2,8 +2,9 @@
 //! `notifications/initialized` (the handshake era), `server/discover` (2026-07-28), or the
 //! second falling back to the first ([`Era::Auto`]).
 
+use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -45,6 +46,22 @@ pub struct Negotiation {
     pub instructions: Option<String>,
     /// The revisions the server speaks, when it said (2026-07-28).
     pub supported_versions: Vec<String>,
+    /// How the agreement was reached, request by request (what `mcp inspect` shows).
+    pub steps: Vec<Step>,
+}
+
+/// One request of the negotiation: what was asked, what came back, how long it took.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Step {
+    /// `server/discover` or `initialize`.
+    pub method: &'static str,
+    /// The revision asked.
+    pub asked: Revision,
+    /// The revision answered, or why there was none (the error, the refusal).
+    pub outcome: Result<Revision, String>,
+    /// From sending the request to reading its answer.
+    pub took: Duration,
 }
 
 #[derive(Deserialize)]
@@ -85,23 +102,46 @@ pub(crate) async fn negotiate(
     revision: Option<Revision>,
     me: &Introduction<'_>,
 ) -> Result<Negotiation, ClientError> {
-    match era {
-        Era::Handshake => initialize(connection, revision.unwrap_or(Revision::LATEST_HANDSHAKE), me).await,
-        Era::Stateless => discover(connection, me, None).await,
-        Era::Auto => match discover(connection, me, Some(DISCOVERY_PATIENCE)).await {
-            Ok(negotiation) => Ok(negotiation),
-            Err(ClientError::Closed(why)) => Err(ClientError::Closed(why)),
-            // Not a 2026-07-28 server (an error, a refusal over HTTP, no answer, no 2026-07-28
-            // among its versions): the handshake.
-            Err(refused) => {
-                tracing::debug!("server/discover: {refused}; falling back to initialize");
-                if let Some(http) = http_of(connection) {
-                    http.forget_version();
+    let handshake = revision.unwrap_or(Revision::LATEST_HANDSHAKE);
+    let mut steps = Vec::new();
+    let agreed = match era {
+        Era::Handshake => step(&mut steps, "initialize", handshake, initialize(connection, handshake, me)).await,
+        Era::Stateless => step(&mut steps, "server/discover", Revision::LATEST, discover(connection, me, None)).await,
+        Era::Auto => {
+            let discovered = discover(connection, me, Some(DISCOVERY_PATIENCE));
+            match step(&mut steps, "server/discover", Revision::LATEST, discovered).await {
+                Ok(negotiation) => Ok(negotiation),
+                Err(ClientError::Closed(why)) => Err(ClientError::Closed(why)),
+                // Not a 2026-07-28 server (an error, a refusal over HTTP, no answer, no
+                // 2026-07-28 among its versions): the handshake.
+                Err(refused) => {
+                    tracing::debug!("server/discover: {refused}; falling back to initialize");
+                    if let Some(http) = http_of(connection) {
+                        http.forget_version();
+                    }
+                    step(&mut steps, "initialize", handshake, initialize(connection, handshake, me)).await
                 }
-                initialize(connection, revision.unwrap_or(Revision::LATEST_HANDSHAKE), me).await
             }
-        },
-    }
+        }
+    };
+    agreed.map(|negotiation| Negotiation { steps, ..negotiation })
+}
+
+/// Runs one request of the negotiation, noting it in `steps`.
+async fn step(
+    steps: &mut Vec<Step>,
+    method: &'static str,
+    asked: Revision,
+    request: impl Future<Output = Result<Negotiation, ClientError>>,
+) -> Result<Negotiation, ClientError> {
+    let started = Instant::now();
+    let agreed = request.await;
+    let outcome = match &agreed {
+        Ok(negotiation) => Ok(negotiation.revision),
+        Err(e) => Err(e.to_string()),
+    };
+    steps.push(Step { method, asked, outcome, took: started.elapsed() });
+    agreed
 }
 
 async fn initialize(
@@ -134,6 +174,7 @@ async fn initialize(
         capabilities: answer.capabilities,
         instructions: answer.instructions,
         supported_versions: Vec::new(),
+        steps: Vec::new(),
     })
 }
 
@@ -185,6 +226,7 @@ async fn discover(
         capabilities: answer.capabilities,
         instructions: answer.instructions,
         supported_versions: answer.supported_versions,
+        steps: Vec::new(),
     })
 }
 

@@ -134,6 +134,13 @@ async function serveHttp(port) {
         res.writeHead(404).end();
         return;
       }
+      // The spec asks every server to refuse a foreign Origin (DNS rebinding); the SDK's
+      // transport leaves that to the application, as here.
+      const origin = req.headers.origin;
+      if (origin !== undefined && !/^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(origin)) {
+        refuse(res, 403, 'Forbidden origin');
+        return;
+      }
       const sessionId = req.headers['mcp-session-id'];
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;

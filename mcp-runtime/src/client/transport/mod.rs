@@ -3,5 +3,5 @@
 
 pub(crate) mod http;
 pub(crate) mod memory;
-mod sse;
+pub(crate) mod sse;
 pub(crate) mod stdio;

@@ -1,35 +1,47 @@
 //! Server-sent events as a client reads them: bytes in, events out, as the HTML standard's
 //! event-stream interpretation has it (`data`, `id`, `retry`; lines ended by CR, LF or CRLF).
+//! Public for tools that read a Streamable HTTP server's raw streams (the `mcp doctor`).
+//!
+//! ```
+//! use mcp_runtime::client::SseReader;
+//!
+//! let mut reader = SseReader::default();
+//! let mut events = Vec::new();
+//! reader.feed(b"id: 7\ndata: {\"jsonrpc\":", |e| events.push(e.data));
+//! reader.feed(b"\"2.0\"}\n\n", |e| events.push(e.data));
+//! assert_eq!(events, [r#"{"jsonrpc":"2.0"}"#]);
+//! assert_eq!(reader.last_id.as_deref(), Some("7"));
+//! ```
 
 /// One dispatched event.
 #[derive(Debug, Default, PartialEq)]
-pub(crate) struct Event {
+pub struct Event {
     /// Its data lines, joined by newlines (empty for a priming event).
-    pub(crate) data: String,
+    pub data: String,
 }
 
 /// Cuts a byte stream into events, keeping the last event id and the reconnection delay.
 #[derive(Debug, Default)]
-pub(crate) struct SseReader {
+pub struct SseReader {
     line: Vec<u8>,
     /// A CR ended the last line: a LF right after it ends nothing.
     after_cr: bool,
     data: String,
     has_data: bool,
     /// The id of the last event (`Last-Event-ID` when resuming).
-    pub(crate) last_id: Option<String>,
+    pub last_id: Option<String>,
     /// The reconnection delay the server asked for, in milliseconds.
-    pub(crate) retry_ms: Option<u64>,
+    pub retry_ms: Option<u64>,
 }
 
 impl SseReader {
     /// A reader of a stream resumed after event `last_id`.
-    pub(crate) fn resuming(last_id: Option<String>) -> SseReader {
+    pub fn resuming(last_id: Option<String>) -> SseReader {
         SseReader { last_id, ..SseReader::default() }
     }
 
     /// Reads `bytes`, handing each complete event to `dispatch`.
-    pub(crate) fn feed(&mut self, bytes: &[u8], mut dispatch: impl FnMut(Event)) {
+    pub fn feed(&mut self, bytes: &[u8], mut dispatch: impl FnMut(Event)) {
         for &byte in bytes {
             match byte {
                 b'\n' if self.after_cr => self.after_cr = false,

@@ -1,0 +1,134 @@
+//! `mcp dev` on a scratch crate made by `mcp new`, driven as a desktop client would: the
+//! Rust client connected over stdio to `mcp dev`, which builds and runs the crate. A tool's
+//! parameters are edited in the source: the client gets `list_changed` and the new schema on
+//! the same connection; the build is broken: the old server still answers and the compiler's
+//! error arrives as a log message; the source is repaired: the client hears of it again.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use mcp_runtime::client::{Client, Era, Notification, Notifications};
+use mcp_runtime::protocol::LogLevel;
+use mcp_tests::{mcp_binary, target_dir};
+use serde_json::{Value, json};
+
+use super::arg;
+use super::new::{cargo, scratch_crate};
+
+/// How long one rebuild may take on a machine whose two cores other tests share.
+const REBUILD: Duration = Duration::from_secs(240);
+
+/// The parameter the test adds to `greet`.
+const ADDED: &str = "    /// Their family name\n    family_name: Option<String>,\n";
+
+async fn start_dev(folder: &Path, era: Era) -> Client {
+    let mut command = tokio::process::Command::new(mcp_binary());
+    command
+        .args(["dev", "--manifest-path", &arg(&folder.join("Cargo.toml"))])
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env("CARGO_NET_OFFLINE", "true");
+    Client::builder().era(era).timeout(REBUILD).stdio(command).await.expect("mcp dev serves the crate")
+}
+
+/// Waits for the first notification `wanted` accepts.
+async fn wait_for(notices: &mut Notifications, what: &str, wanted: impl Fn(&Notification) -> bool) -> Notification {
+    let waited = tokio::time::timeout(REBUILD, async {
+        loop {
+            match notices.next().await {
+                Some(notice) if wanted(&notice) => return notice,
+                Some(_) => {}
+                None => panic!("the connection closed while waiting for {what}"),
+            }
+        }
+    });
+    waited.await.unwrap_or_else(|_| panic!("no {what} in {} s", REBUILD.as_secs()))
+}
+
+/// The names of `greet`'s parameters.
+async fn parameters(client: &Client) -> Vec<String> {
+    let tools = client.list_tools().await.expect("tools/list");
+    let greet = tools.iter().find(|t| t.name == "greet").expect("greet");
+    greet.input_schema["properties"].as_object().expect("properties").keys().cloned().collect()
+}
+
+async fn greet(client: &Client) -> Value {
+    let result = client.call_tool("greet", json!({"name": "Ada"})).await.expect("greet answers");
+    serde_json::to_value(&result.content[0]).expect("content")["text"].clone()
+}
+
+/// Edits, breaks and repairs the crate under a client of `era`, which hears of each change
+/// by `list_changed` (on its `subscriptions/listen` stream, 2026-07-28).
+async fn a_client_stays_connected_across_edits(name: &str, era: Era) {
+    let folder = scratch_crate(name);
+    let (built, output) = cargo(&folder, &["build"]);
+    assert!(built, "{output}");
+    let client = start_dev(&folder, era).await;
+    let declared = client.negotiation().capabilities.tools.clone().expect("tools");
+    assert_eq!(declared.list_changed, Some(true), "mcp dev declares list changes whatever the server does");
+    let mut notices = client.notifications();
+    let listening = (era == Era::Stateless).then(|| {
+        let client = client.clone();
+        tokio::spawn(async move {
+            let _ = client
+                .request_within(
+                    "subscriptions/listen",
+                    json!({"notifications": {"toolsListChanged": true}}),
+                    REBUILD * 4,
+                )
+                .await;
+        })
+    });
+    if listening.is_some() {
+        wait_for(&mut notices, "the listen stream's acknowledgement", |n| {
+            n.method() == "notifications/subscriptions/acknowledged"
+        })
+        .await;
+    }
+    assert_eq!(parameters(&client).await, ["excitement", "name"]);
+    assert_eq!(greet(&client).await, "Hello, Ada!");
+
+    let main = folder.join("src/main.rs");
+    let source = std::fs::read_to_string(&main).expect("src/main.rs");
+    let edited = source.replacen(
+        "    /// How many exclamation marks\n",
+        &format!("{ADDED}    /// How many exclamation marks\n"),
+        1,
+    );
+    assert_ne!(edited, source, "the generated source changed: the test's edit no longer applies");
+    std::fs::write(&main, &edited).expect("saved");
+    let saved = Instant::now();
+    wait_for(&mut notices, "tools/list_changed after the edit", |n| *n == Notification::ToolsChanged).await;
+    eprintln!("{name}: from saving the file to list_changed: {:.2} s", saved.elapsed().as_secs_f64());
+    assert_eq!(parameters(&client).await, ["excitement", "family_name", "name"], "the new schema, same connection");
+
+    std::fs::write(&main, edited.replacen("fn greet(", "fn greet( oops", 1)).expect("saved");
+    if era == Era::Handshake {
+        let logged = wait_for(&mut notices, "the build's error as a log message", |n| {
+            matches!(n, Notification::Log { level: LogLevel::Error, .. })
+        })
+        .await;
+        let Notification::Log { data, logger, .. } = logged else { unreachable!() };
+        assert_eq!(logger.as_deref(), Some("mcp dev"));
+        assert!(data.as_str().is_some_and(|d| d.contains("error") && d.contains("src/main.rs")), "{data}");
+    }
+    assert_eq!(greet(&client).await, "Hello, Ada!", "the old build keeps serving");
+
+    std::fs::write(&main, &source).expect("repaired");
+    wait_for(&mut notices, "tools/list_changed after the repair", |n| *n == Notification::ToolsChanged).await;
+    assert_eq!(parameters(&client).await, ["excitement", "name"]);
+    assert_eq!(greet(&client).await, "Hello, Ada!");
+    if let Some(listening) = listening {
+        listening.abort();
+    }
+    client.close().await.expect("closed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dev_keeps_a_handshake_client_connected_across_edits_and_failed_builds() {
+    a_client_stays_connected_across_edits("dev_handshake", Era::Handshake).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dev_tells_a_2026_07_28_client_on_its_listen_stream() {
+    a_client_stays_connected_across_edits("dev_stateless", Era::Stateless).await;
+}
