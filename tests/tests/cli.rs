@@ -4,6 +4,7 @@
 //! TypeScript and Python SDK servers; `new` and `dev` on scratch crates.
 
 mod cli {
+    mod authorization;
     mod calls;
     mod dev;
     mod doctor;

@@ -115,3 +115,18 @@ fn a_missing_or_doubled_target_is_a_usage_error() {
     assert_eq!(ran.code(), Some(1), "{ran:#?}");
     assert!(ran.stderr.contains("cannot connect"), "{ran:#?}");
 }
+
+#[test]
+fn cargo_mcp_is_the_same_command() {
+    let cargo_mcp = mcp_tests::mcp_binary().with_file_name("cargo-mcp");
+    // What `cargo mcp inspect ...` runs: cargo passes the subcommand's name first.
+    let ran = Command::new(&cargo_mcp)
+        .args(["mcp", "inspect", "--json", "--", &arg(&example_binary("gift_genius"))])
+        .output()
+        .expect("cargo-mcp runs");
+    assert!(ran.status.success(), "{ran:?}");
+    let report: Value = serde_json::from_slice(&ran.stdout).expect("JSON");
+    check_report(&report, "2026-07-28", "server/discover");
+    let help = Command::new(&cargo_mcp).args(["mcp", "--help"]).output().expect("cargo-mcp runs");
+    assert!(String::from_utf8_lossy(&help.stdout).contains("Usage: cargo mcp"), "{help:?}");
+}
