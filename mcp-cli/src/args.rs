@@ -107,7 +107,7 @@ pub(crate) enum Command {
     /// Builds and runs the server of a crate, in front of it a proxy that keeps the client
     /// connected across rebuilds and tells it what changed.
     #[command(
-        after_help = "Examples:\n  mcp dev                                   the crate in this directory, over stdio\n  mcp dev -p gift_genius\n\nIn a desktop client's configuration:\n  {\"command\": \"mcp\", \"args\": [\"dev\", \"--manifest-path\", \"/path/to/Cargo.toml\"]}"
+        after_help = "Examples:\n  mcp dev                                   the crate in this directory, over stdio\n  mcp dev -p gift_genius --http 127.0.0.1:8080\n\nIn a desktop client's configuration:\n  {\"command\": \"mcp\", \"args\": [\"dev\", \"--manifest-path\", \"/path/to/Cargo.toml\"]}"
     )]
     Dev(DevArgs),
     /// Makes a new server crate: a tool, a resource, a prompt and a test.
@@ -191,6 +191,9 @@ pub(crate) struct DevArgs {
     /// The binary to run, when the package has several.
     #[arg(long, value_name = "NAME")]
     pub(crate) bin: Option<String>,
+    /// Serves the client over Streamable HTTP at this address instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) http: Option<String>,
     /// Prints the command that opens the official Inspector on the server.
     #[arg(long)]
     pub(crate) inspector: bool,

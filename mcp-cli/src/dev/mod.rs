@@ -1,54 +1,40 @@
-//! `mcp dev`: builds the server, runs it, and stands between it and the client (stdio) so
-//! that the client stays connected across rebuilds. On a change to the sources it rebuilds;
-//! on success it starts the new binary, replays the client's handshake (`initialize`,
+//! `mcp dev`: builds the server, runs it, and stands between it and the client so that the
+//! client stays connected across rebuilds. On a change to the sources it rebuilds; on success
+//! each proxy starts the new binary, replays its client's handshake (`initialize`,
 //! `notifications/initialized`, the log level, the subscriptions; 2026-07-28's
 //! `subscriptions/listen` requests), compares the lists and tells the client which changed.
 //! Requests in flight finish on the old run (bounded); requests that arrive during the switch
 //! wait for the new one. A failed build leaves the old run serving and tells the client.
 //!
 //! The client is told `listChanged: true` for every list whatever the server declares, so
-//! that it never holds a stale schema during development.
+//! that it never holds a stale schema during development. Over stdio there is one client and
+//! one proxy; over HTTP (`--http`), a proxy per session, and one for 2026-07-28's requests.
 
+mod builds;
+mod http;
 mod package;
+mod proxy;
 mod server;
 mod watch;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::mpsc;
 
 use crate::args::DevArgs;
 use crate::connect::Failure;
+use builds::Builds;
 use package::{BuildFailure, Package};
-use server::Server;
+use proxy::{Outlet, Proxy};
 
-/// How long requests in flight may take to finish on the old run after a switch.
-const DRAIN: Duration = Duration::from_secs(10);
-
-/// How long the new run has to answer each request of the replayed handshake.
-const REPLAY_PATIENCE: Duration = Duration::from_secs(10);
-
-/// Changes closer together than this make one rebuild (an editor saving several files).
-const SETTLE: Duration = Duration::from_millis(50);
-
-/// The lists compared across a switch: the method, the capability, the result's key.
-const LISTS: [(&str, &str, &str); 4] = [
-    ("tools/list", "tools", "tools"),
-    ("resources/list", "resources", "resources"),
-    ("resources/templates/list", "resources", "resourceTemplates"),
-    ("prompts/list", "prompts", "prompts"),
-];
-
-/// What the proxy reacts to.
+/// What a proxy reacts to.
 #[derive(Debug)]
 pub(crate) enum Event {
-    /// A line from the client.
+    /// A message from the client.
     Client(String),
-    /// The client closed its end.
+    /// The client left.
     ClientClosed,
     /// A message from run `generation` of the server.
     Server(u64, Value),
@@ -56,10 +42,15 @@ pub(crate) enum Event {
     ServerNoise(u64, String),
     /// A run's stdout closed (it exited).
     ServerClosed(u64),
-    /// A source changed.
-    Changed(PathBuf),
     /// A build ended.
     Built(Result<(), BuildFailure>),
+}
+
+/// What starts a run of the server.
+#[derive(Debug, Clone)]
+pub(crate) struct Launch {
+    pub(crate) binary: PathBuf,
+    pub(crate) args: Vec<String>,
 }
 
 /// Runs `mcp dev`.
@@ -68,26 +59,38 @@ pub(crate) async fn run(args: DevArgs) -> Result<(), Failure> {
     if args.inspector {
         let mut command: Vec<String> = std::env::args().filter(|a| a != "--inspector").collect();
         command[0] = "mcp".to_owned();
-        eprintln!("Open the Inspector on it:\n  npx @modelcontextprotocol/inspector {}", command.join(" "));
+        let inspector = match &args.http {
+            Some(addr) => {
+                format!("npx @modelcontextprotocol/inspector --transport http --server-url http://{addr}/mcp")
+            }
+            None => format!("npx @modelcontextprotocol/inspector {}", command.join(" ")),
+        };
+        eprintln!("Open the Inspector on it:\n  {inspector}");
     }
     eprintln!("mcp dev: building `{}` ({})", package.name, package.bin);
-    let (events_to, events) = mpsc::unbounded_channel();
-    let mut proxy = Proxy::new(package, args.server_args, events_to.clone(), events);
-    let first = proxy.package.build().await;
-    match first {
-        Ok(()) => proxy.start_first(),
-        Err(failure) => eprintln!(
-            "mcp dev: the build failed; fix it and save: the server starts when it builds\n{}",
-            failure.errors
-        ),
+    let built = package.build().await;
+    if let Err(failure) = &built {
+        eprintln!("mcp dev: the build failed; fix it and save: the server starts when it builds\n{}", failure.errors);
     }
-    let watched = proxy.package.sources.clone();
+    let launch = Launch { binary: package.binary.clone(), args: args.server_args.clone() };
+    let watched = package.sources.clone();
     eprintln!("mcp dev: watching {}", watched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
-    let changes = events_to.clone();
-    watch::spawn(watched, proxy.package.target_dir.clone(), move |path| changes.send(Event::Changed(path)).is_ok());
-    tokio::spawn(read_client(events_to));
-    proxy.serve().await;
-    Ok(())
+    let builds = Builds::start(package.clone());
+    let changes = builds.changes();
+    watch::spawn(watched, package.target_dir.clone(), move |path| changes.send(path).is_ok());
+    match &args.http {
+        Some(addr) => http::serve(addr, launch, builds).await,
+        None => {
+            let (mut proxy, events_to) = Proxy::new(launch, Outlet::Stdout(tokio::io::stdout()));
+            builds.subscribe(events_to.clone());
+            if built.is_ok() {
+                proxy.start_first();
+            }
+            tokio::spawn(read_client(events_to));
+            proxy.serve().await;
+            Ok(())
+        }
+    }
 }
 
 /// Reads the client's lines from stdin.
@@ -99,528 +102,4 @@ async fn read_client(events: mpsc::UnboundedSender<Event>) {
         }
     }
     let _ = events.send(Event::ClientClosed);
-}
-
-/// What the client set up, to be replayed on each new run.
-#[derive(Debug, Default)]
-struct Session {
-    /// The client's `initialize` params (handshake era).
-    initialize: Option<Value>,
-    initialized: bool,
-    /// The client's `logging/setLevel` params.
-    log_level: Option<Value>,
-    subscriptions: BTreeSet<String>,
-    /// 2026-07-28: the `_meta` of the client's latest request (the proxy's own requests
-    /// carry it), and its open `subscriptions/listen` requests (id as JSON text → request).
-    meta: Option<Value>,
-    listens: BTreeMap<String, Value>,
-}
-
-#[derive(Debug)]
-struct Proxy {
-    package: Package,
-    server_args: Vec<String>,
-    events_to: mpsc::UnboundedSender<Event>,
-    events: mpsc::UnboundedReceiver<Event>,
-    current: Option<Server>,
-    /// Old runs finishing their requests, each with its deadline.
-    draining: Vec<(Server, Instant)>,
-    generations: u64,
-    own_ids: u64,
-    session: Session,
-    /// Ids (JSON text) of the client's `initialize` and `server/discover` requests, whose
-    /// answers' capabilities are rewritten.
-    introductions: BTreeSet<String>,
-    /// The server's requests to the client: the id the client saw → (run, the server's id).
-    server_requests: HashMap<String, (u64, Value)>,
-    /// Listen requests replayed to a new run, whose acknowledgement the client already had.
-    replayed_listens: BTreeSet<String>,
-    /// Client messages that arrived while the proxy waited on a new run.
-    deferred: VecDeque<String>,
-    building: bool,
-    build_again: bool,
-    stdout: tokio::io::Stdout,
-}
-
-impl Proxy {
-    fn new(
-        package: Package,
-        server_args: Vec<String>,
-        events_to: mpsc::UnboundedSender<Event>,
-        events: mpsc::UnboundedReceiver<Event>,
-    ) -> Proxy {
-        Proxy {
-            package,
-            server_args,
-            events_to,
-            events,
-            current: None,
-            draining: Vec::new(),
-            generations: 0,
-            own_ids: 0,
-            session: Session::default(),
-            introductions: BTreeSet::new(),
-            server_requests: HashMap::new(),
-            replayed_listens: BTreeSet::new(),
-            deferred: VecDeque::new(),
-            building: false,
-            build_again: false,
-            stdout: tokio::io::stdout(),
-        }
-    }
-
-    fn start_first(&mut self) {
-        self.generations += 1;
-        match Server::start(&self.package.binary, &self.server_args, self.generations, self.events_to.clone()) {
-            Ok(server) => self.current = Some(server),
-            Err(e) => eprintln!("mcp dev: {e}"),
-        }
-    }
-
-    async fn serve(&mut self) {
-        let mut tick = tokio::time::interval(Duration::from_millis(250));
-        loop {
-            if let Some(line) = self.deferred.pop_front() {
-                self.on_client_line(line).await;
-                continue;
-            }
-            let event = tokio::select! {
-                event = self.events.recv() => event,
-                _ = tick.tick() => {
-                    self.drain_overdue().await;
-                    continue;
-                }
-            };
-            match event {
-                None | Some(Event::ClientClosed) => break,
-                Some(Event::Client(line)) => self.on_client_line(line).await,
-                Some(Event::Server(generation, message)) => self.on_server_message(generation, message).await,
-                Some(Event::ServerNoise(generation, line)) => {
-                    eprintln!("mcp dev: run {generation} wrote to stdout a line that is not JSON-RPC: {line}");
-                }
-                Some(Event::ServerClosed(generation)) => self.server_closed(generation).await,
-                Some(Event::Changed(path)) => self.changed(path).await,
-                Some(Event::Built(outcome)) => self.built(outcome).await,
-            }
-        }
-        for (server, _) in self.draining.drain(..) {
-            server.stop().await;
-        }
-        if let Some(server) = self.current.take() {
-            server.stop().await;
-        }
-    }
-
-    /// A message from the client: noted when it sets the session up, then passed on.
-    async fn on_client_line(&mut self, line: String) {
-        let Ok(mut message) = serde_json::from_str::<Value>(&line) else {
-            if let Some(server) = &mut self.current {
-                let _ = server.send(&Value::String(line)).await;
-            }
-            return;
-        };
-        let id = message.get("id").map(Value::to_string);
-        let Some(method) = message["method"].as_str().map(str::to_owned) else {
-            // The client's answer to a server's request: back to the run that asked.
-            if let Some((generation, original)) = id.and_then(|id| self.server_requests.remove(&id)) {
-                message["id"] = original;
-                if let Some(server) = self.run_mut(generation) {
-                    let _ = server.send(&message).await;
-                }
-            }
-            return;
-        };
-        self.note(&method, &message, id.as_deref());
-        let Some(server) = &mut self.current else {
-            if let Some(id) = message.get("id") {
-                let error =
-                    json!({"code": -32603, "message": "the server is not running: its build failed (see the log)"});
-                self.write(&json!({"jsonrpc": "2.0", "id": id, "error": error})).await;
-            }
-            return;
-        };
-        if let Some(id) = id {
-            server.pending.insert(id);
-        }
-        if !server.send(&message).await {
-            eprintln!("mcp dev: the server's stdin closed");
-        }
-    }
-
-    /// Remembers what a client message sets up in the session.
-    fn note(&mut self, method: &str, message: &Value, id: Option<&str>) {
-        let params = &message["params"];
-        if let Some(meta) = params.get("_meta").filter(|m| m.get("io.modelcontextprotocol/protocolVersion").is_some()) {
-            self.session.meta = Some(meta.clone());
-        }
-        match method {
-            "initialize" => {
-                self.session.initialize = Some(params.clone());
-                self.introductions.extend(id.map(str::to_owned));
-            }
-            "server/discover" => self.introductions.extend(id.map(str::to_owned)),
-            "notifications/initialized" => self.session.initialized = true,
-            "logging/setLevel" => self.session.log_level = Some(params.clone()),
-            "resources/subscribe" => self.session.subscriptions.extend(params["uri"].as_str().map(str::to_owned)),
-            "resources/unsubscribe" => {
-                if let Some(uri) = params["uri"].as_str() {
-                    self.session.subscriptions.remove(uri);
-                }
-            }
-            "subscriptions/listen" => {
-                if let Some(id) = id {
-                    self.session.listens.insert(id.to_owned(), message.clone());
-                }
-            }
-            "notifications/cancelled" => {
-                self.session.listens.remove(&params["requestId"].to_string());
-            }
-            _ => {}
-        }
-    }
-
-    /// A message from run `generation`: passed on when the run is the current one, or an old
-    /// one finishing its requests; a new run is not heard until it is the current one.
-    async fn on_server_message(&mut self, generation: u64, message: Value) {
-        if let Some(mut server) = self.current.take_if(|s| s.generation == generation) {
-            self.pass_on(&mut server, message, true).await;
-            self.current = Some(server);
-        } else if let Some(index) = self.draining.iter().position(|(s, _)| s.generation == generation) {
-            let (mut server, deadline) = self.draining.swap_remove(index);
-            self.pass_on(&mut server, message, false).await;
-            self.draining.push((server, deadline));
-            self.finish_drained().await;
-        }
-    }
-
-    /// Passes a message of `server` on to the client: an answer (the capabilities of an
-    /// introduction rewritten), a request (under an id of the proxy's), a notification (from
-    /// an old run, only those about its requests).
-    async fn pass_on(&mut self, server: &mut Server, mut message: Value, is_current: bool) {
-        let id = message.get("id").map(Value::to_string);
-        let Some(method) = message["method"].as_str().map(str::to_owned) else {
-            let Some(id) = id else { return };
-            if !server.pending.remove(&id) {
-                return; // a late answer to one of the proxy's own requests
-            }
-            if self.introductions.remove(&id)
-                && let Some(result) = message.get_mut("result")
-            {
-                declare_changes(result);
-            }
-            self.write(&message).await;
-            return;
-        };
-        if let Some(original) = message.get("id").cloned() {
-            // The server asks the client: under an id of the proxy's, so that the answer
-            // finds its way back to this run even after a switch.
-            self.own_ids += 1;
-            let proxied = format!("mcp-dev-s-{}", self.own_ids);
-            self.server_requests.insert(Value::String(proxied.clone()).to_string(), (server.generation, original));
-            message["id"] = Value::String(proxied);
-            self.write(&message).await;
-            return;
-        }
-        if method == "notifications/subscriptions/acknowledged" {
-            let listen = message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].to_string();
-            if self.replayed_listens.remove(&listen) {
-                return;
-            }
-        }
-        let about_a_request = matches!(method.as_str(), "notifications/progress" | "notifications/message");
-        if is_current || about_a_request {
-            self.write(&message).await;
-        }
-    }
-
-    fn run_mut(&mut self, generation: u64) -> Option<&mut Server> {
-        if let Some(server) = self.current.as_mut().filter(|s| s.generation == generation) {
-            return Some(server);
-        }
-        self.draining.iter_mut().map(|(s, _)| s).find(|s| s.generation == generation)
-    }
-
-    async fn server_closed(&mut self, generation: u64) {
-        if self.current.as_ref().is_some_and(|s| s.generation == generation) {
-            let server = self.current.take().expect("checked");
-            eprintln!("mcp dev: the server exited; it starts again on the next change that builds");
-            self.fail_pending(server, "the server exited before answering").await;
-            return;
-        }
-        if let Some(index) = self.draining.iter().position(|(s, _)| s.generation == generation) {
-            let (server, _) = self.draining.remove(index);
-            self.fail_pending(server, "the old server exited before answering").await;
-        }
-    }
-
-    /// Answers the requests `server` still had with an error, and stops it.
-    async fn fail_pending(&mut self, server: Server, why: &str) {
-        for id in &server.pending {
-            if let Ok(id) = serde_json::from_str::<Value>(id) {
-                self.write(&json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": why}})).await;
-            }
-        }
-        server.stop().await;
-    }
-
-    /// Old runs whose requests are all answered are stopped.
-    async fn finish_drained(&mut self) {
-        let (done, running): (Vec<_>, Vec<_>) = self.draining.drain(..).partition(|(s, _)| s.pending.is_empty());
-        self.draining = running;
-        for (server, _) in done {
-            server.stop().await;
-        }
-    }
-
-    /// Old runs past their deadline: their requests get an error, the run stops.
-    async fn drain_overdue(&mut self) {
-        let now = Instant::now();
-        let (overdue, running): (Vec<_>, Vec<_>) = self.draining.drain(..).partition(|(_, deadline)| *deadline <= now);
-        self.draining = running;
-        for (server, _) in overdue {
-            self.fail_pending(server, "the server was rebuilt and the old one did not finish in time").await;
-        }
-    }
-
-    async fn changed(&mut self, path: PathBuf) {
-        if self.building {
-            self.build_again = true;
-            return;
-        }
-        // Let an editor's burst of writes end, so that one build sees them all.
-        tokio::time::sleep(SETTLE).await;
-        eprintln!("mcp dev: {} changed; building", path.display());
-        self.building = true;
-        let package = self.package.clone();
-        let events = self.events_to.clone();
-        tokio::spawn(async move {
-            let _ = events.send(Event::Built(package.build().await));
-        });
-    }
-
-    async fn built(&mut self, outcome: Result<(), BuildFailure>) {
-        self.building = false;
-        match outcome {
-            Ok(()) => self.switch().await,
-            Err(failure) => {
-                eprintln!("mcp dev: the build failed; the server that was running keeps serving");
-                if self.session.initialized {
-                    let data =
-                        format!("mcp dev: the build failed; the previous build keeps serving.\n{}", failure.errors);
-                    let params = json!({"level": "error", "logger": "mcp dev", "data": data});
-                    self.write(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": params})).await;
-                }
-            }
-        }
-        if std::mem::take(&mut self.build_again) {
-            self.changed(self.package.sources[0].clone()).await;
-        }
-    }
-
-    /// Starts the new build, replays the session on it, makes it the current run, and tells
-    /// the client which lists changed.
-    async fn switch(&mut self) {
-        self.generations += 1;
-        let generation = self.generations;
-        let mut next = match Server::start(&self.package.binary, &self.server_args, generation, self.events_to.clone())
-        {
-            Ok(server) => server,
-            Err(e) => {
-                eprintln!("mcp dev: {e}");
-                return;
-            }
-        };
-        let before = match self.current.as_ref().map(|s| s.generation) {
-            Some(old) => self.lists(old).await,
-            None => None,
-        };
-        if let Err(why) = self.replay(&mut next).await {
-            eprintln!("mcp dev: the new build did not take the client's session ({why}); the old one keeps serving");
-            next.stop().await;
-            return;
-        }
-        if let Some(old) = self.current.replace(next) {
-            if old.pending.is_empty() {
-                old.stop().await;
-            } else {
-                self.draining.push((old, Instant::now() + DRAIN));
-            }
-        }
-        for (id, listen) in self.session.listens.clone() {
-            self.replayed_listens.insert(id);
-            if let Some(server) = &mut self.current {
-                let _ = server.send(&listen).await;
-            }
-        }
-        let after = self.lists(generation).await;
-        eprintln!("mcp dev: serving the new build (run {generation})");
-        if let (Some(before), Some(after)) = (before, after) {
-            for (capability, changed) in changed_lists(&before, &after) {
-                if changed {
-                    self.announce(capability).await;
-                }
-            }
-        }
-    }
-
-    /// Replays the client's handshake (and log level, subscriptions) on `server`.
-    async fn replay(&mut self, server: &mut Server) -> Result<(), String> {
-        let Some(initialize) = self.session.initialize.clone() else { return Ok(()) };
-        let answer = self.own_request(server, "initialize", initialize, false).await?;
-        if let Some(error) = answer.get("error") {
-            return Err(format!("initialize: {error}"));
-        }
-        if self.session.initialized {
-            server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-        }
-        if let Some(level) = self.session.log_level.clone() {
-            self.own_request(server, "logging/setLevel", level, false).await?;
-        }
-        for uri in self.session.subscriptions.clone() {
-            self.own_request(server, "resources/subscribe", json!({"uri": uri}), false).await?;
-        }
-        Ok(())
-    }
-
-    /// Every list of run `generation` the client could have seen; `None` before the client
-    /// has a session.
-    async fn lists(&mut self, generation: u64) -> Option<BTreeMap<&'static str, Value>> {
-        let stateless = self.session.initialize.is_none();
-        if stateless && self.session.meta.is_none() {
-            return None;
-        }
-        let mut server = self.current.take_if(|s| s.generation == generation)?;
-        let mut lists = BTreeMap::new();
-        for (method, _, key) in LISTS {
-            let mut params = json!({});
-            if stateless {
-                params["_meta"] = self.session.meta.clone().unwrap_or(Value::Null);
-            }
-            let answer = self.own_request(&mut server, method, params, true).await.unwrap_or(Value::Null);
-            lists.insert(key, answer["result"][key].clone());
-        }
-        self.current = Some(server);
-        Some(lists)
-    }
-
-    /// Sends the proxy's own request to `server` and waits for its answer, passing on what
-    /// other runs say meanwhile (and what `server` says besides, when `speaking`: it is the
-    /// client's current run); the client's messages wait (deferred).
-    async fn own_request(
-        &mut self,
-        server: &mut Server,
-        method: &str,
-        params: Value,
-        speaking: bool,
-    ) -> Result<Value, String> {
-        self.own_ids += 1;
-        let id = format!("mcp-dev-{}", self.own_ids);
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        if !server.send(&request).await {
-            return Err("its stdin closed".to_owned());
-        }
-        let deadline = tokio::time::Instant::now() + REPLAY_PATIENCE;
-        loop {
-            let event = tokio::time::timeout_at(deadline, self.events.recv())
-                .await
-                .map_err(|_| format!("no answer to {method} in {} s", REPLAY_PATIENCE.as_secs()))?;
-            match event {
-                Some(Event::Server(generation, message)) if generation == server.generation => {
-                    if message.get("method").is_none() && message["id"] == id.as_str() {
-                        return Ok(message);
-                    }
-                    if speaking {
-                        Box::pin(self.pass_on(server, message, true)).await;
-                    }
-                }
-                Some(Event::ServerClosed(generation)) if generation == server.generation => {
-                    return Err("it exited".to_owned());
-                }
-                Some(Event::Client(line)) => self.deferred.push_back(line),
-                Some(Event::Server(generation, message)) => Box::pin(self.on_server_message(generation, message)).await,
-                Some(Event::ServerClosed(generation)) => Box::pin(self.server_closed(generation)).await,
-                Some(Event::Changed(_)) => self.build_again = true,
-                Some(Event::Built(_)) | Some(Event::ServerNoise(..)) => {}
-                Some(Event::ClientClosed) | None => return Err("the client left".to_owned()),
-            }
-        }
-    }
-
-    /// Tells the client that list `capability` changed: a notification (handshake era), or
-    /// on each `subscriptions/listen` stream that asked for it (2026-07-28).
-    async fn announce(&mut self, capability: &str) {
-        let method = format!("notifications/{capability}/list_changed");
-        if self.session.initialize.is_some() {
-            self.write(&json!({"jsonrpc": "2.0", "method": method})).await;
-            return;
-        }
-        let wanted = format!("{capability}ListChanged");
-        for (id, listen) in self.session.listens.clone() {
-            if listen["params"]["notifications"][&wanted] == true
-                && let Ok(id) = serde_json::from_str::<Value>(&id)
-            {
-                let params = json!({"_meta": {"io.modelcontextprotocol/subscriptionId": id}});
-                self.write(&json!({"jsonrpc": "2.0", "method": method, "params": params})).await;
-            }
-        }
-    }
-
-    async fn write(&mut self, message: &Value) {
-        let mut line = message.to_string();
-        line.push('\n');
-        if self.stdout.write_all(line.as_bytes()).await.is_err() || self.stdout.flush().await.is_err() {
-            let _ = self.events_to.send(Event::ClientClosed);
-        }
-    }
-}
-
-/// Every list's capability as changing (`listChanged: true`), whatever the server says.
-fn declare_changes(result: &mut Value) {
-    let Some(capabilities) = result.get_mut("capabilities").and_then(Value::as_object_mut) else { return };
-    for capability in ["tools", "resources", "prompts"] {
-        if let Some(declared) = capabilities.get_mut(capability) {
-            if !declared.is_object() {
-                *declared = json!({});
-            }
-            declared["listChanged"] = json!(true);
-        }
-    }
-}
-
-/// For each capability, whether one of its lists differs between two runs.
-fn changed_lists(before: &BTreeMap<&str, Value>, after: &BTreeMap<&str, Value>) -> Vec<(&'static str, bool)> {
-    let mut changed: Vec<(&'static str, bool)> = Vec::new();
-    for (_, capability, key) in LISTS {
-        let differs = before.get(key) != after.get(key);
-        match changed.iter_mut().find(|(c, _)| *c == capability) {
-            Some((_, already)) => *already |= differs,
-            None => changed.push((capability, differs)),
-        }
-    }
-    changed
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_list_is_declared_as_changing() {
-        let mut result = json!({"capabilities": {"tools": {}, "resources": {"subscribe": true}, "logging": {}}});
-        declare_changes(&mut result);
-        assert_eq!(
-            result["capabilities"],
-            json!({"tools": {"listChanged": true}, "resources": {"subscribe": true, "listChanged": true}, "logging": {}})
-        );
-    }
-
-    #[test]
-    fn a_template_change_is_a_resources_change() {
-        let before: BTreeMap<&str, Value> =
-            [("tools", json!([])), ("resources", json!([])), ("resourceTemplates", json!([])), ("prompts", json!([]))]
-                .into();
-        let mut after = before.clone();
-        after.insert("resourceTemplates", json!([{"uriTemplate": "a://{x}"}]));
-        assert_eq!(changed_lists(&before, &after), [("tools", false), ("resources", true), ("prompts", false)]);
-    }
 }

@@ -23,8 +23,8 @@ pub(crate) struct Package {
     pub(crate) target_dir: PathBuf,
 }
 
-/// Why a build failed: cargo's report, and the part of it that names the errors.
-#[derive(Debug)]
+/// Why a build failed: the part of cargo's report that names the errors.
+#[derive(Debug, Clone)]
 pub(crate) struct BuildFailure {
     pub(crate) errors: String,
 }

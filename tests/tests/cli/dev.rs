@@ -1,5 +1,6 @@
 //! `mcp dev` on a scratch crate made by `mcp new`, driven as a desktop client would: the
-//! Rust client connected over stdio to `mcp dev`, which builds and runs the crate. A tool's
+//! Rust client connected to `mcp dev` over stdio (or Streamable HTTP, `--http`), in each era,
+//! while `mcp dev` builds and runs the crate. A tool's
 //! parameters are edited in the source: the client gets `list_changed` and the new schema on
 //! the same connection; the build is broken: the old server still answers and the compiler's
 //! error arrives as a log message; the source is repaired: the client hears of it again.
@@ -9,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use mcp_runtime::client::{Client, Era, Notification, Notifications};
 use mcp_runtime::protocol::LogLevel;
+use mcp_tests::services::{KillOnDrop, free_port, wait_for_port};
 use mcp_tests::{mcp_binary, target_dir};
 use serde_json::{Value, json};
 
@@ -21,13 +23,40 @@ const REBUILD: Duration = Duration::from_secs(240);
 /// The parameter the test adds to `greet`.
 const ADDED: &str = "    /// Their family name\n    family_name: Option<String>,\n";
 
-async fn start_dev(folder: &Path, era: Era) -> Client {
-    let mut command = tokio::process::Command::new(mcp_binary());
-    command
-        .args(["dev", "--manifest-path", &arg(&folder.join("Cargo.toml"))])
-        .env("CARGO_TARGET_DIR", target_dir())
-        .env("CARGO_NET_OFFLINE", "true");
-    Client::builder().era(era).timeout(REBUILD).stdio(command).await.expect("mcp dev serves the crate")
+/// How the client reaches `mcp dev`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Front {
+    Stdio,
+    Http,
+}
+
+/// `mcp dev` on the crate in `folder`, and a client of `era` connected to it (the process is
+/// `mcp dev` itself over stdio; over HTTP, the returned process serves it).
+async fn start_dev(folder: &Path, era: Era, front: Front) -> (Client, Option<KillOnDrop>) {
+    let manifest = arg(&folder.join("Cargo.toml"));
+    let builder = Client::builder().era(era).timeout(REBUILD);
+    if front == Front::Stdio {
+        let mut command = tokio::process::Command::new(mcp_binary());
+        command
+            .args(["dev", "--manifest-path", &manifest])
+            .env("CARGO_TARGET_DIR", target_dir())
+            .env("CARGO_NET_OFFLINE", "true");
+        return (builder.stdio(command).await.expect("mcp dev serves the crate"), None);
+    }
+    let port = free_port();
+    let mut process = KillOnDrop(
+        std::process::Command::new(mcp_binary())
+            .args(["dev", "--manifest-path", &manifest, "--http", &format!("127.0.0.1:{port}")])
+            .env("CARGO_TARGET_DIR", target_dir())
+            .env("CARGO_NET_OFFLINE", "true")
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("mcp dev starts"),
+    );
+    tokio::task::block_in_place(|| wait_for_port(&mut process.0, port, "mcp dev --http", REBUILD));
+    let client = builder.http(&format!("http://127.0.0.1:{port}/mcp")).await.expect("mcp dev serves the crate");
+    (client, Some(process))
 }
 
 /// Waits for the first notification `wanted` accepts.
@@ -58,11 +87,11 @@ async fn greet(client: &Client) -> Value {
 
 /// Edits, breaks and repairs the crate under a client of `era`, which hears of each change
 /// by `list_changed` (on its `subscriptions/listen` stream, 2026-07-28).
-async fn a_client_stays_connected_across_edits(name: &str, era: Era) {
+async fn a_client_stays_connected_across_edits(name: &str, era: Era, front: Front) {
     let folder = scratch_crate(name);
     let (built, output) = cargo(&folder, &["build"]);
     assert!(built, "{output}");
-    let client = start_dev(&folder, era).await;
+    let (client, _serving) = start_dev(&folder, era, front).await;
     let declared = client.negotiation().capabilities.tools.clone().expect("tools");
     assert_eq!(declared.list_changed, Some(true), "mcp dev declares list changes whatever the server does");
     let mut notices = client.notifications();
@@ -125,10 +154,20 @@ async fn a_client_stays_connected_across_edits(name: &str, era: Era) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dev_keeps_a_handshake_client_connected_across_edits_and_failed_builds() {
-    a_client_stays_connected_across_edits("dev_handshake", Era::Handshake).await;
+    a_client_stays_connected_across_edits("dev_handshake", Era::Handshake, Front::Stdio).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dev_tells_a_2026_07_28_client_on_its_listen_stream() {
-    a_client_stays_connected_across_edits("dev_stateless", Era::Stateless).await;
+    a_client_stays_connected_across_edits("dev_stateless", Era::Stateless, Front::Stdio).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dev_over_http_keeps_a_handshake_session_across_edits_and_failed_builds() {
+    a_client_stays_connected_across_edits("dev_http_handshake", Era::Handshake, Front::Http).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dev_over_http_tells_a_2026_07_28_client_on_its_listen_stream() {
+    a_client_stays_connected_across_edits("dev_http_stateless", Era::Stateless, Front::Http).await;
 }
