@@ -113,3 +113,28 @@ fn progress_and_log_messages_are_shown_as_they_come() {
     assert!(ran.status.success(), "{ran:#?}");
     assert!(ran.stderr.contains(r#"[warning]: {"n":0}"#) && ran.stderr.contains(r#"{"n":1}"#), "{ran:#?}");
 }
+
+#[test]
+fn images_and_audio_are_saved_on_request_and_described_otherwise() {
+    let manual = arg(&example_binary("manual"));
+    let folder = mcp_tests::services::scratch("cli-media");
+    let ran = mcp(&["call", "content_kinds", "--save-media", &arg(&folder), "--", &manual, "--test-tools"]);
+    assert!(ran.status.success(), "{ran:#?}");
+    let json = mcp(&["call", "--json", "content_kinds", "--", &manual, "--test-tools"]).json();
+    for (index, extension) in [(1, "png"), (2, "wav")] {
+        let saved = std::fs::read(folder.join(format!("content_kinds-{index}.{extension}"))).expect("saved");
+        let sent = json["content"][index]["data"].as_str().expect("base64 data");
+        assert_eq!(saved, base64_decode(sent), "content {index}");
+        assert!(
+            ran.stdout
+                .contains(&format!("saved to {}", arg(&folder.join(format!("content_kinds-{index}.{extension}")))))
+        );
+    }
+    let ran = mcp(&["call", "content_kinds", "--", &manual, "--test-tools"]);
+    assert!(ran.stdout.contains("[image/png, 68 bytes; --save-media DIR saves it]"), "{ran:#?}");
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.decode(text).expect("base64")
+}
