@@ -16,9 +16,11 @@ use crate::ctxt::Ctxt;
 
 mod param;
 pub(crate) mod suggest;
+mod value;
 
 pub(crate) use param::ParamArgs;
 use suggest::unknown_key;
+use value::string_value;
 
 /// A value given once, with the span of its key for "duplicate" errors.
 pub(crate) struct Slot<T> {
@@ -149,6 +151,8 @@ impl CommonArgs {
                     syn::parenthesized!(content in meta.input);
                     self.meta.extend(Punctuated::<MetaEntry, Token![,]>::parse_terminated(&content)?);
                 }
+                // `scope = "notes:write"`, `tag = "admin"`: the singular of a list's key.
+                "scope" | "tag" => return Err(singular_key(meta, attr, key)),
                 // tags("admin", "billing") (repeatable)
                 "tags" => self.tags.extend(parse_words(meta, Words::Tags)?),
                 // scopes("notes:read", "notes:write") (repeatable)
@@ -193,6 +197,29 @@ impl Words {
         }
     }
 
+    /// The key.
+    fn key(self) -> &'static str {
+        match self {
+            Words::Tags => "tags",
+            Words::Scopes => "scopes",
+        }
+    }
+
+    /// The error on an empty list, which declares nothing.
+    fn empty(self) -> &'static str {
+        match self {
+            Words::Tags => {
+                "`tags()` names no tag, so nothing can select this item by it: name its tags \
+                            (`tags(\"admin\")`), or remove `tags()`"
+            }
+            Words::Scopes => {
+                "`scopes()` names no scope, so it requires nothing: the item stays open to every \
+                              caller; name what a caller's token must grant (`scopes(\"notes:write\")`), or \
+                              remove `scopes()`"
+            }
+        }
+    }
+
     fn singular(self) -> &'static str {
         match self {
             Words::Tags => "tag",
@@ -219,10 +246,22 @@ impl Words {
 /// `tags("admin", ...)` or `scopes("notes:read", ...)`: string literals, each one word.
 fn parse_words(meta: &ParseNestedMeta<'_>, words: Words) -> syn::Result<Vec<LitStr>> {
     if !meta.input.peek(syn::token::Paren) {
+        // `scopes = "notes:write"`: the list written as one value.
+        if meta.input.peek(Token![=]) {
+            let value: Expr = meta.value()?.parse()?;
+            if let Expr::Lit(syn::ExprLit { lit: Lit::Str(word), .. }) = &value {
+                let key = words.key();
+                return Err(syn::Error::new_spanned(
+                    &value,
+                    format!("`{key}` takes a list in parentheses, not `=`: write `{key}({})`", word.to_token_stream()),
+                ));
+            }
+            return Err(syn::Error::new_spanned(value, words.shape()));
+        }
         return Err(meta.error(words.shape()));
     }
     let content;
-    syn::parenthesized!(content in meta.input);
+    let parens = syn::parenthesized!(content in meta.input);
     let mut found = Vec::new();
     let mut errors: Option<syn::Error> = None;
     // Every bad word is reported, each on its own token.
@@ -246,10 +285,39 @@ fn parse_words(meta: &ParseNestedMeta<'_>, words: Words) -> syn::Result<Vec<LitS
             None => errors = Some(error),
         }
     }
+    if errors.is_none() && found.is_empty() {
+        return Err(syn::Error::new(parens.span.join(), words.empty()));
+    }
     match errors {
         Some(errors) => Err(errors),
         None => Ok(found),
     }
+}
+
+/// The error on `scope = "..."` or `tag = "..."` (or `scope("...")`): the key is the plural,
+/// and takes a list.
+fn singular_key(meta: &ParseNestedMeta<'_>, attr: &str, key: &str) -> syn::Error {
+    let plural = format!("{key}s");
+    let example = if key == "scope" { "\"notes:write\"" } else { "\"admin\"" };
+    let written = if meta.input.peek(Token![=]) {
+        let _ = meta.input.parse::<Token![=]>();
+        match meta.input.parse::<Expr>() {
+            Ok(Expr::Lit(syn::ExprLit { lit: Lit::Str(word), .. })) => word.to_token_stream().to_string(),
+            _ => example.to_owned(),
+        }
+    } else if meta.input.peek(syn::token::Paren) {
+        let group: proc_macro2::Group = meta.input.parse().expect("peeked a parenthesis: this is a bug");
+        group.stream().to_string()
+    } else {
+        example.to_owned()
+    };
+    syn::Error::new_spanned(
+        &meta.path,
+        format!(
+            "unknown `{attr}` argument `{key}`: the key is `{plural}`, a list in parentheses: write \
+             `{plural}({written})`"
+        ),
+    )
 }
 
 /// Whether `scope` is one scope token (RFC 6749 §3.3), as the runtime checks it.
@@ -368,8 +436,8 @@ impl ToolArgs {
                 "idempotent" => out.idempotent.set(cx, ATTR, path, flag_value(meta, "idempotent")?),
                 "open_world" => out.open_world.set(cx, ATTR, path, flag_value(meta, "open_world")?),
                 // input_schema = my_schema()   (any expression of type serde_json::Value)
-                "input_schema" => out.input_schema.set(cx, ATTR, path, meta.value()?.parse()?),
-                "output_schema" => out.output_schema.set(cx, ATTR, path, meta.value()?.parse()?),
+                "input_schema" => out.input_schema.set(cx, ATTR, path, value::value(meta, "input_schema")?.parse()?),
+                "output_schema" => out.output_schema.set(cx, ATTR, path, value::value(meta, "output_schema")?.parse()?),
                 // task = "never" | "optional" | "required"
                 "task" => out.task.set(cx, ATTR, path, string_value(meta, "task")?),
                 "task_after_input" => out.task_after_input.set(cx, ATTR, path, flag_value(meta, "task_after_input")?),
@@ -463,11 +531,26 @@ impl ResourceArgs {
             match key {
                 // uri = "gifts://catalog"
                 "uri" => out.uri.set(cx, ATTR, path, string_value(meta, "uri")?),
+                // `uri_template = "users://{id}"`, the protocol's field: taken as the URI, so
+                // that this is the one error.
+                "uri_template" | "uriTemplate" => {
+                    let uri = string_value(meta, "uri")?;
+                    let written = uri.to_token_stream();
+                    out.uri.set(cx, ATTR, path, uri);
+                    return Err(syn::Error::new_spanned(
+                        path,
+                        format!(
+                            "unknown `{ATTR}` argument `{key}`; did you mean `uri`? (`uriTemplate` is the \
+                             protocol's field; here a template is the `uri` with `{{variables}}` in it, given \
+                             first: `#[{ATTR}({written})]`)"
+                        ),
+                    ));
+                }
                 // mime = "application/json"
                 "mime" => out.mime.set(cx, ATTR, path, string_value(meta, "mime")?),
                 // size = 1024
                 "size" => {
-                    let lit: syn::LitInt = meta.value()?.parse().map_err(|e| {
+                    let lit: syn::LitInt = value::value(meta, "size")?.parse().map_err(|e| {
                         syn::Error::new(e.span(), "`size` takes the size in bytes, an integer literal: `size = 1024`")
                     })?;
                     out.size.set(cx, ATTR, path, lit);
@@ -477,14 +560,14 @@ impl ResourceArgs {
                 // audience = "user" (repeatable: "user", "assistant")
                 "audience" => out.audience.push(string_value(meta, "audience")?),
                 // priority = 0.5
-                "priority" => out.priority.set(cx, ATTR, path, meta.value()?.parse()?),
+                "priority" => out.priority.set(cx, ATTR, path, value::value(meta, "priority")?.parse()?),
                 // list = all_categories   (fn() -> Vec<Resource>)
-                "list" => out.list.set(cx, ATTR, path, meta.value()?.parse()?),
+                "list" => out.list.set(cx, ATTR, path, value::value(meta, "list")?.parse()?),
                 // complete(category = categories, other = |typed| vec![...])
                 "complete" => out.complete.extend(parse_complete(meta)?),
                 // ttl_ms = 5000   (how long 2026-07-28 clients may cache a read)
                 "ttl_ms" => {
-                    let lit: syn::LitInt = meta.value()?.parse().map_err(|e| {
+                    let lit: syn::LitInt = value::value(meta, "ttl_ms")?.parse().map_err(|e| {
                         syn::Error::new(e.span(), "`ttl_ms` takes milliseconds, an integer literal: `ttl_ms = 5000`")
                     })?;
                     out.ttl_ms.set(cx, ATTR, path, lit);
@@ -526,18 +609,6 @@ impl PromptArgs {
             Ok(())
         });
         out
-    }
-}
-
-/// Reads `= "string"`.
-fn string_value(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<LitStr> {
-    let value = meta
-        .value()
-        .map_err(|_| syn::Error::new_spanned(&meta.path, format!("`{key}` needs a value: `{key} = \"...\"`")))?;
-    let expr: Expr = value.parse()?;
-    match expr {
-        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Ok(s),
-        other => Err(syn::Error::new_spanned(other, format!("`{key}` takes a string literal: `{key} = \"...\"`"))),
     }
 }
 

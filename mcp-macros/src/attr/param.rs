@@ -6,7 +6,7 @@ use quote::ToTokens;
 use syn::LitStr;
 
 use super::suggest::unknown_key;
-use super::{SpanOrCallSite, string_value};
+use super::{PROMPT_KEYS, RESOURCE_KEYS, SpanOrCallSite, TOOL_KEYS, string_value};
 use crate::ctxt::Ctxt;
 
 /// What `#[mcp(...)]` on a parameter says.
@@ -28,8 +28,9 @@ pub(crate) struct ParamArgs {
 pub(crate) const PARAM_KEYS: &[&str] = &["flatten", "context", "default", "rename", "header"];
 
 impl ParamArgs {
-    /// Reads and removes our `#[mcp(...)]` attributes from a parameter.
-    pub(crate) fn take(cx: &Ctxt, attrs: &mut Vec<syn::Attribute>) -> ParamArgs {
+    /// Reads and removes our `#[mcp(...)]` attributes from a parameter of a function declared
+    /// by `#[item_attr]`.
+    pub(crate) fn take(cx: &Ctxt, attrs: &mut Vec<syn::Attribute>, item_attr: &str) -> ParamArgs {
         let mut out = ParamArgs::default();
         attrs.retain(|attr| {
             if !attr.path().is_ident("mcp") {
@@ -61,7 +62,10 @@ impl ParamArgs {
                     "flatten" => &mut out.flatten,
                     "context" => &mut out.context,
                     "default" => &mut out.default,
-                    _ => return Err(unknown_key(&meta.path, &key, "mcp", PARAM_KEYS)),
+                    _ => {
+                        return Err(item_key(&meta, &key, item_attr)
+                            .unwrap_or_else(|| unknown_key(&meta.path, &key, "mcp", PARAM_KEYS)));
+                    }
                 };
                 if slot.is_some() {
                     cx.error_spanned_by(&meta.path, format!("duplicate `mcp` argument `{key}`; give it once"));
@@ -76,4 +80,36 @@ impl ParamArgs {
         });
         out
     }
+}
+
+/// The error on a key of the item's attribute written on a parameter (`#[mcp(scopes(..))]`,
+/// `#[mcp(description = "..")]`): where it belongs instead.
+fn item_key(meta: &syn::meta::ParseNestedMeta<'_>, key: &str, attr: &str) -> Option<syn::Error> {
+    let message = if matches!(key, "description" | "desc" | "title") {
+        let text = meta
+            .value()
+            .ok()
+            .and_then(|value| value.parse::<LitStr>().ok())
+            .map_or_else(|| "What it is for".to_owned(), |text| text.value());
+        format!(
+            "an argument is described by a `///` doc comment above its parameter (`/// {text}`), \
+             not by `#[mcp({key} = ...)]`"
+        )
+    } else {
+        let keys = match attr {
+            "mcp_tool" => TOOL_KEYS,
+            "mcp_resource" => RESOURCE_KEYS,
+            _ => PROMPT_KEYS,
+        };
+        if !keys.contains(&key) {
+            return None;
+        }
+        format!(
+            "`{key}` is a key of the whole {}, written in `#[{attr}({key}...)]` above the function, not in a \
+             parameter's `#[mcp(...)]` (which takes {})",
+            attr.trim_start_matches("mcp_"),
+            PARAM_KEYS.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+        )
+    };
+    Some(syn::Error::new_spanned(&meta.path, message))
 }

@@ -104,8 +104,40 @@ pub(crate) fn resource_function(cx: &Ctxt, args: &ResourceArgs, resource: &FnIte
     }
     let template = uri.template();
     let variables: Vec<&str> = template.map(|t| t.variables().collect()).unwrap_or_default();
+    let unmatched_params: Vec<String> =
+        resource.arguments().map(|p| unraw(&p.ident)).filter(|name| !variables.contains(&name.as_str())).collect();
+    let unmatched_variables: Vec<&str> = variables
+        .iter()
+        .copied()
+        .filter(|variable| !resource.arguments().any(|p| unraw(&p.ident) == *variable))
+        .collect();
+    // A variable and a parameter that each lack the other, and are alike (`{m}` beside `n`,
+    // `{categry}` beside `category`): one misspelling, one error at the URI.
+    let mut paired: Vec<(&str, &str)> = Vec::new();
+    if let Some(uri) = args.uri.get() {
+        for variable in &unmatched_variables {
+            let params: Vec<&str> = unmatched_params.iter().map(String::as_str).collect();
+            let near = crate::attr::suggest::closest(variable, &params)
+                .or_else(|| (unmatched_variables.len() == 1 && params.len() == 1).then(|| params[0]));
+            if let Some(param) = near.filter(|p| !paired.iter().any(|(_, q)| q == p)) {
+                let fixed = uri.value().replace(&format!("{{{variable}}}"), &format!("{{{param}}}"));
+                cx.error_spanned_by(
+                    uri,
+                    format!(
+                        "URI template variable `{variable}` matches no parameter, and parameter `{param}` no \
+                         variable: a variable is bound to the parameter of its name, so write `\"{fixed}\"` \
+                         (or rename the parameter `{variable}`)"
+                    ),
+                );
+                paired.push((variable, param));
+            }
+        }
+    }
     for param in resource.arguments() {
         let name = unraw(&param.ident);
+        if paired.iter().any(|(_, p)| *p == name) {
+            continue;
+        }
         if !variables.contains(&name.as_str()) {
             let message = if template.is_some() {
                 format!(
@@ -120,8 +152,8 @@ pub(crate) fn resource_function(cx: &Ctxt, args: &ResourceArgs, resource: &FnIte
         }
     }
     if let Some(uri) = args.uri.get() {
-        for variable in &variables {
-            if !resource.arguments().any(|p| unraw(&p.ident) == *variable) {
+        for variable in &unmatched_variables {
+            if !paired.iter().any(|(v, _)| v == variable) {
                 cx.error_spanned_by(
                     uri,
                     format!("URI template variable `{variable}` has no parameter; add `{variable}: String` (or another `FromStr` type) to the function"),

@@ -1,0 +1,117 @@
+//! How each key's value is written, for the errors on a value written otherwise: a key given
+//! without its value (`task`), a value of another form (a `const`, an enum path, a number where
+//! a string literal goes). Each error shows the form to write and, when the key takes a few
+//! words, which.
+
+use quote::ToTokens;
+use syn::meta::ParseNestedMeta;
+use syn::{Expr, Lit, LitStr};
+
+/// An example of `key`'s value as written, and the words it takes when it takes a few.
+fn form(key: &str) -> (&'static str, Option<&'static [&'static str]>) {
+    match key {
+        "name" => ("\"look_up\"", None),
+        "title" => ("\"Look up a word\"", None),
+        "description" => ("\"...\"", None),
+        "icon" => ("\"https://example.com/icon.png\"", None),
+        "uri" => ("\"scheme://path\"", None),
+        "mime" => ("\"application/json\"", None),
+        "timeout" => ("\"30s\"", None),
+        "crate" => ("\"my_mcp\"", None),
+        "rename" => ("\"type\"", None),
+        "header" => ("\"Region\"", None),
+        "task" => ("\"optional\"", Some(&["never", "optional", "required"])),
+        "audience" => ("\"user\"", Some(&["user", "assistant"])),
+        "cache_scope" => ("\"private\"", Some(&["public", "private"])),
+        "size" => ("1024", None),
+        "ttl_ms" => ("5000", None),
+        "priority" => ("0.5", None),
+        "list" => ("all_items", None),
+        "input_schema" | "output_schema" => ("my_schema()", None),
+        _ => ("\"...\"", None),
+    }
+}
+
+/// `key = <example>`, followed by the words it takes.
+fn written(key: &str) -> String {
+    let (example, words) = form(key);
+    match words {
+        Some(words) => format!("`{key} = {example}` ({})", one_of(words)),
+        None => format!("`{key} = {example}`"),
+    }
+}
+
+/// `one of "a", "b" or "c"`.
+pub(crate) fn one_of(words: &[&str]) -> String {
+    let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+    match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, [first])) => format!("{first} or {last}"),
+        Some((last, rest)) => format!("one of {} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// Reads `= <value>`, or fails at the key with the form to write.
+pub(crate) fn value<'a>(meta: &'a ParseNestedMeta<'_>, key: &str) -> syn::Result<syn::parse::ParseStream<'a>> {
+    meta.value().map_err(|_| syn::Error::new_spanned(&meta.path, format!("`{key}` needs a value: {}", written(key))))
+}
+
+/// Reads `= "string"`.
+pub(crate) fn string_value(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<LitStr> {
+    let expr: Expr = value(meta, key)?.parse()?;
+    match expr {
+        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Ok(s),
+        other => Err(not_a_string(key, &other)),
+    }
+}
+
+/// The error on a value of `key`, which takes a string literal, written as something else.
+fn not_a_string(key: &str, value: &Expr) -> syn::Error {
+    let (_, words) = form(key);
+    let shown = value.to_token_stream().to_string().replace(" :: ", "::");
+    let message = match value {
+        // `task = TaskSupport::Optional`, `cache_scope = CacheScope::Private`.
+        Expr::Path(path) if path.path.segments.len() > 1 => {
+            let last = path.path.segments.last().map(|s| s.ident.to_string().to_lowercase()).unwrap_or_default();
+            let fix = match words {
+                Some(words) if words.contains(&last.as_str()) => format!("`{key} = \"{last}\"`"),
+                _ => written(key),
+            };
+            let words = words.map(|w| format!(" ({})", one_of(w))).unwrap_or_default();
+            format!("`{key}` takes a string literal, not the path `{shown}`: write {fix}{words}")
+        }
+        // `rename = kind`: a word meant as the text.
+        Expr::Path(path) if !shown.chars().any(|c| c.is_ascii_uppercase()) && path.path.get_ident().is_some() => {
+            format!("`{key}` takes a string literal, in quotes: `{key} = \"{shown}\"`")
+        }
+        // `name = NAME`: a `const` or a `static`.
+        Expr::Path(_) => format!(
+            "`{key}` takes a string literal: the macro reads its attribute before `{shown}` has a value, so \
+             write the text itself, {}",
+            written(key)
+        ),
+        // `timeout = 30`, `title = 5`.
+        Expr::Lit(syn::ExprLit { lit: Lit::Int(int), .. }) if key == "timeout" => format!(
+            "`timeout` takes a duration with its unit, in quotes: `timeout = \"{}s\"` (or \"500ms\", \"2m\", \"1h\")",
+            int.base10_digits()
+        ),
+        Expr::Macro(_) => format!(
+            "`{key}` takes a string literal: the macro reads its attribute before `{shown}` is expanded; write {}",
+            written(key)
+        ),
+        _ => format!("`{key}` takes a string literal: {}", written(key)),
+    };
+    syn::Error::new_spanned(value, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_of;
+
+    #[test]
+    fn the_words_a_key_takes_read_as_a_list() {
+        assert_eq!(one_of(&["public", "private"]), "\"public\" or \"private\"");
+        assert_eq!(one_of(&["never", "optional", "required"]), "one of \"never\", \"optional\" or \"required\"");
+    }
+}
