@@ -40,6 +40,37 @@ impl<const MIN: i64, const MAX: i64> fmt::Display for Bounded<MIN, MAX> {
     }
 }
 
+/// Read from text: a URI template variable (`items://page/{n}`) or a prompt argument.
+///
+/// ```
+/// use mcp_runtime::Bounded;
+/// let page: Bounded<1, 100> = "7".parse().unwrap();
+/// assert_eq!(page.get(), 7);
+/// let err = "700".parse::<Bounded<1, 100>>().unwrap_err();
+/// assert_eq!(err.to_string(), "700 is out of range: give a number from 1 to 100");
+/// ```
+impl<const MIN: i64, const MAX: i64> std::str::FromStr for Bounded<MIN, MAX> {
+    type Err = OutOfRange;
+
+    fn from_str(text: &str) -> Result<Self, OutOfRange> {
+        let value: i64 = text.trim().parse().map_err(|_| OutOfRange(format!("`{text}` is not a whole number")))?;
+        Bounded::new(value)
+            .ok_or_else(|| OutOfRange(format!("{value} is out of range: give a number from {MIN} to {MAX}")))
+    }
+}
+
+/// Why a text is not a [`Bounded`]: not a whole number, or out of its range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutOfRange(String);
+
+impl fmt::Display for OutOfRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for OutOfRange {}
+
 impl<'de, const MIN: i64, const MAX: i64> Deserialize<'de> for Bounded<MIN, MAX> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = i64::deserialize(deserializer)?;
