@@ -17,7 +17,7 @@ use crate::declare::prompt::PromptDescriptor;
 use crate::declare::resource::ResourceDescriptor;
 use crate::declare::selection::Selection;
 use crate::declare::tool::ToolDescriptor;
-use crate::middleware::{BoxError, Layers, McpRequest, McpResponse, McpService};
+use crate::middleware::Layers;
 use crate::protocol::Implementation;
 use crate::server::handle::ServerHandle;
 use crate::util::BoxFuture;
@@ -491,13 +491,7 @@ impl Server {
     ///
     /// [`Layer`]: crate::middleware::Layer
     #[must_use]
-    pub fn layer<L>(mut self, layer: L) -> Self
-    where
-        L: crate::middleware::Layer<McpService> + Send + 'static,
-        L::Service: crate::middleware::Service<McpRequest, Response = McpResponse> + Clone + Send + 'static,
-        <L::Service as crate::middleware::Service<McpRequest>>::Error: Into<BoxError>,
-        <L::Service as crate::middleware::Service<McpRequest>>::Future: Send + 'static,
-    {
+    pub fn layer<L: crate::middleware::McpLayer>(mut self, layer: L) -> Self {
         self.layers.push(layer);
         self
     }
