@@ -65,6 +65,23 @@ pub struct ServeArgs {
     pub list: Option<String>,
 }
 
+// `serve: ServeArgs` without `#[command(flatten)]` makes clap read the field as one value,
+// through this factory. Its parser is no parser, named for the fix, so that the one error says
+// it at the field (without it, clap lists seven bounds `ServeArgs` does not meet).
+impl clap::builder::ValueParserFactory for ServeArgs {
+    type Parser = ServeArgsNeedsCommandFlatten;
+
+    fn value_parser() -> Self::Parser {
+        ServeArgsNeedsCommandFlatten
+    }
+}
+
+/// What clap is given for a `ServeArgs` field written without `#[command(flatten)]`: not a
+/// parser, so that such a program does not compile, and the error names the fix.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct ServeArgsNeedsCommandFlatten;
+
 impl ServeArgs {
     /// What these flags ask for, as [`Server::run`]'s parser would read them.
     fn command(&self) -> std::result::Result<Command, String> {
