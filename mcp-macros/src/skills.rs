@@ -64,8 +64,19 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
         return Err(syn::Error::new(dir.span(), message));
     }
     let skills = mcp_skill_folder::read_skills(&folder).map_err(|e| {
-        // Paths relative to the calling file's folder, as the user wrote the folder.
-        let message = e.to_string().replace(&format!("{}/", base.display()), "");
+        let message = match e {
+            mcp_skill_folder::SkillError::FolderIsASkill { .. } => {
+                let written = dir.value();
+                let trimmed = written.trim_end_matches('/');
+                let parent = trimmed.rsplit_once('/').map_or(".", |(parent, _)| parent);
+                format!(
+                    "`{written}` is itself a skill (it holds a `SKILL.md`), not a folder of skills: give the \
+                     folder that holds it, `embed_skills!(\"{parent}\")`"
+                )
+            }
+            // Paths relative to the calling file's folder, as the user wrote the folder.
+            e => e.to_string().replace(&format!("{}/", base.display()), ""),
+        };
         syn::Error::new(dir.span(), message)
     })?;
     if skills.is_empty() {
