@@ -306,8 +306,13 @@ fn singular_key(meta: &ParseNestedMeta<'_>, attr: &str, key: &str) -> syn::Error
             _ => example.to_owned(),
         }
     } else if meta.input.peek(syn::token::Paren) {
-        let group: proc_macro2::Group = meta.input.parse().expect("peeked a parenthesis: this is a bug");
-        group.stream().to_string()
+        let listed = || -> syn::Result<String> {
+            let content;
+            syn::parenthesized!(content in meta.input);
+            let words = Punctuated::<Lit, Token![,]>::parse_terminated(&content)?;
+            Ok(words.iter().map(|w| w.to_token_stream().to_string()).collect::<Vec<_>>().join(", "))
+        };
+        listed().unwrap_or_else(|_| example.to_owned())
     } else {
         example.to_owned()
     };

@@ -96,8 +96,9 @@ fn not_a_string(key: &str, value: &Expr) -> syn::Error {
             "`timeout` takes a duration with its unit, in quotes: `timeout = \"{}s\"` (or \"500ms\", \"2m\", \"1h\")",
             int.base10_digits()
         ),
-        Expr::Macro(_) => format!(
-            "`{key}` takes a string literal: the macro reads its attribute before `{shown}` is expanded; write {}",
+        Expr::Macro(mac) => format!(
+            "`{key}` takes a string literal: the macro reads its attribute before `{}!(..)` is expanded; write {}",
+            mac.mac.path.to_token_stream().to_string().replace(" :: ", "::"),
             written(key)
         ),
         _ => format!("`{key}` takes a string literal: {}", written(key)),
@@ -107,7 +108,75 @@ fn not_a_string(key: &str, value: &Expr) -> syn::Error {
 
 #[cfg(test)]
 mod tests {
+    use proc_macro2::TokenStream;
+    use quote::quote;
+
     use super::one_of;
+    use crate::attr::{ResourceArgs, ToolArgs};
+    use crate::ctxt::Ctxt;
+
+    fn tool_errors(args: TokenStream) -> Vec<String> {
+        let cx = Ctxt::new();
+        ToolArgs::parse(&cx, args);
+        cx.check().err().into_iter().flatten().map(|e| e.to_string()).collect()
+    }
+
+    fn resource_errors(args: TokenStream) -> Vec<String> {
+        let cx = Ctxt::new();
+        ResourceArgs::parse(&cx, args);
+        cx.check().err().into_iter().flatten().map(|e| e.to_string()).collect()
+    }
+
+    /// One error, which shows `fix`.
+    #[track_caller]
+    fn one_showing(errors: Vec<String>, fix: &str) {
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains(fix), "{:?} does not show {fix}", errors[0]);
+    }
+
+    #[test]
+    fn a_list_key_written_singular_or_with_equals_shows_the_list() {
+        one_showing(tool_errors(quote!(scope = "notes:write")), "write `scopes(\"notes:write\")`");
+        one_showing(tool_errors(quote!(scope("a", "b"))), "write `scopes(\"a\", \"b\")`");
+        one_showing(tool_errors(quote!(tag = "admin")), "write `tags(\"admin\")`");
+        one_showing(tool_errors(quote!(scopes = "notes:write")), "write `scopes(\"notes:write\")`");
+        one_showing(tool_errors(quote!(tags = "admin")), "write `tags(\"admin\")`");
+    }
+
+    #[test]
+    fn an_empty_list_declares_nothing_and_says_so() {
+        one_showing(tool_errors(quote!(scopes())), "the item stays open to every caller");
+        one_showing(tool_errors(quote!(tags())), "`tags()` names no tag");
+    }
+
+    #[test]
+    fn a_value_in_another_form_shows_the_literal_to_write() {
+        one_showing(tool_errors(quote!(task = TaskSupport::Required)), "write `task = \"required\"`");
+        one_showing(
+            tool_errors(quote!(task = mcp_runtime::tasks::TaskSupport::Never)),
+            "write `task = \"never\"` (one of \"never\", \"optional\" or \"required\")",
+        );
+        one_showing(tool_errors(quote!(task)), "`task` needs a value: `task = \"optional\"` (one of");
+        one_showing(tool_errors(quote!(title = TITLE)), "before `TITLE` has a value");
+        one_showing(tool_errors(quote!(description = concat!("a", "b"))), "before `concat!");
+        one_showing(tool_errors(quote!(timeout = 5)), "`timeout = \"5s\"`");
+        one_showing(tool_errors(quote!(name = look_up)), "`name = \"look_up\"`");
+        one_showing(resource_errors(quote!("a://b", cache_scope = CacheScope::Public)), "`cache_scope = \"public\"`");
+        one_showing(resource_errors(quote!("a://b", audience = Role::Assistant)), "`audience = \"assistant\"`");
+        one_showing(resource_errors(quote!("a://b", mime = MIME)), "before `MIME` has a value");
+        one_showing(resource_errors(quote!("a://b", size)), "`size` needs a value: `size = 1024`");
+    }
+
+    #[test]
+    fn the_protocol_s_uri_template_is_the_uri_and_one_error() {
+        for key in [quote!(uri_template), quote!(uriTemplate)] {
+            let cx = Ctxt::new();
+            let args = ResourceArgs::parse(&cx, quote!(#key = "users://{id}"));
+            assert_eq!(args.uri.get().map(syn::LitStr::value).as_deref(), Some("users://{id}"));
+            let errors: Vec<String> = cx.check().err().into_iter().flatten().map(|e| e.to_string()).collect();
+            one_showing(errors, "did you mean `uri`?");
+        }
+    }
 
     #[test]
     fn the_words_a_key_takes_read_as_a_list() {

@@ -193,3 +193,42 @@ pub(crate) fn resource_const(cx: &Ctxt, args: &ResourceArgs, uri: &Uri) {
         cx.error_spanned_by(timeout, "a `const` resource runs no code, so it has no time limit; remove `timeout`");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::TokenStream;
+    use quote::quote;
+
+    use crate::ast::{FnItem, RESOURCE};
+    use crate::attr::ResourceArgs;
+    use crate::ctxt::Ctxt;
+
+    /// The errors on a resource function declared with `args`.
+    fn errors(args: TokenStream, function: TokenStream) -> Vec<String> {
+        let cx = Ctxt::new();
+        let args = ResourceArgs::parse(&cx, args);
+        let function = FnItem::from_syn(&cx, syn::parse2(function).expect("a function"), RESOURCE);
+        let uri = super::resource_uri(&cx, &args, Some(function.ident()));
+        super::resource_function(&cx, &args, &function, &uri);
+        cx.check().err().into_iter().flatten().map(|e| e.to_string()).collect()
+    }
+
+    #[test]
+    fn a_misspelt_variable_is_one_error_naming_the_parameter_it_was_meant_for() {
+        let found = errors(
+            quote!("shop://{categry}/{id}/{page}"),
+            quote!(
+                fn item(category: String, id: u32, size: u32) -> String {
+                    String::new()
+                }
+            ),
+        );
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert!(found[0].starts_with("URI template variable `categry` matches no parameter, and parameter `category`"));
+        assert!(found[0].contains("write `\"shop://{category}/{id}/{page}\"`"), "{}", found[0]);
+        // `{page}` and `size` are not alike, and the template had two unmatched variables: no
+        // pairing is guessed.
+        assert!(found[1].starts_with("parameter `size` is not a variable of the URI template"), "{}", found[1]);
+        assert!(found[2].starts_with("URI template variable `page` has no parameter"), "{}", found[2]);
+    }
+}

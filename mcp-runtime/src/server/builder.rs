@@ -489,7 +489,12 @@ impl Server {
     /// # let _ = server;
     /// ```
     ///
+    /// A function `(McpRequest, Next) -> Result<McpResponse, BoxError>` becomes a layer through
+    /// [`from_fn`](crate::middleware::from_fn); given alone, it is refused with that advice
+    /// (see [`McpLayer`](crate::middleware::McpLayer)).
+    ///
     /// [`Layer`]: crate::middleware::Layer
+    /// [`McpService`]: crate::middleware::McpService
     #[must_use]
     pub fn layer<L: crate::middleware::McpLayer>(mut self, layer: L) -> Self {
         self.layers.push(layer);
