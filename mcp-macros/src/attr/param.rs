@@ -85,12 +85,13 @@ impl ParamArgs {
 /// The error on a key of the item's attribute written on a parameter (`#[mcp(scopes(..))]`,
 /// `#[mcp(description = "..")]`): where it belongs instead.
 fn item_key(meta: &syn::meta::ParseNestedMeta<'_>, key: &str, attr: &str) -> Option<syn::Error> {
-    let message = if matches!(key, "description" | "desc" | "title") {
-        let text = meta
-            .value()
-            .ok()
-            .and_then(|value| value.parse::<LitStr>().ok())
-            .map_or_else(|| "What it is for".to_owned(), |text| text.value());
+    let written = || meta.value().ok().and_then(|value| value.parse::<LitStr>().ok());
+    let message = if key == "name" {
+        // `#[mcp(name = "q")]`: the argument's own name, which `rename` gives.
+        let name = written().map_or_else(|| "...".to_owned(), |name| name.value());
+        format!("an argument's name on the wire is given with `rename`: `#[mcp(rename = \"{name}\")]`")
+    } else if matches!(key, "description" | "desc" | "doc" | "about" | "help" | "title") {
+        let text = written().map_or_else(|| "What it is for".to_owned(), |text| text.value());
         format!(
             "an argument is described by a `///` doc comment above its parameter (`/// {text}`), \
              not by `#[mcp({key} = ...)]`"
@@ -112,4 +113,43 @@ fn item_key(meta: &syn::meta::ParseNestedMeta<'_>, key: &str, attr: &str) -> Opt
         )
     };
     Some(syn::Error::new_spanned(&meta.path, message))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ctxt::Ctxt;
+
+    use super::ParamArgs;
+
+    /// The errors on a parameter of a `#[attr]` function carrying `param_attr`.
+    fn errors(param_attr: syn::Attribute, attr: &str) -> Vec<String> {
+        let cx = Ctxt::new();
+        ParamArgs::take(&cx, &mut vec![param_attr], attr);
+        cx.check().err().into_iter().flatten().map(|e| e.to_string()).collect()
+    }
+
+    #[test]
+    fn an_item_s_key_on_a_parameter_says_where_it_belongs() {
+        let found = errors(syn::parse_quote!(#[mcp(scopes("a:b"))]), "mcp_prompt");
+        assert_eq!(found.len(), 1);
+        assert!(found[0].starts_with("`scopes` is a key of the whole prompt, written in `#[mcp_prompt(scopes...)]`"));
+        let found = errors(syn::parse_quote!(#[mcp(read_only)]), "mcp_tool");
+        assert!(found[0].starts_with("`read_only` is a key of the whole tool"), "{found:?}");
+    }
+
+    #[test]
+    fn a_description_or_a_name_on_a_parameter_shows_our_way_to_write_it() {
+        let found = errors(syn::parse_quote!(#[mcp(description = "The word")]), "mcp_tool");
+        assert!(found[0].contains("(`/// The word`)"), "{found:?}");
+        let found = errors(syn::parse_quote!(#[mcp(help = "The word")]), "mcp_prompt");
+        assert!(found[0].contains("(`/// The word`)"), "{found:?}");
+        let found = errors(syn::parse_quote!(#[mcp(name = "q")]), "mcp_tool");
+        assert_eq!(found, ["an argument's name on the wire is given with `rename`: `#[mcp(rename = \"q\")]`"]);
+    }
+
+    #[test]
+    fn an_unknown_key_that_is_no_item_s_is_a_typo() {
+        let found = errors(syn::parse_quote!(#[mcp(flaten)]), "mcp_tool");
+        assert!(found[0].starts_with("unknown `mcp` argument `flaten`; did you mean `flatten`?"), "{found:?}");
+    }
 }
