@@ -23,8 +23,25 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub struct Bounded<const MIN: i64, const MAX: i64>(i64);
 
 impl<const MIN: i64, const MAX: i64> Bounded<MIN, MAX> {
+    /// Fails the build of a program that uses a `Bounded` whose minimum is above its maximum,
+    /// which would accept no value. The macros report the bounds written in a parameter's
+    /// type at the bounds; this catches the ones they cannot see (a type alias, a field of a
+    /// flattened struct, a bound computed by a `const` expression) when the program is built
+    /// (`cargo check` does not evaluate it).
+    ///
+    /// ```compile_fail,E0080
+    /// use mcp_runtime::Bounded;
+    /// type Percent = Bounded<100, 0>;
+    /// let level = Percent::new(50);
+    /// ```
+    const ACCEPTS_A_VALUE: () = assert!(
+        MIN <= MAX,
+        "this `Bounded<MIN, MAX>` accepts no value: its minimum is above its maximum; swap the two bounds"
+    );
+
     /// `value`, if it is in range.
     pub const fn new(value: i64) -> Option<Self> {
+        let () = Self::ACCEPTS_A_VALUE;
         if MIN <= value && value <= MAX { Some(Bounded(value)) } else { None }
     }
 
@@ -96,6 +113,7 @@ impl<const MIN: i64, const MAX: i64> JsonSchema for Bounded<MIN, MAX> {
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let () = Self::ACCEPTS_A_VALUE;
         json_schema!({ "type": "integer", "minimum": MIN, "maximum": MAX })
     }
 }
