@@ -55,6 +55,17 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
     let base = here();
     let folder = base.join(dir.value());
     let shown = |path: &Path| path.strip_prefix(&base).unwrap_or(path).display().to_string();
+    let written = dir.value();
+    if folder.is_file() && folder.file_name().is_some_and(|name| name.eq_ignore_ascii_case("SKILL.md")) {
+        // A skill's `SKILL.md`: the folder of skills is two levels up.
+        let skill = written.rsplit_once('/').map_or("", |(skill, _)| skill);
+        let parent = skill.rsplit_once('/').map_or(".", |(parent, _)| parent);
+        let message = format!(
+            "`{written}` is a skill's file; give the folder of skills, which holds each skill's folder: \
+             `embed_skills!(\"{parent}\")`"
+        );
+        return Err(syn::Error::new(dir.span(), message));
+    }
     if !folder.is_dir() {
         let message = format!(
             "`{}` is not a folder (the path is read from the folder of the file that names it, {})",

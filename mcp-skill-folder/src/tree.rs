@@ -70,13 +70,18 @@ pub fn read_skills(dir: &Path) -> Result<Vec<FoundSkill>, SkillError> {
     if dir.join("SKILL.md").is_file() {
         return Err(SkillError::FolderIsASkill { folder: dir.to_owned() });
     }
+    // A skill's `SKILL.md` given where the folder of skills goes: its folder is the skill.
+    if dir.is_file() && dir.file_name().is_some_and(|name| name.eq_ignore_ascii_case("SKILL.md")) {
+        let folder = dir.parent().unwrap_or(dir).to_owned();
+        return Err(SkillError::FolderIsASkill { folder });
+    }
     let mut skills = Vec::new();
     visit(dir, "", &mut skills)?;
     Ok(skills)
 }
 
 /// A file of `dir` that looks meant as its `SKILL.md` (`skill.md`, `Skill.md`, `SKILLS.md`,
-/// `skill.markdown`), when `dir` has no `SKILL.md`.
+/// `SKILL.MD`, `skill.markdown`, `SKILL.txt`), when `dir` has no `SKILL.md`.
 fn misnamed_skill_md(dir: &Path) -> Result<Option<PathBuf>, SkillError> {
     let files: Vec<PathBuf> = entries(dir)?.into_iter().filter(|(_, kind)| kind.is_file()).map(|(p, _)| p).collect();
     let named = |path: &PathBuf| path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
@@ -86,7 +91,7 @@ fn misnamed_skill_md(dir: &Path) -> Result<Option<PathBuf>, SkillError> {
     Ok(files.into_iter().find(|path| {
         let name = named(path).to_ascii_lowercase();
         let (stem, extension) = name.rsplit_once('.').unwrap_or((&name, ""));
-        matches!(stem, "skill" | "skills") && matches!(extension, "md" | "markdown" | "")
+        matches!(stem, "skill" | "skills") && matches!(extension, "md" | "markdown" | "txt" | "")
     }))
 }
 
@@ -191,6 +196,15 @@ mod tests {
         let refused = read_skills(&dir).unwrap_err().to_string();
         assert!(refused.contains("refunds/skill.md, but a skill's file is named `SKILL.md`"), "{refused}");
         assert!(refused.ends_with("rename `skill.md` to `SKILL.md`"), "{refused}");
+        for other in ["Skill.md", "SKILLS.md", "SKILL.MD", "skill.markdown", "SKILL.txt"] {
+            std::fs::rename(std::fs::read_dir(&skill).unwrap().next().unwrap().unwrap().path(), skill.join(other))
+                .unwrap();
+            let refused = read_skills(&dir).unwrap_err().to_string();
+            assert!(refused.ends_with(&format!("rename `{other}` to `SKILL.md`")), "{refused}");
+        }
+        // A file of another name is no skill file: the folder is a prefix with nothing in it.
+        std::fs::rename(skill.join("SKILL.txt"), skill.join("notes.md")).unwrap();
+        assert!(read_skills(&dir).unwrap().is_empty());
     }
 
     #[test]
@@ -200,6 +214,7 @@ mod tests {
         std::fs::create_dir_all(skill.join("scripts")).unwrap();
         std::fs::write(skill.join("SKILL.md"), "---\nname: refunds\ndescription: Refunds.\n---\n").unwrap();
         let refused = read_skills(&skill).unwrap_err().to_string();
+        assert_eq!(read_skills(&skill.join("SKILL.md")).unwrap_err().to_string(), refused, "its SKILL.md alike");
         let expected = format!(
             "{} is itself a skill (it holds a `SKILL.md`), not a folder of skills: give the folder that holds it, {}",
             skill.display(),
