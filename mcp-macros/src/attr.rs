@@ -19,7 +19,7 @@ pub(crate) mod suggest;
 mod value;
 
 pub(crate) use param::ParamArgs;
-use suggest::unknown_key;
+use suggest::unknown_key_in;
 use value::string_value;
 
 /// A value given once, with the span of its key for "duplicate" errors.
@@ -446,7 +446,7 @@ impl ToolArgs {
                 // task = "never" | "optional" | "required"
                 "task" => out.task.set(cx, ATTR, path, string_value(meta, "task")?),
                 "task_after_input" => out.task_after_input.set(cx, ATTR, path, flag_value(meta, "task_after_input")?),
-                _ => return Err(unknown_key(path, key, ATTR, TOOL_KEYS)),
+                _ => return Err(unknown_key_in(meta, key, ATTR, TOOL_KEYS)),
             }
             Ok(())
         });
@@ -579,7 +579,7 @@ impl ResourceArgs {
                 }
                 // cache_scope = "private"
                 "cache_scope" => out.cache_scope.set(cx, ATTR, path, string_value(meta, "cache_scope")?),
-                _ => return Err(unknown_key(path, key, ATTR, RESOURCE_KEYS)),
+                _ => return Err(unknown_key_in(meta, key, ATTR, RESOURCE_KEYS)),
             }
             Ok(())
         });
@@ -609,7 +609,7 @@ impl PromptArgs {
             match key {
                 // complete(gift_name = gift_names)
                 "complete" => out.complete.extend(parse_complete(meta)?),
-                _ => return Err(unknown_key(&meta.path, key, ATTR, PROMPT_KEYS)),
+                _ => return Err(unknown_key_in(meta, key, ATTR, PROMPT_KEYS)),
             }
             Ok(())
         });

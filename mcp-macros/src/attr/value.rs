@@ -33,7 +33,7 @@ fn form(key: &str) -> (&'static str, Option<&'static [&'static str]>) {
 }
 
 /// `key = <example>`, followed by the words it takes.
-fn written(key: &str) -> String {
+pub(crate) fn written(key: &str) -> String {
     let (example, words) = form(key);
     match words {
         Some(words) => format!("`{key} = {example}` ({})", one_of(words)),
@@ -141,6 +141,17 @@ mod tests {
         one_showing(tool_errors(quote!(tag = "admin")), "write `tags(\"admin\")`");
         one_showing(tool_errors(quote!(scopes = "notes:write")), "write `scopes(\"notes:write\")`");
         one_showing(tool_errors(quote!(tags = "admin")), "write `tags(\"admin\")`");
+    }
+
+    #[test]
+    fn a_misspelt_key_is_shown_written_with_the_value_given() {
+        one_showing(tool_errors(quote!(scops = "a:b")), "did you mean `scopes`? (write `scopes(\"a:b\")`; valid:");
+        one_showing(tool_errors(quote!(scops("a:b", "c"))), "write `scopes(\"a:b\", \"c\")`;");
+        one_showing(tool_errors(quote!(tsk = "optional")), "did you mean `task`? (write `task = \"optional\"`;");
+        one_showing(tool_errors(quote!(tsk)), "write `task = \"optional\"` (one of");
+        one_showing(resource_errors(quote!("a://b", cacheScope = "private")), "(write `cache_scope = \"private\"`;");
+        // A flag's form is its name: nothing more to show.
+        one_showing(tool_errors(quote!(read_onyl)), "did you mean `read_only`? (valid:");
     }
 
     #[test]
