@@ -458,6 +458,9 @@ impl ToolArgs {
 pub(crate) struct ResourceArgs {
     pub(crate) common: CommonArgs,
     pub(crate) uri: Slot<LitStr>,
+    /// Whether a URI was written at all, even one that could not be read (a `const`): its own
+    /// error then says so, and no second one says the URI is missing.
+    pub(crate) uri_written: bool,
     pub(crate) mime: Slot<LitStr>,
     pub(crate) size: Slot<syn::LitInt>,
     pub(crate) subscribe: Slot<LitBool>,
@@ -500,6 +503,7 @@ impl ResourceArgs {
         let mut out = ResourceArgs {
             common: CommonArgs::new(),
             uri: Slot::new("uri"),
+            uri_written: false,
             mime: Slot::new("mime"),
             size: Slot::new("size"),
             subscribe: Slot::new("subscribe"),
@@ -510,35 +514,55 @@ impl ResourceArgs {
             ttl_ms: Slot::new("ttl_ms"),
             cache_scope: Slot::new("cache_scope"),
         };
-        let mut rest = args.clone().into_iter().peekable();
-        if let Some(proc_macro2::TokenTree::Literal(lit)) = rest.peek() {
+        let tokens: Vec<proc_macro2::TokenTree> = args.into_iter().collect();
+        let is_comma = |t: &proc_macro2::TokenTree| matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ',');
+        let end = tokens.iter().position(is_comma).unwrap_or(tokens.len());
+        let first: TokenStream = tokens[..end].iter().cloned().collect();
+        let is_key = |t: &proc_macro2::TokenTree| match t {
+            proc_macro2::TokenTree::Punct(p) => p.as_char() == '=',
+            proc_macro2::TokenTree::Group(_) => true,
+            proc_macro2::TokenTree::Ident(ident) => RESOURCE_KEYS.contains(&ident.to_string().as_str()),
+            proc_macro2::TokenTree::Literal(_) => false,
+        };
+        let mut rest = &tokens[..];
+        if let [proc_macro2::TokenTree::Literal(lit)] = &tokens[..end] {
             match syn::parse2::<LitStr>(lit.to_token_stream()) {
-                Ok(uri) => {
-                    out.uri.set(cx, ATTR, &uri, uri.clone());
-                    rest.next();
-                    if let Some(proc_macro2::TokenTree::Punct(p)) = rest.peek()
-                        && p.as_char() == ','
-                    {
-                        rest.next();
-                    }
-                }
+                Ok(uri) => out.uri.set(cx, ATTR, &uri, uri.clone()),
                 Err(_) => cx.error_spanned_by(
                     lit,
                     "the resource's URI is a string literal: `#[mcp_resource(\"scheme://path\")]`",
                 ),
             }
+            out.uri_written = true;
+            rest = tokens.get(end + 1..).unwrap_or_default();
+        } else if end > 0 && !tokens[..end].iter().any(is_key) && looks_like_a_const(&tokens[..end]) {
+            // `#[mcp_resource(CATALOG_URI)]`: a `const` (or a path to one) meant as the URI.
+            let shown = first.to_string().replace(" :: ", "::");
+            cx.error_spanned_by(
+                &first,
+                format!(
+                    "the resource's URI is a string literal, given first: the macro reads its attribute before \
+                     `{shown}` has a value, so write the URI itself, `#[mcp_resource(\"scheme://path\")]`"
+                ),
+            );
+            out.uri_written = true;
+            rest = tokens.get(end + 1..).unwrap_or_default();
         }
-        parse_args(cx, rest.collect(), |key, meta| {
+        parse_args(cx, rest.iter().cloned().collect(), |key, meta| {
             if let Some(result) = out.common.parse_key(cx, ATTR, key, meta) {
                 return result;
             }
             let path = &meta.path;
             match key {
                 // uri = "gifts://catalog"
-                "uri" => out.uri.set(cx, ATTR, path, string_value(meta, "uri")?),
+                "uri" => {
+                    out.uri_written = true;
+                    out.uri.set(cx, ATTR, path, string_value(meta, "uri")?);
+                }
                 // `uri_template = "users://{id}"`, the protocol's field: taken as the URI, so
                 // that this is the one error.
                 "uri_template" | "uriTemplate" => {
+                    out.uri_written = true;
                     let uri = string_value(meta, "uri")?;
                     let written = uri.to_token_stream();
                     out.uri.set(cx, ATTR, path, uri);
@@ -614,6 +638,19 @@ impl PromptArgs {
             Ok(())
         });
         out
+    }
+}
+
+/// Whether `tokens` name a constant rather than a key: a path (`consts::URI`) or a name in
+/// capitals (`CATALOG_URI`). A lowercase word is a key, maybe misspelt, and read as one.
+fn looks_like_a_const(tokens: &[proc_macro2::TokenTree]) -> bool {
+    match tokens {
+        [proc_macro2::TokenTree::Ident(ident)] => {
+            let name = ident.to_string();
+            name.chars().any(|c| c.is_ascii_uppercase())
+                && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        }
+        _ => tokens.iter().any(|t| matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ':')),
     }
 }
 

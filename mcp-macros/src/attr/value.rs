@@ -178,6 +178,26 @@ mod tests {
         one_showing(resource_errors(quote!("a://b", size)), "`size` needs a value: `size = 1024`");
     }
 
+    /// The errors on a resource function declared with `args`, the URI's included.
+    fn resource_uri_errors(args: TokenStream) -> Vec<String> {
+        let cx = Ctxt::new();
+        let args = ResourceArgs::parse(&cx, args);
+        crate::check::resource_uri(&cx, &args, None);
+        cx.check().err().into_iter().flatten().map(|e| e.to_string()).collect()
+    }
+
+    #[test]
+    fn a_const_given_as_the_uri_is_one_error() {
+        for args in [quote!(CATALOG_URI), quote!(consts::CATALOG_URI, mime = "text/plain"), quote!(uri = CATALOG)] {
+            one_showing(resource_uri_errors(args), "has a value, so write the");
+        }
+        // A lowercase word is a key, maybe misspelt, and the URI is then missing.
+        let found = resource_uri_errors(quote!(subscrbe));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].contains("did you mean `subscribe`?"), "{found:?}");
+        assert!(found[1].starts_with("this resource has no URI"), "{found:?}");
+    }
+
     #[test]
     fn the_protocol_s_uri_template_is_the_uri_and_one_error() {
         for key in [quote!(uri_template), quote!(uriTemplate)] {

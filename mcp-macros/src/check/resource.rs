@@ -34,6 +34,9 @@ impl Uri {
 /// The URI: present, with a scheme, and a valid template when it has `{...}`.
 pub(crate) fn resource_uri(cx: &Ctxt, args: &ResourceArgs, item: Option<&Ident>) -> Uri {
     let Some(uri) = args.uri.get() else {
+        if args.uri_written {
+            return Uri::Broken;
+        }
         let span = item.map_or_else(Span::call_site, Ident::span);
         cx.push(syn::Error::new(
             span,
