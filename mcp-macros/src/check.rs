@@ -365,7 +365,7 @@ fn parameter(cx: &Ctxt, param: &Param, declares: Declares, lifetimes: Option<&sy
     let takes_value = takes_value(param);
     if takes_value && let Some(wrapper) = extractor(&param.ty) {
         let (ident, inner) = wrapper;
-        let inner = quote::ToTokens::to_token_stream(inner).to_string();
+        let inner = shown(inner);
         let name = &param.ident;
         let message = match kind {
             Kind::Tool => format!(
@@ -451,6 +451,18 @@ fn parameter(cx: &Ctxt, param: &Param, declares: Declares, lifetimes: Option<&sy
             "`#[mcp(header)]` mirrors a tool argument in an HTTP header: use it on a tool's argument",
         );
     }
+}
+
+/// A type as it is written (`Vec<String>`), not as tokens are spaced (`Vec < String >`).
+fn shown(ty: &Type) -> String {
+    quote::ToTokens::to_token_stream(ty)
+        .to_string()
+        .replace(" :: ", "::")
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",")
+        .replace("& ", "&")
 }
 
 /// The wrapper and what it wraps when `ty` is an extractor of another framework, taken as a
@@ -723,6 +735,12 @@ mod tests {
             resource_const(&cx, &args, &Uri::Fixed);
         }
         cx.check().err().into_iter().flatten().map(|e| e.to_string()).collect()
+    }
+
+    #[test]
+    fn a_type_is_shown_as_written() {
+        let ty: syn::Type = syn::parse_quote!(std::collections::HashMap<String, Vec<&'static str>>);
+        assert_eq!(super::shown(&ty), "std::collections::HashMap<String, Vec<&'static str>>");
     }
 
     #[test]
