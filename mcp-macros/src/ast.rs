@@ -99,7 +99,7 @@ impl FnItem {
                 ),
                 FnArg::Typed(typed) => {
                     let docs = take_docs(&mut typed.attrs);
-                    let args = ParamArgs::take(cx, &mut typed.attrs);
+                    let args = ParamArgs::take(cx, &mut typed.attrs, attr);
                     let (misplaced, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut typed.attrs)
                         .into_iter()
                         .partition(|a| a.path().is_ident("serde") || a.path().is_ident("schemars"));

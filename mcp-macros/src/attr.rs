@@ -16,9 +16,11 @@ use crate::ctxt::Ctxt;
 
 mod param;
 pub(crate) mod suggest;
+mod value;
 
 pub(crate) use param::ParamArgs;
-use suggest::unknown_key;
+use suggest::unknown_key_in;
+use value::string_value;
 
 /// A value given once, with the span of its key for "duplicate" errors.
 pub(crate) struct Slot<T> {
@@ -149,6 +151,8 @@ impl CommonArgs {
                     syn::parenthesized!(content in meta.input);
                     self.meta.extend(Punctuated::<MetaEntry, Token![,]>::parse_terminated(&content)?);
                 }
+                // `scope = "notes:write"`, `tag = "admin"`: the singular of a list's key.
+                "scope" | "tag" => return Err(singular_key(meta, attr, key)),
                 // tags("admin", "billing") (repeatable)
                 "tags" => self.tags.extend(parse_words(meta, Words::Tags)?),
                 // scopes("notes:read", "notes:write") (repeatable)
@@ -193,6 +197,29 @@ impl Words {
         }
     }
 
+    /// The key.
+    fn key(self) -> &'static str {
+        match self {
+            Words::Tags => "tags",
+            Words::Scopes => "scopes",
+        }
+    }
+
+    /// The error on an empty list, which declares nothing.
+    fn empty(self) -> &'static str {
+        match self {
+            Words::Tags => {
+                "`tags()` names no tag, so nothing can select this item by it: name its tags \
+                            (`tags(\"admin\")`), or remove `tags()`"
+            }
+            Words::Scopes => {
+                "`scopes()` names no scope, so it requires nothing: the item stays open to every \
+                              caller; name what a caller's token must grant (`scopes(\"notes:write\")`), or \
+                              remove `scopes()`"
+            }
+        }
+    }
+
     fn singular(self) -> &'static str {
         match self {
             Words::Tags => "tag",
@@ -219,10 +246,22 @@ impl Words {
 /// `tags("admin", ...)` or `scopes("notes:read", ...)`: string literals, each one word.
 fn parse_words(meta: &ParseNestedMeta<'_>, words: Words) -> syn::Result<Vec<LitStr>> {
     if !meta.input.peek(syn::token::Paren) {
+        // `scopes = "notes:write"`: the list written as one value.
+        if meta.input.peek(Token![=]) {
+            let value: Expr = meta.value()?.parse()?;
+            if let Expr::Lit(syn::ExprLit { lit: Lit::Str(word), .. }) = &value {
+                let key = words.key();
+                return Err(syn::Error::new_spanned(
+                    &value,
+                    format!("`{key}` takes a list in parentheses, not `=`: write `{key}({})`", word.to_token_stream()),
+                ));
+            }
+            return Err(syn::Error::new_spanned(value, words.shape()));
+        }
         return Err(meta.error(words.shape()));
     }
     let content;
-    syn::parenthesized!(content in meta.input);
+    let parens = syn::parenthesized!(content in meta.input);
     let mut found = Vec::new();
     let mut errors: Option<syn::Error> = None;
     // Every bad word is reported, each on its own token.
@@ -246,10 +285,44 @@ fn parse_words(meta: &ParseNestedMeta<'_>, words: Words) -> syn::Result<Vec<LitS
             None => errors = Some(error),
         }
     }
+    if errors.is_none() && found.is_empty() {
+        return Err(syn::Error::new(parens.span.join(), words.empty()));
+    }
     match errors {
         Some(errors) => Err(errors),
         None => Ok(found),
     }
+}
+
+/// The error on `scope = "..."` or `tag = "..."` (or `scope("...")`): the key is the plural,
+/// and takes a list.
+fn singular_key(meta: &ParseNestedMeta<'_>, attr: &str, key: &str) -> syn::Error {
+    let plural = format!("{key}s");
+    let example = if key == "scope" { "\"notes:write\"" } else { "\"admin\"" };
+    let written = if meta.input.peek(Token![=]) {
+        let _ = meta.input.parse::<Token![=]>();
+        match meta.input.parse::<Expr>() {
+            Ok(Expr::Lit(syn::ExprLit { lit: Lit::Str(word), .. })) => word.to_token_stream().to_string(),
+            _ => example.to_owned(),
+        }
+    } else if meta.input.peek(syn::token::Paren) {
+        let listed = || -> syn::Result<String> {
+            let content;
+            syn::parenthesized!(content in meta.input);
+            let words = Punctuated::<Lit, Token![,]>::parse_terminated(&content)?;
+            Ok(words.iter().map(|w| w.to_token_stream().to_string()).collect::<Vec<_>>().join(", "))
+        };
+        listed().unwrap_or_else(|_| example.to_owned())
+    } else {
+        example.to_owned()
+    };
+    syn::Error::new_spanned(
+        &meta.path,
+        format!(
+            "unknown `{attr}` argument `{key}`: the key is `{plural}`, a list in parentheses: write \
+             `{plural}({written})`"
+        ),
+    )
 }
 
 /// Whether `scope` is one scope token (RFC 6749 §3.3), as the runtime checks it.
@@ -368,12 +441,12 @@ impl ToolArgs {
                 "idempotent" => out.idempotent.set(cx, ATTR, path, flag_value(meta, "idempotent")?),
                 "open_world" => out.open_world.set(cx, ATTR, path, flag_value(meta, "open_world")?),
                 // input_schema = my_schema()   (any expression of type serde_json::Value)
-                "input_schema" => out.input_schema.set(cx, ATTR, path, meta.value()?.parse()?),
-                "output_schema" => out.output_schema.set(cx, ATTR, path, meta.value()?.parse()?),
+                "input_schema" => out.input_schema.set(cx, ATTR, path, value::value(meta, "input_schema")?.parse()?),
+                "output_schema" => out.output_schema.set(cx, ATTR, path, value::value(meta, "output_schema")?.parse()?),
                 // task = "never" | "optional" | "required"
                 "task" => out.task.set(cx, ATTR, path, string_value(meta, "task")?),
                 "task_after_input" => out.task_after_input.set(cx, ATTR, path, flag_value(meta, "task_after_input")?),
-                _ => return Err(unknown_key(path, key, ATTR, TOOL_KEYS)),
+                _ => return Err(unknown_key_in(meta, key, ATTR, TOOL_KEYS)),
             }
             Ok(())
         });
@@ -385,6 +458,9 @@ impl ToolArgs {
 pub(crate) struct ResourceArgs {
     pub(crate) common: CommonArgs,
     pub(crate) uri: Slot<LitStr>,
+    /// Whether a URI was written at all, even one that could not be read (a `const`): its own
+    /// error then says so, and no second one says the URI is missing.
+    pub(crate) uri_written: bool,
     pub(crate) mime: Slot<LitStr>,
     pub(crate) size: Slot<syn::LitInt>,
     pub(crate) subscribe: Slot<LitBool>,
@@ -427,6 +503,7 @@ impl ResourceArgs {
         let mut out = ResourceArgs {
             common: CommonArgs::new(),
             uri: Slot::new("uri"),
+            uri_written: false,
             mime: Slot::new("mime"),
             size: Slot::new("size"),
             subscribe: Slot::new("subscribe"),
@@ -437,37 +514,72 @@ impl ResourceArgs {
             ttl_ms: Slot::new("ttl_ms"),
             cache_scope: Slot::new("cache_scope"),
         };
-        let mut rest = args.clone().into_iter().peekable();
-        if let Some(proc_macro2::TokenTree::Literal(lit)) = rest.peek() {
+        let tokens: Vec<proc_macro2::TokenTree> = args.into_iter().collect();
+        let is_comma = |t: &proc_macro2::TokenTree| matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ',');
+        let end = tokens.iter().position(is_comma).unwrap_or(tokens.len());
+        let first: TokenStream = tokens[..end].iter().cloned().collect();
+        let is_key = |t: &proc_macro2::TokenTree| match t {
+            proc_macro2::TokenTree::Punct(p) => p.as_char() == '=',
+            proc_macro2::TokenTree::Group(_) => true,
+            proc_macro2::TokenTree::Ident(ident) => RESOURCE_KEYS.contains(&ident.to_string().as_str()),
+            proc_macro2::TokenTree::Literal(_) => false,
+        };
+        let mut rest = &tokens[..];
+        if let [proc_macro2::TokenTree::Literal(lit)] = &tokens[..end] {
             match syn::parse2::<LitStr>(lit.to_token_stream()) {
-                Ok(uri) => {
-                    out.uri.set(cx, ATTR, &uri, uri.clone());
-                    rest.next();
-                    if let Some(proc_macro2::TokenTree::Punct(p)) = rest.peek()
-                        && p.as_char() == ','
-                    {
-                        rest.next();
-                    }
-                }
+                Ok(uri) => out.uri.set(cx, ATTR, &uri, uri.clone()),
                 Err(_) => cx.error_spanned_by(
                     lit,
                     "the resource's URI is a string literal: `#[mcp_resource(\"scheme://path\")]`",
                 ),
             }
+            out.uri_written = true;
+            rest = tokens.get(end + 1..).unwrap_or_default();
+        } else if end > 0 && !tokens[..end].iter().any(is_key) && looks_like_a_const(&tokens[..end]) {
+            // `#[mcp_resource(CATALOG_URI)]`: a `const` (or a path to one) meant as the URI.
+            let shown = first.to_string().replace(" :: ", "::");
+            cx.error_spanned_by(
+                &first,
+                format!(
+                    "the resource's URI is a string literal, given first: the macro reads its attribute before \
+                     `{shown}` has a value, so write the URI itself, `#[mcp_resource(\"scheme://path\")]`"
+                ),
+            );
+            out.uri_written = true;
+            rest = tokens.get(end + 1..).unwrap_or_default();
         }
-        parse_args(cx, rest.collect(), |key, meta| {
+        parse_args(cx, rest.iter().cloned().collect(), |key, meta| {
             if let Some(result) = out.common.parse_key(cx, ATTR, key, meta) {
                 return result;
             }
             let path = &meta.path;
             match key {
                 // uri = "gifts://catalog"
-                "uri" => out.uri.set(cx, ATTR, path, string_value(meta, "uri")?),
+                "uri" => {
+                    out.uri_written = true;
+                    out.uri.set(cx, ATTR, path, string_value(meta, "uri")?);
+                }
+                // `uri_template = "users://{id}"`, the protocol's field: taken as the URI, so
+                // that this is the one error.
+                "uri_template" | "uriTemplate" => {
+                    out.uri_written = true;
+                    let uri = string_value(meta, "uri")?;
+                    let written = uri.to_token_stream();
+                    out.uri.set(cx, ATTR, path, uri);
+                    return Err(syn::Error::new_spanned(
+                        path,
+                        format!(
+                            "unknown `{ATTR}` argument `{key}`; did you mean `uri`? (`uriTemplate` is the \
+                             protocol's field; here a template is the `uri` with `{{variables}}` in it, given \
+                             first: `#[{ATTR}({written})]`)"
+                        ),
+                    ));
+                }
                 // mime = "application/json"
                 "mime" => out.mime.set(cx, ATTR, path, string_value(meta, "mime")?),
                 // size = 1024
                 "size" => {
-                    let lit: syn::LitInt = meta.value()?.parse().map_err(|e| {
+                    let lit: syn::LitInt = value::value(meta, "size")?.parse().map_err(|e| {
                         syn::Error::new(e.span(), "`size` takes the size in bytes, an integer literal: `size = 1024`")
                     })?;
                     out.size.set(cx, ATTR, path, lit);
@@ -477,21 +589,21 @@ impl ResourceArgs {
                 // audience = "user" (repeatable: "user", "assistant")
                 "audience" => out.audience.push(string_value(meta, "audience")?),
                 // priority = 0.5
-                "priority" => out.priority.set(cx, ATTR, path, meta.value()?.parse()?),
+                "priority" => out.priority.set(cx, ATTR, path, value::value(meta, "priority")?.parse()?),
                 // list = all_categories   (fn() -> Vec<Resource>)
-                "list" => out.list.set(cx, ATTR, path, meta.value()?.parse()?),
+                "list" => out.list.set(cx, ATTR, path, value::value(meta, "list")?.parse()?),
                 // complete(category = categories, other = |typed| vec![...])
                 "complete" => out.complete.extend(parse_complete(meta)?),
                 // ttl_ms = 5000   (how long 2026-07-28 clients may cache a read)
                 "ttl_ms" => {
-                    let lit: syn::LitInt = meta.value()?.parse().map_err(|e| {
+                    let lit: syn::LitInt = value::value(meta, "ttl_ms")?.parse().map_err(|e| {
                         syn::Error::new(e.span(), "`ttl_ms` takes milliseconds, an integer literal: `ttl_ms = 5000`")
                     })?;
                     out.ttl_ms.set(cx, ATTR, path, lit);
                 }
                 // cache_scope = "private"
                 "cache_scope" => out.cache_scope.set(cx, ATTR, path, string_value(meta, "cache_scope")?),
-                _ => return Err(unknown_key(path, key, ATTR, RESOURCE_KEYS)),
+                _ => return Err(unknown_key_in(meta, key, ATTR, RESOURCE_KEYS)),
             }
             Ok(())
         });
@@ -521,7 +633,7 @@ impl PromptArgs {
             match key {
                 // complete(gift_name = gift_names)
                 "complete" => out.complete.extend(parse_complete(meta)?),
-                _ => return Err(unknown_key(&meta.path, key, ATTR, PROMPT_KEYS)),
+                _ => return Err(unknown_key_in(meta, key, ATTR, PROMPT_KEYS)),
             }
             Ok(())
         });
@@ -529,15 +641,16 @@ impl PromptArgs {
     }
 }
 
-/// Reads `= "string"`.
-fn string_value(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<LitStr> {
-    let value = meta
-        .value()
-        .map_err(|_| syn::Error::new_spanned(&meta.path, format!("`{key}` needs a value: `{key} = \"...\"`")))?;
-    let expr: Expr = value.parse()?;
-    match expr {
-        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Ok(s),
-        other => Err(syn::Error::new_spanned(other, format!("`{key}` takes a string literal: `{key} = \"...\"`"))),
+/// Whether `tokens` name a constant rather than a key: a path (`consts::URI`) or a name in
+/// capitals (`CATALOG_URI`). A lowercase word is a key, maybe misspelt, and read as one.
+fn looks_like_a_const(tokens: &[proc_macro2::TokenTree]) -> bool {
+    match tokens {
+        [proc_macro2::TokenTree::Ident(ident)] => {
+            let name = ident.to_string();
+            name.chars().any(|c| c.is_ascii_uppercase())
+                && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        }
+        _ => tokens.iter().any(|t| matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ':')),
     }
 }
 

@@ -70,7 +70,13 @@ fn fits_u64(cx: &Ctxt, lit: Option<&LitInt>) {
 fn function(cx: &Ctxt, function: &FnItem, declares: Declares) {
     let Declares { attr, item: what, .. } = declares;
     let sig = &function.item.sig;
-    if sig.generics.lt_token.is_some() || sig.generics.where_clause.is_some() {
+    // Lifetimes alone, on a function whose parameters borrow (`fn greet<'a>(name: &'a str)`):
+    // the borrowed parameter's error, which says to drop the lifetime too, is the one error.
+    let lifetimes_only = sig.generics.where_clause.is_none()
+        && sig.generics.params.iter().all(|p| matches!(p, syn::GenericParam::Lifetime(_)));
+    let borrows = function.params.iter().any(|p| takes_value(p) && borrowed_inside(&p.ty).is_some());
+    let generics = (sig.generics.lt_token.is_some() && lifetimes_only && borrows).then_some(&sig.generics);
+    if (sig.generics.lt_token.is_some() || sig.generics.where_clause.is_some()) && generics.is_none() {
         cx.error_spanned_by(
             &sig.generics,
             format!("`#[{attr}]` functions cannot be generic; use concrete types (a {what}'s schema is fixed)"),
@@ -113,7 +119,7 @@ fn function(cx: &Ctxt, function: &FnItem, declares: Declares) {
         );
     }
     for param in &function.params {
-        parameter(cx, param, declares);
+        parameter(cx, param, declares, generics);
     }
     let contexts = function.params.iter().filter(|p| matches!(p.kind, ParamKind::Context { .. }));
     for extra in contexts.skip(1) {
@@ -258,10 +264,70 @@ fn task(cx: &Ctxt, args: &ToolArgs, tool: &FnItem) {
     }
 }
 
-/// The rules about one parameter and its `#[mcp(...)]`.
-fn parameter(cx: &Ctxt, param: &Param, declares: Declares) {
+/// The words that name a description, in attributes of other crates (`#[description = ".."]`,
+/// `#[schemars(description = "..")]`, clap's `#[arg(help = "..")]`).
+const DESCRIBING: &[&str] = &["description", "desc", "doc", "about", "help", "summary"];
+
+/// The error on an attribute that describes a parameter in another crate's way: a `///` doc
+/// comment is ours, shown with the attribute's text.
+fn describing(attr: &syn::Attribute) -> Option<String> {
+    let name = attr.path().segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    let written = quote::ToTokens::to_token_stream(attr).to_string();
+    let text = |lit: &syn::LitStr| lit.value();
+    let found = match &attr.meta {
+        // `#[description = "..."]`
+        syn::Meta::NameValue(nv) if DESCRIBING.contains(&name.as_str()) => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit { lit: Lit::Str(lit), .. }) => Some(text(lit)),
+            _ => Some(String::new()),
+        },
+        // `#[description("...")]`, `#[schemars(description = "...")]`
+        syn::Meta::List(list) => {
+            let mut found = DESCRIBING.contains(&name.as_str()).then(String::new);
+            let _ = list.parse_nested_meta(|meta| {
+                if DESCRIBING.iter().any(|word| meta.path.is_ident(word)) {
+                    let value = meta.value().ok().and_then(|v| v.parse::<syn::LitStr>().ok());
+                    found = Some(value.as_ref().map(text).unwrap_or_default());
+                } else if meta.input.peek(syn::Token![=]) {
+                    let _ = meta.value().and_then(|v| v.parse::<syn::Expr>());
+                }
+                Ok(())
+            });
+            if found.as_deref() == Some("")
+                && let Ok(lit) = list.parse_args::<syn::LitStr>()
+            {
+                found = Some(lit.value());
+            }
+            found
+        }
+        _ => None,
+    }?;
+    let text = if found.is_empty() { "What it is for".to_owned() } else { found };
+    Some(format!(
+        "an argument is described by a `///` doc comment above its parameter (`/// {text}`); `{written}` is not \
+         read here"
+    ))
+}
+
+/// Whether `param` takes a value of the request (an argument, a flattened struct, a variable).
+fn takes_value(param: &Param) -> bool {
+    matches!(param.kind, ParamKind::Argument | ParamKind::Flatten)
+}
+
+/// The rules about one parameter and its `#[mcp(...)]`. `lifetimes` are the function's when
+/// they are there only for borrowed parameters, which this parameter's error then mentions.
+fn parameter(cx: &Ctxt, param: &Param, declares: Declares, lifetimes: Option<&syn::Generics>) {
     let Declares { kind, attr, item: what } = declares;
+    let drop_lifetimes = lifetimes
+        .map(|generics| {
+            let written: Vec<String> = generics.lifetimes().map(|l| l.lifetime.to_string()).collect();
+            format!(", and remove `<{}>`", written.join(", "))
+        })
+        .unwrap_or_default();
     for misplaced in &param.misplaced {
+        if let Some(message) = describing(misplaced) {
+            cx.error_spanned_by(misplaced, message);
+            continue;
+        }
         cx.error_spanned_by(
             misplaced,
             "`#[serde]` and `#[schemars]` do not apply to parameters; use `#[mcp(rename = \"...\")]` or \
@@ -271,11 +337,8 @@ fn parameter(cx: &Ctxt, param: &Param, declares: Declares) {
     }
     for foreign in &param.foreign {
         let name = foreign.path().segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-        let message = if ["description", "desc", "doc", "about", "help", "summary"].contains(&name.as_str()) {
-            format!(
-                "an argument is described by a `///` doc comment above its parameter (`/// What to look for`); \
-                 `#[{name}]` is not read here"
-            )
+        let message = if let Some(message) = describing(foreign) {
+            message
         } else {
             format!(
                 "`#[{name}]` is not read on a parameter: `#[mcp(...)]` takes `flatten`, `context`, `default`, \
@@ -299,13 +362,32 @@ fn parameter(cx: &Ctxt, param: &Param, declares: Declares) {
             "the request context is shared, not borrowed mutably: take `Context` (a cheap handle) or `&Context`",
         );
     }
-    let takes_value = matches!(param.kind, ParamKind::Argument | ParamKind::Flatten);
+    let takes_value = takes_value(param);
+    if takes_value && let Some(wrapper) = extractor(&param.ty) {
+        let (ident, inner) = wrapper;
+        let inner = shown(inner);
+        let name = &param.ident;
+        let message = match kind {
+            Kind::Tool => format!(
+                "a tool's arguments are read into its parameters as they are, with no `{ident}<..>` around them \
+                 (`Json<T>` is for returning structured output): take `#[mcp(flatten)] {name}: {inner}` to \
+                 read the arguments object into your struct, or one parameter per argument"
+            ),
+            _ => format!(
+                "a {what}'s {} read from a string into the parameter's type, with no `{ident}<..>` around it: \
+                 take `{name}: {inner}` (a `String`, a number, or any `FromStr` type)",
+                if kind == Kind::Resource { "template variables are each" } else { "arguments are each" }
+            ),
+        };
+        cx.error_spanned_by(ident, message);
+        return;
+    }
     if let (true, Type::Reference(reference)) = (takes_value, &param.ty) {
         cx.error_spanned_by(
             reference,
             format!(
                 "`#[{attr}]` parameters must own their values, which are read from the request; \
-                 use `String` for `&str`, `Vec<T>` for `&[T]`"
+                 use `String` for `&str`, `Vec<T>` for `&[T]`{drop_lifetimes}"
             ),
         );
         return;
@@ -320,7 +402,8 @@ fn parameter(cx: &Ctxt, param: &Param, declares: Declares) {
             reference,
             format!(
                 "an argument's value is read from the request and owned by the {what}, so it holds no \
-                 borrowed parts: use {owned} here (a lifetime cannot help: `#[{attr}]` functions are not generic)"
+                 borrowed parts: use {owned} here (a lifetime cannot help: `#[{attr}]` functions are not \
+                 generic){drop_lifetimes}"
             ),
         );
         return;
@@ -367,6 +450,32 @@ fn parameter(cx: &Ctxt, param: &Param, declares: Declares) {
             header,
             "`#[mcp(header)]` mirrors a tool argument in an HTTP header: use it on a tool's argument",
         );
+    }
+}
+
+/// A type as it is written (`Vec<String>`), not as tokens are spaced (`Vec < String >`).
+fn shown(ty: &Type) -> String {
+    quote::ToTokens::to_token_stream(ty)
+        .to_string()
+        .replace(" :: ", "::")
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",")
+        .replace("& ", "&")
+}
+
+/// The wrapper and what it wraps when `ty` is an extractor of another framework, taken as a
+/// parameter out of habit: `Json<T>` (axum; ours is for output), `Parameters<T>` (rmcp).
+fn extractor(ty: &Type) -> Option<(&syn::Ident, &Type)> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match (args.args.first(), args.args.len()) {
+        (Some(syn::GenericArgument::Type(inner)), 1) if last.ident == "Json" || last.ident == "Parameters" => {
+            Some((&last.ident, inner))
+        }
+        _ => None,
     }
 }
 
@@ -626,6 +735,12 @@ mod tests {
             resource_const(&cx, &args, &Uri::Fixed);
         }
         cx.check().err().into_iter().flatten().map(|e| e.to_string()).collect()
+    }
+
+    #[test]
+    fn a_type_is_shown_as_written() {
+        let ty: syn::Type = syn::parse_quote!(std::collections::HashMap<String, Vec<&'static str>>);
+        assert_eq!(super::shown(&ty), "std::collections::HashMap<String, Vec<&'static str>>");
     }
 
     #[test]

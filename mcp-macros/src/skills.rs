@@ -55,6 +55,17 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
     let base = here();
     let folder = base.join(dir.value());
     let shown = |path: &Path| path.strip_prefix(&base).unwrap_or(path).display().to_string();
+    let written = dir.value();
+    if folder.is_file() && folder.file_name().is_some_and(|name| name.eq_ignore_ascii_case("SKILL.md")) {
+        // A skill's `SKILL.md`: the folder of skills is two levels up.
+        let skill = written.rsplit_once('/').map_or("", |(skill, _)| skill);
+        let parent = skill.rsplit_once('/').map_or(".", |(parent, _)| parent);
+        let message = format!(
+            "`{written}` is a skill's file; give the folder of skills, which holds each skill's folder: \
+             `embed_skills!(\"{parent}\")`"
+        );
+        return Err(syn::Error::new(dir.span(), message));
+    }
     if !folder.is_dir() {
         let message = format!(
             "`{}` is not a folder (the path is read from the folder of the file that names it, {})",
@@ -64,8 +75,19 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
         return Err(syn::Error::new(dir.span(), message));
     }
     let skills = mcp_skill_folder::read_skills(&folder).map_err(|e| {
-        // Paths relative to the calling file's folder, as the user wrote the folder.
-        let message = e.to_string().replace(&format!("{}/", base.display()), "");
+        let message = match e {
+            mcp_skill_folder::SkillError::FolderIsASkill { .. } => {
+                let written = dir.value();
+                let trimmed = written.trim_end_matches('/');
+                let parent = trimmed.rsplit_once('/').map_or(".", |(parent, _)| parent);
+                format!(
+                    "`{written}` is itself a skill (it holds a `SKILL.md`), not a folder of skills: give the \
+                     folder that holds it, `embed_skills!(\"{parent}\")`"
+                )
+            }
+            // Paths relative to the calling file's folder, as the user wrote the folder.
+            e => e.to_string().replace(&format!("{}/", base.display()), ""),
+        };
         syn::Error::new(dir.span(), message)
     })?;
     if skills.is_empty() {

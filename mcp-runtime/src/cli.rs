@@ -65,6 +65,44 @@ pub struct ServeArgs {
     pub list: Option<String>,
 }
 
+// `serve: ServeArgs` without `#[command(flatten)]` makes clap read the field as one value,
+// through this factory. Its parser is no parser, named for the fix, and the impl the compiler
+// shows as the near miss says it in a comment, so that the one error, at the field, says what
+// to write (without it, clap lists seven bounds `ServeArgs` does not meet).
+impl clap::builder::ValueParserFactory for ServeArgs {
+    type Parser = ServeArgsNeedsCommandFlatten<ServeArgs>;
+
+    fn value_parser() -> Self::Parser {
+        ServeArgsNeedsCommandFlatten(std::marker::PhantomData)
+    }
+}
+
+/// What clap is given for a `ServeArgs` field written without `#[command(flatten)]`: not a
+/// parser, so that such a program does not compile, and the error names the fix.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct ServeArgsNeedsCommandFlatten<T>(std::marker::PhantomData<T>);
+
+/// Met by no type: see [`ServeArgsNeedsCommandFlatten`].
+#[doc(hidden)]
+pub trait OneValue {}
+
+impl<T> clap::builder::TypedValueParser for ServeArgsNeedsCommandFlatten<T>
+where
+    T: OneValue + Clone + Send + Sync + 'static, // `ServeArgs` is a group of flags: write `#[command(flatten)]` above the field
+{
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        _value: &std::ffi::OsStr,
+    ) -> std::result::Result<T, clap::Error> {
+        unreachable!("`OneValue` has no implementation: this is a bug")
+    }
+}
+
 impl ServeArgs {
     /// What these flags ask for, as [`Server::run`]'s parser would read them.
     fn command(&self) -> std::result::Result<Command, String> {

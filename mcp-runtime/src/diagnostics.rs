@@ -35,7 +35,7 @@ pub use crate::declare::output::{OutputSchema, OutputValue};
 #[diagnostic::on_unimplemented(
     message = "this function's future is not `Send`: it holds a value that is not `Send` across an `.await`",
     label = "its future is not `Send`",
-    note = "the notes below name the value: drop it before the `.await` (a `std::sync::MutexGuard`: end its scope or `drop(guard)` first, or lock a `tokio::sync::Mutex` instead, whose guard may be held across an `.await`)",
+    note = "the notes below name the value: drop it before the `.await` (end its scope, or `drop(value)` first), or use its `Send` counterpart: `Arc` for `Rc`, `tokio::sync::Mutex` for `RefCell` or for a `std::sync::Mutex` whose guard is held (a tokio guard may be held across an `.await`)",
     note = "only for a value that must live across the `.await` and cannot be `Send`, declare the item `local` (`#[mcp_tool(local)]`): it then runs on the one thread all local handlers share, where a held lock stalls the others"
 )]
 pub trait SendFuture: Future + Send {}
@@ -48,7 +48,9 @@ pub fn tool_handler<A, F, Fut>(descriptor: ToolDescriptor, f: F) -> ToolDescript
 where
     A: DeserializeOwned + JsonSchema + Send + 'static,
     F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-    Fut: SendFuture + 'static, // not `Send`? Drop what is not `Send` (a `MutexGuard`) before the `.await`, or use `tokio::sync::Mutex`
+    // The line rustc shows of this bound when the future is not `Send`: its advice must fit in it.
+    Fut: SendFuture, // not `Send`? Drop it before `.await`, use `Arc` (not `Rc`) or `tokio::sync::Mutex`, or `#[mcp_tool(local)]`
+    Fut: 'static,
     Fut::Output: IntoToolResult,
 {
     descriptor.handler_with_context(f)
@@ -59,7 +61,8 @@ where
 pub fn resource_reader<F, Fut>(descriptor: ResourceDescriptor, f: F) -> ResourceDescriptor
 where
     F: Fn(ResourceRead) -> Fut + Send + Sync + 'static,
-    Fut: SendFuture + 'static, // not `Send`? Drop what is not `Send` (a `MutexGuard`) before the `.await`, or use `tokio::sync::Mutex`
+    Fut: SendFuture, // not `Send`? Drop it before `.await`, use `Arc` (not `Rc`) or `tokio::sync::Mutex`, or `#[mcp_resource(local)]`
+    Fut: 'static,
     Fut::Output: IntoResourceContents,
 {
     descriptor.reader(f)
@@ -75,7 +78,8 @@ pub type PromptOutput = Result<GetPromptResult, ErrorObject>;
 pub fn prompt_handler<F, Fut>(descriptor: PromptDescriptor, f: F) -> PromptDescriptor
 where
     F: Fn(PromptGet) -> Fut + Send + Sync + 'static,
-    Fut: SendFuture<Output = PromptOutput> + 'static, // not `Send`? Drop what is not `Send` (a `MutexGuard`) before the `.await`, or use `tokio::sync::Mutex`
+    Fut: SendFuture, // not `Send`? Drop it before `.await`, use `Arc` (not `Rc`) or `tokio::sync::Mutex`, or `#[mcp_prompt(local)]`
+    Fut: Future<Output = PromptOutput> + 'static,
 {
     descriptor.raw_handler(f)
 }

@@ -90,6 +90,9 @@ pub enum Error {
         defined_at: String,
         /// The state's type.
         type_name: String,
+        /// A registered type that differs from it by a wrapper (`Arc<T>` registered, `State<T>`
+        /// taken, or the other way round): the likely mistake.
+        registered: Option<String>,
     },
     /// A tool argument declared as mirrored in an HTTP header cannot be.
     InvalidHeaderParam {
@@ -172,10 +175,17 @@ impl fmt::Display for Error {
             Error::MissingHandler { kind, name } => {
                 write!(f, "{kind} `{name}` has no handler; give its descriptor one")
             }
-            Error::MissingState { kind, name, defined_at, type_name } => write!(
+            Error::MissingState { kind, name, defined_at, type_name, registered: None } => write!(
                 f,
                 "{kind} `{name}` (defined at {defined_at}) takes `State<{type_name}>`, but no `{type_name}` is \
                  registered: add `.state(value)` with a `{type_name}` to the server"
+            ),
+            Error::MissingState { kind, name, defined_at, type_name, registered: Some(near) } => write!(
+                f,
+                "{kind} `{name}` (defined at {defined_at}) takes `State<{type_name}>`, but the state registered \
+                 is a `{near}`, another type: a state is found by its exact type, so register a `{type_name}` \
+                 (`State` already shares it in an `Arc`: `.state(value)`, not `.state(Arc::new(value))`), or \
+                 take `State<{near}>`"
             ),
             Error::InvalidHeaderParam { tool, argument, why } => {
                 write!(f, "tool `{tool}` mirrors its argument `{argument}` in a header, but {why}")

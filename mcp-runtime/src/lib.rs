@@ -85,7 +85,7 @@ pub use serde_json;
 pub use context::log_layer::ClientLogLayer;
 pub use context::state::State;
 pub use context::{CancelToken, Context, Identity, Input, LOG_MESSAGES_PER_SECOND, Negotiated};
-pub use declare::bounded::Bounded;
+pub use declare::bounded::{Bounded, OutOfRange};
 pub use declare::completion::{CompletionContext, IntoCompleter, IntoCompletionValues, starting_with};
 pub use declare::prompt::{IntoPromptResult, PromptDescriptor, PromptGet};
 pub use declare::resource::{IntoResourceContents, ReadError, ResourceDescriptor, ResourceNotFound, ResourceRead};

@@ -55,6 +55,17 @@ pub enum SkillError {
         /// The link.
         path: PathBuf,
     },
+    /// A folder's file looks meant as its `SKILL.md` but is not named so (`skill.md`,
+    /// `Skill.md`, `SKILLS.md`): the folder would be taken for a prefix, not a skill.
+    Misnamed {
+        /// The file found.
+        found: PathBuf,
+    },
+    /// The folder given as a folder of skills is itself one skill (it holds a `SKILL.md`).
+    FolderIsASkill {
+        /// The folder given.
+        folder: PathBuf,
+    },
     /// Past a limit of the extension ([`MAX_FILES`], [`MAX_BYTES`]), or a path it cannot name.
     Refused {
         /// The skill's folder.
@@ -78,6 +89,19 @@ impl std::fmt::Display for SkillError {
                 path.display()
             ),
             SkillError::Refused { folder, reason } => write!(f, "the skill in {}: {reason}", folder.display()),
+            SkillError::Misnamed { found } => write!(
+                f,
+                "found {}, but a skill's file is named `SKILL.md`, in capitals: rename `{}` to `SKILL.md`",
+                found.display(),
+                found.file_name().unwrap_or_default().to_string_lossy()
+            ),
+            SkillError::FolderIsASkill { folder } => write!(
+                f,
+                "{} is itself a skill (it holds a `SKILL.md`), not a folder of skills: give the folder that \
+                 holds it, {}",
+                folder.display(),
+                folder.parent().unwrap_or(folder).display()
+            ),
         }
     }
 }

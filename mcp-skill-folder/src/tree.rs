@@ -55,6 +55,9 @@ pub fn read_skills(dir: &Path) -> Result<Vec<FoundSkill>, SkillError> {
                 continue;
             }
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if let Some(found) = misnamed_skill_md(&path)? {
+                return Err(SkillError::Misnamed { found });
+            }
             if path.join("SKILL.md").is_file() {
                 skills.push(FoundSkill { prefix: prefix.to_owned(), ..read_skill(&path)? });
             } else {
@@ -64,9 +67,32 @@ pub fn read_skills(dir: &Path) -> Result<Vec<FoundSkill>, SkillError> {
         }
         Ok(())
     }
+    if dir.join("SKILL.md").is_file() {
+        return Err(SkillError::FolderIsASkill { folder: dir.to_owned() });
+    }
+    // A skill's `SKILL.md` given where the folder of skills goes: its folder is the skill.
+    if dir.is_file() && dir.file_name().is_some_and(|name| name.eq_ignore_ascii_case("SKILL.md")) {
+        let folder = dir.parent().unwrap_or(dir).to_owned();
+        return Err(SkillError::FolderIsASkill { folder });
+    }
     let mut skills = Vec::new();
     visit(dir, "", &mut skills)?;
     Ok(skills)
+}
+
+/// A file of `dir` that looks meant as its `SKILL.md` (`skill.md`, `Skill.md`, `SKILLS.md`,
+/// `SKILL.MD`, `skill.markdown`, `SKILL.txt`), when `dir` has no `SKILL.md`.
+fn misnamed_skill_md(dir: &Path) -> Result<Option<PathBuf>, SkillError> {
+    let files: Vec<PathBuf> = entries(dir)?.into_iter().filter(|(_, kind)| kind.is_file()).map(|(p, _)| p).collect();
+    let named = |path: &PathBuf| path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+    if files.iter().any(|p| named(p) == "SKILL.md") {
+        return Ok(None);
+    }
+    Ok(files.into_iter().find(|path| {
+        let name = named(path).to_ascii_lowercase();
+        let (stem, extension) = name.rsplit_once('.').unwrap_or((&name, ""));
+        matches!(stem, "skill" | "skills") && matches!(extension, "md" | "markdown" | "txt" | "")
+    }))
 }
 
 /// The entries of `dir`, by name, with their kinds; a symbolic link is refused.
@@ -159,6 +185,43 @@ mod tests {
         let refused = read_skills(&dir).unwrap_err();
         assert!(matches!(refused, SkillError::Symlink { .. }), "{refused}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_skill_md_in_the_wrong_case_is_named_with_the_right_one() {
+        let dir = scratch("misnamed");
+        let skill = dir.join("refunds");
+        std::fs::create_dir_all(&skill).unwrap();
+        std::fs::write(skill.join("skill.md"), "---\nname: refunds\ndescription: Refunds.\n---\n").unwrap();
+        let refused = read_skills(&dir).unwrap_err().to_string();
+        assert!(refused.contains("refunds/skill.md, but a skill's file is named `SKILL.md`"), "{refused}");
+        assert!(refused.ends_with("rename `skill.md` to `SKILL.md`"), "{refused}");
+        for other in ["Skill.md", "SKILLS.md", "SKILL.MD", "skill.markdown", "SKILL.txt"] {
+            std::fs::rename(std::fs::read_dir(&skill).unwrap().next().unwrap().unwrap().path(), skill.join(other))
+                .unwrap();
+            let refused = read_skills(&dir).unwrap_err().to_string();
+            assert!(refused.ends_with(&format!("rename `{other}` to `SKILL.md`")), "{refused}");
+        }
+        // A file of another name is no skill file: the folder is a prefix with nothing in it.
+        std::fs::rename(skill.join("SKILL.txt"), skill.join("notes.md")).unwrap();
+        assert!(read_skills(&dir).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_skill_given_as_the_folder_of_skills_names_its_parent() {
+        let dir = scratch("one_skill");
+        let skill = dir.join("refunds");
+        std::fs::create_dir_all(skill.join("scripts")).unwrap();
+        std::fs::write(skill.join("SKILL.md"), "---\nname: refunds\ndescription: Refunds.\n---\n").unwrap();
+        let refused = read_skills(&skill).unwrap_err().to_string();
+        assert_eq!(read_skills(&skill.join("SKILL.md")).unwrap_err().to_string(), refused, "its SKILL.md alike");
+        let expected = format!(
+            "{} is itself a skill (it holds a `SKILL.md`), not a folder of skills: give the folder that holds it, {}",
+            skill.display(),
+            dir.display()
+        );
+        assert_eq!(refused, expected);
+        assert_eq!(read_skills(&dir).unwrap().len(), 1, "its parent is read");
     }
 
     #[test]

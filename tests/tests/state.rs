@@ -113,7 +113,7 @@ async fn a_declared_time_limit_ends_the_call() {
 #[test]
 fn a_state_nobody_registered_stops_the_server_at_start_naming_the_handler() {
     let error = Server::builder("forgetful", "1").state(Hits::default()).tool(greet).validate().unwrap_err();
-    let Error::MissingState { kind: ItemKind::Tool, name, type_name, defined_at } = &error else {
+    let Error::MissingState { kind: ItemKind::Tool, name, type_name, defined_at, registered: None } = &error else {
         panic!("unexpected error: {error}")
     };
     assert_eq!(name, "greet");
@@ -123,6 +123,25 @@ fn a_state_nobody_registered_stops_the_server_at_start_naming_the_handler() {
     assert!(message.contains("add `.state(value)`") && message.contains("Greeting"), "{message}");
     let error = Server::builder("forgetful", "1").resource(hit_page).validate().unwrap_err();
     assert!(matches!(error, Error::MissingState { kind: ItemKind::ResourceTemplate, .. }), "{error}");
+}
+
+#[test]
+fn a_state_registered_wrapped_is_named_as_the_near_miss() {
+    // `State<Greeting>` taken, `Arc<Greeting>` registered (`State` is already an `Arc`).
+    let wrapped = std::sync::Arc::new(Greeting("Hello".into()));
+    let error =
+        Server::builder("wrapped", "1").state(Hits::default()).state(wrapped).tool(greet).validate().unwrap_err();
+    let Error::MissingState { type_name, registered: Some(near), .. } = &error else {
+        panic!("no near miss named: {error}")
+    };
+    assert!(type_name.ends_with("Greeting") && near.starts_with("alloc::sync::Arc<"), "{type_name} / {near}");
+    let message = error.to_string();
+    assert!(message.contains(&format!("the state registered is a `{near}`, another type")), "{message}");
+    assert!(message.contains(&format!("or take `State<{near}>`")), "{message}");
+    // A state of an unrelated type is no near miss.
+    let error =
+        Server::builder("forgetful", "1").state(Hits::default()).state(7_u32).tool(greet).validate().unwrap_err();
+    assert!(matches!(error, Error::MissingState { registered: None, .. }), "{error}");
 }
 
 #[tokio::test]

@@ -4,21 +4,65 @@
 //! belongs, and a near miss gets "did you mean".
 
 use quote::ToTokens;
+use syn::meta::ParseNestedMeta;
 
 use super::{PROMPT_KEYS, RESOURCE_KEYS, TOOL_KEYS};
 
 /// "unknown argument" with the valid keys, and the closest one when it is close.
 pub(crate) fn unknown_key(tokens: impl ToTokens, key: &str, attr: &str, valid: &[&str]) -> syn::Error {
+    unknown_key_with(tokens, key, attr, valid, None)
+}
+
+/// [`unknown_key`] for a key of `meta`, whose guessed key is shown written with the value
+/// given (`scops = "a:b"`: did you mean `scopes`? write `scopes("a:b")`).
+pub(crate) fn unknown_key_in(meta: &ParseNestedMeta<'_>, key: &str, attr: &str, valid: &[&str]) -> syn::Error {
+    let fork = meta.input.fork();
+    let value = if fork.peek(syn::Token![=]) {
+        let _ = fork.parse::<syn::Token![=]>();
+        fork.parse::<syn::Lit>().ok().map(|lit| lit.to_token_stream().to_string())
+    } else if fork.peek(syn::token::Paren) {
+        let listed = || -> syn::Result<String> {
+            let content;
+            syn::parenthesized!(content in fork);
+            let words = syn::punctuated::Punctuated::<syn::Lit, syn::Token![,]>::parse_terminated(&content)?;
+            Ok(words.iter().map(|w| w.to_token_stream().to_string()).collect::<Vec<_>>().join(", "))
+        };
+        listed().ok()
+    } else {
+        None
+    };
+    unknown_key_with(&meta.path, key, attr, valid, value.as_deref())
+}
+
+/// How `key` is written, with `value` when one was given: `scopes("a:b")`, `task = "optional"`;
+/// `None` for a flag or a key of its own form.
+fn written_as(key: &str, value: Option<&str>) -> Option<String> {
+    match key {
+        "tags" | "scopes" => {
+            let example = if key == "tags" { "\"admin\"" } else { "\"notes:write\"" };
+            Some(format!("`{key}({})`", value.unwrap_or(example)))
+        }
+        "task" | "audience" | "cache_scope" | "mime" | "timeout" | "uri" => Some(match value {
+            Some(value) => format!("`{key} = {value}`"),
+            None => super::value::written(key),
+        }),
+        _ => None,
+    }
+}
+
+fn unknown_key_with(tokens: impl ToTokens, key: &str, attr: &str, valid: &[&str], value: Option<&str>) -> syn::Error {
     let list = valid.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+    let write = |guess: &str| written_as(guess, value).map(|form| format!("write {form}; ")).unwrap_or_default();
     let message = if let Some(ours) = protocol_spelling(key, valid) {
         format!(
-            "unknown `{attr}` argument `{key}`; did you mean `{ours}`? (`{key}` is the protocol's spelling; \
-             the attribute's keys are snake_case, without `Hint`; valid: {list})"
+            "unknown `{attr}` argument `{key}`; did you mean `{ours}`? ({}`{key}` is the protocol's spelling; \
+             the attribute's keys are snake_case, without `Hint`; valid: {list})",
+            write(ours)
         )
     } else if let Some(elsewhere) = elsewhere(key, attr) {
         format!("unknown `{attr}` argument `{key}`: {elsewhere}")
     } else if let Some(guess) = same_as(key, valid).or_else(|| closest(key, valid)) {
-        format!("unknown `{attr}` argument `{key}`; did you mean `{guess}`? (valid: {list})")
+        format!("unknown `{attr}` argument `{key}`; did you mean `{guess}`? ({}valid: {list})", write(guess))
     } else {
         format!("unknown `{attr}` argument `{key}`; expected one of {list}")
     };

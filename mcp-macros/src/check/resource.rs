@@ -34,6 +34,9 @@ impl Uri {
 /// The URI: present, with a scheme, and a valid template when it has `{...}`.
 pub(crate) fn resource_uri(cx: &Ctxt, args: &ResourceArgs, item: Option<&Ident>) -> Uri {
     let Some(uri) = args.uri.get() else {
+        if args.uri_written {
+            return Uri::Broken;
+        }
         let span = item.map_or_else(Span::call_site, Ident::span);
         cx.push(syn::Error::new(
             span,
@@ -104,8 +107,40 @@ pub(crate) fn resource_function(cx: &Ctxt, args: &ResourceArgs, resource: &FnIte
     }
     let template = uri.template();
     let variables: Vec<&str> = template.map(|t| t.variables().collect()).unwrap_or_default();
+    let unmatched_params: Vec<String> =
+        resource.arguments().map(|p| unraw(&p.ident)).filter(|name| !variables.contains(&name.as_str())).collect();
+    let unmatched_variables: Vec<&str> = variables
+        .iter()
+        .copied()
+        .filter(|variable| !resource.arguments().any(|p| unraw(&p.ident) == *variable))
+        .collect();
+    // A variable and a parameter that each lack the other, and are alike (`{m}` beside `n`,
+    // `{categry}` beside `category`): one misspelling, one error at the URI.
+    let mut paired: Vec<(&str, &str)> = Vec::new();
+    if let Some(uri) = args.uri.get() {
+        for variable in &unmatched_variables {
+            let params: Vec<&str> = unmatched_params.iter().map(String::as_str).collect();
+            let near = crate::attr::suggest::closest(variable, &params)
+                .or_else(|| (unmatched_variables.len() == 1 && params.len() == 1).then(|| params[0]));
+            if let Some(param) = near.filter(|p| !paired.iter().any(|(_, q)| q == p)) {
+                let fixed = uri.value().replace(&format!("{{{variable}}}"), &format!("{{{param}}}"));
+                cx.error_spanned_by(
+                    uri,
+                    format!(
+                        "URI template variable `{variable}` matches no parameter, and parameter `{param}` no \
+                         variable: a variable is bound to the parameter of its name, so write `\"{fixed}\"` \
+                         (or rename the parameter `{variable}`)"
+                    ),
+                );
+                paired.push((variable, param));
+            }
+        }
+    }
     for param in resource.arguments() {
         let name = unraw(&param.ident);
+        if paired.iter().any(|(_, p)| *p == name) {
+            continue;
+        }
         if !variables.contains(&name.as_str()) {
             let message = if template.is_some() {
                 format!(
@@ -120,8 +155,8 @@ pub(crate) fn resource_function(cx: &Ctxt, args: &ResourceArgs, resource: &FnIte
         }
     }
     if let Some(uri) = args.uri.get() {
-        for variable in &variables {
-            if !resource.arguments().any(|p| unraw(&p.ident) == *variable) {
+        for variable in &unmatched_variables {
+            if !paired.iter().any(|(v, _)| v == variable) {
                 cx.error_spanned_by(
                     uri,
                     format!("URI template variable `{variable}` has no parameter; add `{variable}: String` (or another `FromStr` type) to the function"),
@@ -159,5 +194,44 @@ pub(crate) fn resource_const(cx: &Ctxt, args: &ResourceArgs, uri: &Uri) {
         && super::parse_duration_ms(&timeout.value()).is_some()
     {
         cx.error_spanned_by(timeout, "a `const` resource runs no code, so it has no time limit; remove `timeout`");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::TokenStream;
+    use quote::quote;
+
+    use crate::ast::{FnItem, RESOURCE};
+    use crate::attr::ResourceArgs;
+    use crate::ctxt::Ctxt;
+
+    /// The errors on a resource function declared with `args`.
+    fn errors(args: TokenStream, function: TokenStream) -> Vec<String> {
+        let cx = Ctxt::new();
+        let args = ResourceArgs::parse(&cx, args);
+        let function = FnItem::from_syn(&cx, syn::parse2(function).expect("a function"), RESOURCE);
+        let uri = super::resource_uri(&cx, &args, Some(function.ident()));
+        super::resource_function(&cx, &args, &function, &uri);
+        cx.check().err().into_iter().flatten().map(|e| e.to_string()).collect()
+    }
+
+    #[test]
+    fn a_misspelt_variable_is_one_error_naming_the_parameter_it_was_meant_for() {
+        let found = errors(
+            quote!("shop://{categry}/{id}/{page}"),
+            quote!(
+                fn item(category: String, id: u32, size: u32) -> String {
+                    String::new()
+                }
+            ),
+        );
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert!(found[0].starts_with("URI template variable `categry` matches no parameter, and parameter `category`"));
+        assert!(found[0].contains("write `\"shop://{category}/{id}/{page}\"`"), "{}", found[0]);
+        // `{page}` and `size` are not alike, and the template had two unmatched variables: no
+        // pairing is guessed.
+        assert!(found[1].starts_with("parameter `size` is not a variable of the URI template"), "{}", found[1]);
+        assert!(found[2].starts_with("URI template variable `page` has no parameter"), "{}", found[2]);
     }
 }

@@ -105,6 +105,38 @@ impl States {
     pub(crate) fn contains(&self, required: &RequiredState) -> bool {
         self.by_type.contains_key(&required.type_id)
     }
+
+    /// A registered type that `required` (missing) differs from by one wrapper: `Arc<T>`
+    /// registered where `T` is taken, `T` where `Mutex<T>` is, `Arc<T>` where `Mutex<T>` is.
+    pub(crate) fn near_miss(&self, required: &RequiredState) -> Option<&'static str> {
+        let wanted = required.type_name;
+        let mut names: Vec<&'static str> = self.by_type.values().map(|(_, name)| *name).collect();
+        names.sort_unstable();
+        names.into_iter().find(|registered| {
+            let (inner_registered, inner_wanted) = (wrapped(registered), wrapped(wanted));
+            inner_registered == Some(wanted)
+                || inner_wanted == Some(*registered)
+                || inner_registered.is_some() && inner_registered == inner_wanted
+        })
+    }
+}
+
+/// `T` when `name` is a type name of one generic argument, `Wrapper<T>`.
+fn wrapped(name: &str) -> Option<&str> {
+    let inner = name.strip_suffix('>')?.split_once('<')?.1;
+    let mut depth = 0_i32;
+    for c in inner.chars() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            ',' if depth == 0 => return None,
+            _ => {}
+        }
+        if depth < 0 {
+            return None;
+        }
+    }
+    (depth == 0).then_some(inner)
 }
 
 /// A state type a handler takes: checked at start-up.
@@ -118,5 +150,36 @@ pub struct RequiredState {
 impl RequiredState {
     pub(crate) fn of<T: 'static>() -> Self {
         RequiredState { type_id: TypeId::of::<T>(), type_name: std::any::type_name::<T>() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::{RequiredState, States, wrapped};
+
+    struct Db;
+
+    #[test]
+    fn a_wrapper_of_one_argument_is_seen_through() {
+        assert_eq!(wrapped("alloc::sync::Arc<app::Db>"), Some("app::Db"));
+        assert_eq!(wrapped("a::Arc<b::Mutex<c::Db>>"), Some("b::Mutex<c::Db>"));
+        assert_eq!(wrapped("std::collections::HashMap<a::K, a::V>"), None);
+        assert_eq!(wrapped("a::Arc<(a::X, a::Y)>"), Some("(a::X, a::Y)"));
+        assert_eq!(wrapped("app::Db"), None);
+    }
+
+    #[test]
+    fn the_near_miss_differs_by_one_wrapper() {
+        let mut states = States::default();
+        states.insert(Arc::new(Db));
+        states.insert(7_u32);
+        assert_eq!(states.near_miss(&RequiredState::of::<Db>()), Some(std::any::type_name::<Arc<Db>>()));
+        assert_eq!(states.near_miss(&RequiredState::of::<Mutex<Db>>()), Some(std::any::type_name::<Arc<Db>>()));
+        assert_eq!(states.near_miss(&RequiredState::of::<String>()), None);
+        let mut states = States::default();
+        states.insert(Db);
+        assert_eq!(states.near_miss(&RequiredState::of::<Arc<Db>>()), Some(std::any::type_name::<Db>()));
     }
 }

@@ -23,8 +23,25 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub struct Bounded<const MIN: i64, const MAX: i64>(i64);
 
 impl<const MIN: i64, const MAX: i64> Bounded<MIN, MAX> {
+    /// Fails the build of a program that uses a `Bounded` whose minimum is above its maximum,
+    /// which would accept no value. The macros report the bounds written in a parameter's
+    /// type at the bounds; this catches the ones they cannot see (a type alias, a field of a
+    /// flattened struct, a bound computed by a `const` expression) when the program is built
+    /// (`cargo check` does not evaluate it).
+    ///
+    /// ```compile_fail,E0080
+    /// use mcp_runtime::Bounded;
+    /// type Percent = Bounded<100, 0>;
+    /// let level = Percent::new(50);
+    /// ```
+    const ACCEPTS_A_VALUE: () = assert!(
+        MIN <= MAX,
+        "this `Bounded<MIN, MAX>` accepts no value: its minimum is above its maximum; swap the two bounds"
+    );
+
     /// `value`, if it is in range.
     pub const fn new(value: i64) -> Option<Self> {
+        let () = Self::ACCEPTS_A_VALUE;
         if MIN <= value && value <= MAX { Some(Bounded(value)) } else { None }
     }
 
@@ -39,6 +56,37 @@ impl<const MIN: i64, const MAX: i64> fmt::Display for Bounded<MIN, MAX> {
         self.0.fmt(f)
     }
 }
+
+/// Read from text: a URI template variable (`items://page/{n}`) or a prompt argument.
+///
+/// ```
+/// use mcp_runtime::Bounded;
+/// let page: Bounded<1, 100> = "7".parse().unwrap();
+/// assert_eq!(page.get(), 7);
+/// let err = "700".parse::<Bounded<1, 100>>().unwrap_err();
+/// assert_eq!(err.to_string(), "700 is out of range: give a number from 1 to 100");
+/// ```
+impl<const MIN: i64, const MAX: i64> std::str::FromStr for Bounded<MIN, MAX> {
+    type Err = OutOfRange;
+
+    fn from_str(text: &str) -> Result<Self, OutOfRange> {
+        let value: i64 = text.trim().parse().map_err(|_| OutOfRange(format!("`{text}` is not a whole number")))?;
+        Bounded::new(value)
+            .ok_or_else(|| OutOfRange(format!("{value} is out of range: give a number from {MIN} to {MAX}")))
+    }
+}
+
+/// Why a text is not a [`Bounded`]: not a whole number, or out of its range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutOfRange(String);
+
+impl fmt::Display for OutOfRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for OutOfRange {}
 
 impl<'de, const MIN: i64, const MAX: i64> Deserialize<'de> for Bounded<MIN, MAX> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -65,6 +113,7 @@ impl<const MIN: i64, const MAX: i64> JsonSchema for Bounded<MIN, MAX> {
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let () = Self::ACCEPTS_A_VALUE;
         json_schema!({ "type": "integer", "minimum": MIN, "maximum": MAX })
     }
 }

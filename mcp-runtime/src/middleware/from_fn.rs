@@ -30,15 +30,54 @@ use super::{BoxError, McpRequest, McpResponse, McpService};
 /// ```
 pub fn from_fn<F, Fut>(f: F) -> FromFnLayer<F>
 where
-    F: Fn(McpRequest, Next) -> Fut + Clone + Send + 'static,
-    Fut: Future<Output = Result<McpResponse, BoxError>> + Send + 'static,
+    F: Fn(McpRequest, Next) -> Fut + Clone + Send + 'static, // the arguments are `(request: McpRequest, next: Next)`, in this order
+    Fut: Future<Output: MiddlewareAnswer> + Send + 'static,
 {
-    FromFnLayer(f)
+    // The call is fixed here, where the bounds are checked, so that a function of another
+    // shape is one error, at `from_fn`, and not a second one where the layer is added.
+    fn call<F, Fut>(f: &F, request: McpRequest, next: Next) -> BoxFuture<'static, Result<McpResponse, BoxError>>
+    where
+        F: Fn(McpRequest, Next) -> Fut,
+        Fut: Future<Output: MiddlewareAnswer> + Send + 'static,
+    {
+        let answer = f(request, next);
+        Box::pin(async move { answer.await.into_answer() })
+    }
+    FromFnLayer { f, call: call::<F, Fut> }
+}
+
+/// How a [`FromFn`] calls its function.
+type Call<F> = fn(&F, McpRequest, Next) -> BoxFuture<'static, Result<McpResponse, BoxError>>;
+
+/// What a [`from_fn`] function answers: `Result<McpResponse, BoxError>`, which
+/// [`Next::run`] returns.
+#[diagnostic::on_unimplemented(
+    message = "a `from_fn` middleware answers `Result<McpResponse, BoxError>`, not `{Self}`",
+    label = "this is what the function's future gives",
+    note = "the function is `async |request: McpRequest, next: Next| -> Result<McpResponse, BoxError>`: end it with `next.run(request).await` to pass the request on (keep its answer, or change it), or answer in its place with `Ok(McpResponse::error(..))`"
+)]
+pub trait MiddlewareAnswer: Sized {
+    #[doc(hidden)]
+    fn into_answer(self) -> Result<McpResponse, BoxError>;
+}
+
+impl MiddlewareAnswer for Result<McpResponse, BoxError> {
+    fn into_answer(self) -> Result<McpResponse, BoxError> {
+        self
+    }
 }
 
 /// The layer [`from_fn`] makes.
-#[derive(Clone)]
-pub struct FromFnLayer<F>(F);
+pub struct FromFnLayer<F> {
+    f: F,
+    call: Call<F>,
+}
+
+impl<F: Clone> Clone for FromFnLayer<F> {
+    fn clone(&self) -> Self {
+        FromFnLayer { f: self.f.clone(), call: self.call }
+    }
+}
 
 impl<F> fmt::Debug for FromFnLayer<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -50,15 +89,21 @@ impl<F: Clone> Layer<McpService> for FromFnLayer<F> {
     type Service = FromFn<F>;
 
     fn layer(&self, inner: McpService) -> Self::Service {
-        FromFn { f: self.0.clone(), inner }
+        FromFn { f: self.f.clone(), call: self.call, inner }
     }
 }
 
 /// The service of a [`from_fn`] layer.
-#[derive(Clone)]
 pub struct FromFn<F> {
     f: F,
+    call: Call<F>,
     inner: McpService,
+}
+
+impl<F: Clone> Clone for FromFn<F> {
+    fn clone(&self) -> Self {
+        FromFn { f: self.f.clone(), call: self.call, inner: self.inner.clone() }
+    }
 }
 
 impl<F> fmt::Debug for FromFn<F> {
@@ -67,11 +112,7 @@ impl<F> fmt::Debug for FromFn<F> {
     }
 }
 
-impl<F, Fut> Service<McpRequest> for FromFn<F>
-where
-    F: Fn(McpRequest, Next) -> Fut,
-    Fut: Future<Output = Result<McpResponse, BoxError>> + Send + 'static,
-{
+impl<F> Service<McpRequest> for FromFn<F> {
     type Response = McpResponse;
     type Error = BoxError;
     type Future = BoxFuture<'static, Result<McpResponse, BoxError>>;
@@ -82,7 +123,7 @@ where
     }
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
-        Box::pin((self.f)(request, Next(self.inner.clone())))
+        (self.call)(&self.f, request, Next(self.inner.clone()))
     }
 }
 

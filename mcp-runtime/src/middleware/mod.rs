@@ -40,12 +40,12 @@ mod visibility;
 
 pub use audit::{Audit, Audited};
 pub use caller_limits::{ConcurrencyLimit, ConcurrencyLimited, RateLimit, RateLimited};
-pub use from_fn::{FromFn, FromFnLayer, Next, from_fn};
+pub use from_fn::{FromFn, FromFnLayer, MiddlewareAnswer, Next, from_fn};
 pub use request::{Caller, McpRequest, Target, Transport};
 pub(crate) use request::{Inward, Proceed};
 pub use response::McpResponse;
 pub(crate) use service::Layers;
-pub use service::{BoxError, McpService};
+pub use service::{BoxError, McpLayer, McpService};
 pub use tower_layer::{Layer, layer_fn};
 pub use tower_service::Service;
 pub use visibility::Item;

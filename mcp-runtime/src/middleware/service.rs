@@ -148,13 +148,7 @@ impl fmt::Debug for Layers {
 }
 
 impl Layers {
-    pub(crate) fn push<L>(&mut self, layer: L)
-    where
-        L: Layer<McpService> + Send + 'static,
-        L::Service: Service<McpRequest, Response = McpResponse> + Clone + Send + 'static,
-        <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
-        <L::Service as Service<McpRequest>>::Future: Send + 'static,
-    {
+    pub(crate) fn push<L: McpLayer>(&mut self, layer: L) {
         self.wraps.push(Box::new(move |inner| McpService::new(layer.layer(inner))));
     }
 
@@ -216,4 +210,33 @@ impl Layers {
         }
         Some(self.wraps.into_iter().rev().fold(McpService::methods(), |inner, wrap| wrap(inner)))
     }
+}
+
+/// What [`Server::layer`](crate::Server::layer) takes: a tower [`Layer`] over [`McpService`],
+/// `Send` and `'static`. Every such layer is one; a function or closure becomes one through
+/// [`from_fn`](super::from_fn).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a layer: `Server::layer` takes a tower `Layer` over `McpService`",
+    label = "not a `Layer<McpService>`",
+    note = "for a function `async |request: McpRequest, next: Next| -> Result<McpResponse, BoxError>`, wrap it in `middleware::from_fn`: `.layer(from_fn(my_function))`, or `.layer(from_fn(|request, next| async move {{ next.run(request).await }}))`"
+)]
+pub trait McpLayer:
+    Layer<
+        McpService,
+        Service: Service<McpRequest, Response = McpResponse, Error: Into<BoxError>, Future: Send + 'static>
+                     + Clone
+                     + Send
+                     + 'static,
+    > + Send
+    + 'static
+{
+}
+
+impl<L> McpLayer for L
+where
+    L: Layer<McpService> + Send + 'static,
+    L::Service: Service<McpRequest, Response = McpResponse> + Clone + Send + 'static,
+    <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
+    <L::Service as Service<McpRequest>>::Future: Send + 'static,
+{
 }

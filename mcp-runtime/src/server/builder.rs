@@ -17,7 +17,7 @@ use crate::declare::prompt::PromptDescriptor;
 use crate::declare::resource::ResourceDescriptor;
 use crate::declare::selection::Selection;
 use crate::declare::tool::ToolDescriptor;
-use crate::middleware::{BoxError, Layers, McpRequest, McpResponse, McpService};
+use crate::middleware::Layers;
 use crate::protocol::Implementation;
 use crate::server::handle::ServerHandle;
 use crate::util::BoxFuture;
@@ -489,15 +489,14 @@ impl Server {
     /// # let _ = server;
     /// ```
     ///
+    /// A function `(McpRequest, Next) -> Result<McpResponse, BoxError>` becomes a layer through
+    /// [`from_fn`](crate::middleware::from_fn); given alone, it is refused with that advice
+    /// (see [`McpLayer`](crate::middleware::McpLayer)).
+    ///
     /// [`Layer`]: crate::middleware::Layer
+    /// [`McpService`]: crate::middleware::McpService
     #[must_use]
-    pub fn layer<L>(mut self, layer: L) -> Self
-    where
-        L: crate::middleware::Layer<McpService> + Send + 'static,
-        L::Service: crate::middleware::Service<McpRequest, Response = McpResponse> + Clone + Send + 'static,
-        <L::Service as crate::middleware::Service<McpRequest>>::Error: Into<BoxError>,
-        <L::Service as crate::middleware::Service<McpRequest>>::Future: Send + 'static,
-    {
+    pub fn layer<L: crate::middleware::McpLayer>(mut self, layer: L) -> Self {
         self.layers.push(layer);
         self
     }

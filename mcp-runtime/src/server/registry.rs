@@ -531,6 +531,7 @@ pub(crate) fn check_states(
                 name: name.to_owned(),
                 defined_at: defined_at.to_string(),
                 type_name: missing.type_name.to_owned(),
+                registered: states.near_miss(missing).map(str::to_owned),
             });
         }
     }

@@ -5,7 +5,7 @@
 use mcp_runtime::protocol::Revision;
 use mcp_runtime::protocol::{Resource, ResourceContents};
 use mcp_runtime::testing::TestClient;
-use mcp_runtime::{CompletionContext, Context, Json, ResourceNotFound, ReadError, ResourceDescriptor, Server, mcp_resource};
+use mcp_runtime::{Bounded, CompletionContext, Context, Json, ResourceNotFound, ReadError, ResourceDescriptor, Server, mcp_resource};
 use serde_json::json;
 
 /// A constant is a fixed resource.
@@ -64,12 +64,18 @@ fn file(path: String) -> Vec<ResourceContents> {
     vec![ResourceContents::text(format!("file:///{path}"), None, "text")]
 }
 
+/// A template variable limited to a range: out of it, the read is an error naming the range.
+#[mcp_resource("catalog://page/{n}")]
+fn page(n: Bounded<1, 100>) -> String {
+    format!("page {n}")
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     assert_eq!(README, "# Hello");
     assert_eq!(manual(), "manual");
     assert_eq!(logo().len(), 4);
-    let _ = (order_line, file);
+    let _ = (order_line, file, page);
     let described = ResourceDescriptor::declared(order_line).unwrap();
     assert_eq!(described.uri(), "shop://orders/{id}/lines/{line}");
 
@@ -94,7 +100,7 @@ async fn main() {
 
         let templates = client.list_resource_templates().await.expect("a listing");
         let templates: Vec<&str> = templates.iter().filter_map(|t| t["uriTemplate"].as_str()).collect();
-        assert_eq!(templates, ["file:///{+path}", "shop://orders/{id}/lines/{line}"]);
+        assert_eq!(templates, ["catalog://page/{n}", "file:///{+path}", "shop://orders/{id}/lines/{line}"]);
 
         let read = |uri: &'static str| {
             let client = &client;
@@ -110,6 +116,10 @@ async fn main() {
         assert_eq!(read("shop://orders/3/lines/4").await["contents"][0]["text"], "[3,4]");
         assert!(client.read_resource("shop://orders/0/lines/4").await.expect_err("not found").rpc().is_some());
         assert!(client.read_resource("shop://orders/x/lines/4").await.expect_err("not a u32").rpc().is_some());
+        assert_eq!(read("catalog://page/7").await["contents"][0]["text"], "page 7");
+        let out_of_range = client.read_resource("catalog://page/700").await.expect_err("out of range");
+        let error = out_of_range.rpc().expect("a JSON-RPC error");
+        assert!(error.message.contains("700 is out of range: give a number from 1 to 100"), "{error:?}");
         assert_eq!(read("file:///a/b").await["contents"][0]["uri"], "file:///a/b");
         let unreadable = client.read_resource("files://settings").await.expect_err("no such file");
         let error = unreadable.rpc().expect("a JSON-RPC error");

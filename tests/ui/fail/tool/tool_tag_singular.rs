@@ -1,0 +1,9 @@
+use mcp_runtime::mcp_tool;
+
+/// Deletes a note.
+#[mcp_tool(tag = "admin")]
+fn delete(id: u64) -> String {
+    format!("deleted {id}")
+}
+
+fn main() {}
