@@ -103,7 +103,11 @@ async fn search(ctx: Context, notes: State<Notes>, word: String) -> Json<Hits> {
 
 /// The server, with its states: what `main` runs and the tests connect to.
 fn server() -> Server {
-    let server = Server::new("notes", env!("CARGO_PKG_VERSION")).state(Notes::default()).client_logging();
+    let server = Server::new("notes", env!("CARGO_PKG_VERSION"))
+        .description("Notes kept in memory: write, search, read and summarize them")
+        .server_card("com.example/notes")
+        .state(Notes::default())
+        .client_logging();
     let handle = server.handle();
     server.state(handle)
 }

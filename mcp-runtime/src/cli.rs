@@ -1,7 +1,7 @@
 //! The standard command line as a part of a program's own (feature `cli`): a server that
 //! needs a flag of its own (`--db PATH`) or [`HttpOptions`] of its own (bearer
 //! authentication, allowed hosts) flattens [`ServeArgs`] into its `clap` parser and calls
-//! [`Server::run_with`], keeping `--stdio`, `--http`, `--list` and, with feature `oauth`,
+//! [`Server::run_with`], keeping `--stdio`, `--http`, `--list`, `--card` and, with feature `oauth`,
 //! `--oauth-issuer` as [`Server::run`] has them (the same names and help: one definition
 //! serves both). `--help` and `--version` are the program's parser's.
 //!
@@ -29,7 +29,7 @@
 //! }
 //! ```
 
-use crate::command_line::{Command, HTTP, HttpFlags, LIST, PUBLIC_URL, Print, STDIO, Transport};
+use crate::command_line::{CARD, Command, HTTP, HttpFlags, LIST, PUBLIC_URL, Print, STDIO, Transport};
 use crate::protocol::Revision;
 use crate::transport::http::HttpOptions;
 use crate::{Error, Result, Server};
@@ -63,6 +63,10 @@ pub struct ServeArgs {
     #[arg(long = LIST.long, value_name = "REVISION", help = LIST.help, num_args = 0..=1,
           default_missing_value = Revision::LATEST.as_str())]
     pub list: Option<String>,
+    /// `--card`: print the Server Card and exit; with `--http` (and `--public-url`,
+    /// `--oauth-issuer`), the card serving would publish.
+    #[arg(long = CARD.long, help = CARD.help, conflicts_with_all = ["list", "stdio"])]
+    pub card: bool,
 }
 
 // `serve: ServeArgs` without `#[command(flatten)]` makes clap read the field as one value,
@@ -119,6 +123,11 @@ impl ServeArgs {
         let metrics = self.metrics.clone();
         #[cfg(not(feature = "telemetry"))]
         let metrics = None;
+        if self.card {
+            let endpoint =
+                self.public_url.clone().or_else(|| self.http.as_ref().map(|addr| format!("http://{addr}/mcp")));
+            return Ok(Command::Print(Print::Card { endpoint, authorization: oauth_issuer.is_some() }));
+        }
         let flags = HttpFlags { public_url: self.public_url.clone(), oauth_issuer, metrics };
         Ok(Command::Serve(match &self.http {
             Some(addr) => Transport::Http { addr: addr.clone(), flags },

@@ -51,6 +51,14 @@ pub(crate) const LIST: Flag = Flag {
     help: "print the tools, resources and prompts with their schemas as a client of REVISION sees them, and exit",
 };
 
+/// `--card`.
+pub(crate) const CARD: Flag = Flag {
+    long: "card",
+    value: None,
+    help: "print the Server Card (`Server::server_card`) and exit; with --http (and --public-url, --oauth-issuer): \
+           the card that serving would publish at http://ADDR/mcp/server-card",
+};
+
 /// The flags this build accepts, in the order the usage text lists them.
 pub(crate) fn flags() -> Vec<Flag> {
     let mut flags = vec![STDIO];
@@ -65,6 +73,7 @@ pub(crate) fn flags() -> Vec<Flag> {
         flags.push(METRICS);
     }
     flags.push(LIST);
+    flags.push(CARD);
     flags
 }
 
@@ -107,6 +116,9 @@ pub(crate) enum Print {
     Help,
     /// The name and version.
     Version,
+    /// The Server Card: for the endpoint at this URL (if any), naming the `Authorization`
+    /// header when authorization is on.
+    Card { endpoint: Option<String>, authorization: bool },
 }
 
 /// Reads the arguments after the program name. At most one mode may be given; anything else
@@ -114,6 +126,8 @@ pub(crate) enum Print {
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
     let mut args = args.into_iter().peekable();
     let mut command: Option<(String, Command)> = None;
+    // `--card` goes with `--http` and its flags (the card they would publish), or alone.
+    let mut card = false;
     // Set by the flags that go with `--http` (`--oauth-issuer` only with feature `oauth`).
     #[cfg_attr(not(feature = "http"), allow(unused_mut))]
     let mut http_flags = HttpFlags::default();
@@ -157,6 +171,13 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
                 set_once(&mut http_flags.oauth_issuer, OAUTH_ISSUER, url, needs)?;
                 continue;
             }
+            _ if long == CARD.long => {
+                if inline.is_some() {
+                    return Err("`--card` takes no value".into());
+                }
+                card = true;
+                continue;
+            }
             _ if long == LIST.long => match inline.or_else(|| args.next_if(|a| !a.starts_with('-'))) {
                 None => Command::Print(Print::List(Revision::LATEST)),
                 Some(revision) => Command::Print(Print::List(Revision::parse(&revision).ok_or_else(|| {
@@ -172,6 +193,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
         command = Some((flag, next));
     }
     let command = command.map_or(Command::Serve(Transport::Stdio), |(_, command)| command);
+    if card {
+        return card_of(command, http_flags);
+    }
     match command {
         #[cfg(feature = "http")]
         Command::Serve(Transport::Http { addr, .. }) => Ok(Command::Serve(Transport::Http { addr, flags: http_flags })),
@@ -186,6 +210,18 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
         }
         command => Ok(command),
     }
+}
+
+/// `--card` with what else was given: `--http ADDR` (the endpoint, unless `--public-url` says
+/// where clients reach it) and `--oauth-issuer`, or nothing else.
+fn card_of(command: Command, flags: HttpFlags) -> Result<Command, String> {
+    let endpoint = match command {
+        Command::Serve(Transport::Stdio) => None,
+        #[cfg(feature = "http")]
+        Command::Serve(Transport::Http { addr, .. }) => Some(flags.public_url.unwrap_or(format!("http://{addr}/mcp"))),
+        Command::Print(_) => return Err("`--card` prints the Server Card: give it alone, or with `--http`".into()),
+    };
+    Ok(Command::Print(Print::Card { endpoint, authorization: flags.oauth_issuer.is_some() }))
 }
 
 /// Keeps `value`, what a flag that goes with `--http` was given, in `slot`: it `needs` one, and
@@ -257,7 +293,7 @@ pub(crate) fn usage(program: &str, name: &str, version: &str) -> String {
         let metrics = if cfg!(feature = "telemetry") { " [--metrics ADDR]" } else { "" };
         modes.push(format!("--{} ADDR [--public-url URL]{oauth}{metrics}", HTTP.long));
     }
-    modes.extend(["--list [REVISION]".to_owned(), "--help".to_owned(), "--version".to_owned()]);
+    modes.extend(["--list [REVISION]".to_owned(), "--card".to_owned(), "--help".to_owned(), "--version".to_owned()]);
     let mut text = format!("{name} {version}: an MCP server\n\nUsage: {program} [{}]\n\n", modes.join(" | "));
     for flag in flags() {
         let mut help = flag.help.to_owned();
@@ -314,6 +350,26 @@ mod tests {
 
     fn parsed(args: &[&str]) -> Result<Command, String> {
         parse(args.iter().map(|a| (*a).to_owned()))
+    }
+
+    #[test]
+    fn card_prints_the_card_alone_or_the_one_http_would_publish() {
+        let card = |endpoint: Option<&str>, authorization| {
+            Ok(Command::Print(Print::Card { endpoint: endpoint.map(str::to_owned), authorization }))
+        };
+        assert_eq!(parsed(&["--card"]), card(None, false));
+        assert!(parsed(&["--card=yes"]).unwrap_err().contains("takes no value"));
+        assert!(parsed(&["--list", "--card"]).unwrap_err().contains("alone, or with `--http`"));
+        if cfg!(feature = "http") {
+            assert_eq!(parsed(&["--http", "127.0.0.1:3000", "--card"]), card(Some("http://127.0.0.1:3000/mcp"), false));
+            let public = ["--card", "--http", "0.0.0.0:80", "--public-url", "https://mcp.example.com/mcp"];
+            assert_eq!(parsed(&public), card(Some("https://mcp.example.com/mcp"), false));
+        }
+        #[cfg(feature = "oauth")]
+        assert_eq!(
+            parsed(&["--http", "127.0.0.1:3000", "--oauth-issuer", "https://auth.example.com", "--card"]),
+            card(Some("http://127.0.0.1:3000/mcp"), true)
+        );
     }
 
     #[test]

@@ -186,6 +186,42 @@ fn an_http_server_whose_items_declare_scopes_warns_that_nothing_checks_them() {
 
 /// `--list` says which scopes each item needs (the macros' `scopes(..)`).
 #[test]
+fn card_prints_the_server_card_that_http_would_serve() {
+    let card = |args: &[&str]| {
+        let out = Command::new(example_binary("notes")).args(args).output().expect("notes --card");
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        let printed = text(&out.stdout);
+        let name = format!("notes{}", args.len());
+        let dir = mcp_tests::wire::transcripts_dir().join("server-card");
+        std::fs::create_dir_all(&dir).expect("the transcripts folder");
+        std::fs::write(dir.join(format!("{name}.json")), &printed).expect("kept for scripts/schema-check");
+        serde_json::from_str::<serde_json::Value>(&printed).expect("JSON")
+    };
+    let alone = card(&["--card"]);
+    assert_eq!(alone["name"], "com.example/notes");
+    assert_eq!(alone["description"], "Notes kept in memory: write, search, read and summarize them");
+    assert!(alone.get("remotes").is_none(), "{alone:#}");
+    let served = card(&["--http", "127.0.0.1:3000", "--card"]);
+    assert_eq!(served["remotes"][0]["url"], "http://127.0.0.1:3000/mcp");
+    assert!(served["remotes"][0].get("headers").is_none(), "{served:#}");
+    let protected = card(&[
+        "--card",
+        "--http",
+        "0.0.0.0:80",
+        "--public-url",
+        "https://notes.example.com/mcp",
+        "--oauth-issuer",
+        "https://auth.example.com",
+    ]);
+    assert_eq!(protected["remotes"][0]["url"], "https://notes.example.com/mcp");
+    assert_eq!(protected["remotes"][0]["headers"][0]["name"], "Authorization");
+    // A server without a card: an error, as `main` returns it.
+    let out = gift_genius(&["--card"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("Server::server_card"), "{}", text(&out.stderr));
+}
+
+#[test]
 fn list_shows_each_item_s_scopes() {
     let output = Command::new(example_binary("notes")).arg("--list").output().expect("notes --list");
     let listed = text(&output.stdout);

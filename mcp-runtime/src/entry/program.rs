@@ -232,6 +232,9 @@ impl Server {
             command_line::Print::Help => print!("{}", self.usage()),
             command_line::Print::Version => println!("{} {}", self.info().name, self.info().version),
             command_line::Print::List(revision) => print!("{}", self.describe_for(revision)?),
+            command_line::Print::Card { endpoint, authorization } => {
+                println!("{}", self.server_card_for(endpoint.as_deref(), authorization)?);
+            }
         }
         Ok(())
     }

@@ -121,6 +121,7 @@ impl Server {
             info_json: serde_json::to_vec(&self.info).unwrap_or_default(),
             info: self.info,
             instructions: self.instructions,
+            card_name: self.card_name,
             capabilities,
             dynamic_lists: dynamic,
             registry: RwLock::new(Arc::new(registry)),

@@ -70,6 +70,8 @@ pub struct Server {
     pub(super) skills: Vec<crate::skills::Skill>,
     /// Only the items with one of these tags are offered (`Server::only_tags`).
     pub(super) only_tags: Option<Vec<String>>,
+    /// The name of the Server Card (`Server::server_card`).
+    pub(super) card_name: Option<String>,
     #[cfg(feature = "telemetry")]
     pub(crate) telemetry: Option<crate::middleware::telemetry::Telemetry>,
 }
@@ -122,6 +124,7 @@ impl Server {
             task_poll_interval: DEFAULT_TASK_POLL_INTERVAL,
             skills: Vec::new(),
             only_tags: None,
+            card_name: None,
             #[cfg(feature = "telemetry")]
             telemetry: None,
         }
@@ -228,6 +231,28 @@ impl Server {
     #[must_use]
     pub fn icon(mut self, icon: crate::protocol::Icon) -> Self {
         self.info.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
+
+    /// Publishes a Server Card (SEP-2127, `io.modelcontextprotocol/server-card`) named `name`:
+    /// over HTTP at `GET <endpoint>/server-card`, and printed by `--card`. `name` is
+    /// `namespace/name`, the namespace a reverse domain the publisher controls; the card's
+    /// version, title, description (required), website and icons are the `serverInfo`'s.
+    /// Checked when the server starts: a name or a description the card's schema refuses is
+    /// an error saying what to write.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::Server;
+    ///
+    /// Server::new("gift-genius", "1.0.0")
+    ///     .description("Suggests gifts from a small catalog")
+    ///     .server_card("io.github.alice/gift-genius")
+    ///     .run()
+    /// # .unwrap();
+    /// ```
+    #[must_use]
+    pub fn server_card(mut self, name: impl Into<String>) -> Self {
+        self.card_name = Some(name.into());
         self
     }
 

@@ -70,6 +70,9 @@ pub(crate) struct ServerCore {
     /// each 2026-07-28 result's `_meta` as it is.
     pub(crate) info_json: Vec<u8>,
     pub(crate) instructions: Option<String>,
+    /// The Server Card's name, when one is published (read by the HTTP transport).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) card_name: Option<String>,
     /// Declared once at start and never changed.
     pub(crate) capabilities: ServerCapabilities,
     pub(crate) dynamic_lists: bool,

@@ -3,6 +3,7 @@
 
 pub(crate) mod build;
 pub(crate) mod builder;
+pub(crate) mod card;
 pub(crate) mod changes;
 pub(crate) mod core;
 pub(crate) mod handle;

@@ -40,6 +40,7 @@ mod media;
 mod memory_event_store;
 mod options;
 mod post;
+mod server_card;
 mod session_expiry;
 pub(crate) mod session_store;
 mod sessions;
@@ -258,6 +259,13 @@ pub(crate) fn router(
                 .route(ready, axum::routing::get(health::on_ready))
                 .with_state(Arc::clone(&app)),
         );
+    }
+    if let Some(name) = &app.core.card_name {
+        // Where clients reach the endpoint: the public URL, else the address bound (none when
+        // mounted as a router: the card then names no remote).
+        let endpoint = options.public_url.clone().or_else(|| bound.map(|addr| format!("http://{addr}/mcp")));
+        let card = crate::server::card::card(&app.core.info, name, endpoint.as_deref(), app.edge.is_some())?;
+        router = router.merge(server_card::router(server_card::Card::new(&card)));
     }
     #[cfg(feature = "telemetry")]
     if let Some(path) = &options.metrics {
