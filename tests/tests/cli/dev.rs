@@ -171,3 +171,68 @@ async fn dev_over_http_keeps_a_handshake_session_across_edits_and_failed_builds(
 async fn dev_over_http_tells_a_2026_07_28_client_on_its_listen_stream() {
     a_client_stays_connected_across_edits("dev_http_stateless", Era::Stateless, Front::Http).await;
 }
+
+/// A tool that takes its time, added to the scratch crate's source.
+const NAP: &str = "\n/// Sleeps, then answers.\n#[mcp_tool]\nfn nap(ms: u64) -> String {\n    std::thread::sleep(std::time::Duration::from_millis(ms));\n    format!(\"slept {ms} ms\")\n}\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_in_flight_finishes_on_the_old_run_and_none_is_lost_during_the_switch() {
+    let folder = scratch_crate("dev_switch");
+    let main = folder.join("src/main.rs");
+    let source = std::fs::read_to_string(&main).expect("src/main.rs") + NAP;
+    std::fs::write(&main, &source).expect("saved");
+    let (built, output) = cargo(&folder, &["build"]);
+    assert!(built, "{output}");
+    let (client, _) = start_dev(&folder, Era::Handshake, Front::Stdio).await;
+    let mut notices = client.notifications();
+
+    // A call that outlasts the rebuild, sent before the edit.
+    let napping = {
+        let client = client.clone();
+        tokio::spawn(async move { client.call_tool("nap", json!({"ms": 4000})).await })
+    };
+    let edited = source.replacen(
+        "    /// How many exclamation marks\n",
+        &format!("{ADDED}    /// How many exclamation marks\n"),
+        1,
+    );
+    std::fs::write(&main, &edited).expect("saved");
+    // Calls one after another until the switch is announced: some arrive while it happens.
+    let mut answered = 0;
+    let switched = loop {
+        tokio::select! {
+            notice = notices.next() => match notice {
+                Some(Notification::ToolsChanged) => break true,
+                Some(_) => {}
+                None => break false,
+            },
+            result = client.call_tool("greet", json!({"name": "Ada"})) => {
+                let result = result.expect("a call during the switch is answered");
+                assert!(!result.is_error, "{result:?}");
+                answered += 1;
+            }
+        }
+    };
+    assert!(switched, "the connection closed before the switch");
+    assert!(answered > 0, "no call was made while the new build was on its way");
+    let napped = napping.await.expect("the task").expect("the call in flight is answered by the old run");
+    assert_eq!(serde_json::to_value(&napped.content[0]).unwrap()["text"], "slept 4000 ms");
+    assert_eq!(parameters(&client).await, ["excitement", "family_name", "name"], "the new run serves now");
+    client.close().await.expect("closed");
+}
+
+#[test]
+fn inspector_prints_the_command_that_opens_it_on_the_server() {
+    let folder = scratch_crate("dev_inspector");
+    let manifest = arg(&folder.join("Cargo.toml"));
+    let mut command = std::process::Command::new(mcp_binary());
+    // No client: stdin is closed, so `mcp dev` ends once it has started.
+    command
+        .args(["dev", "--inspector", "--manifest-path", &manifest])
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env("CARGO_NET_OFFLINE", "true");
+    let (status, _, stderr) = mcp_tests::clients::run_bounded(command, REBUILD);
+    assert!(status.success(), "{stderr}");
+    let expected = format!("npx @modelcontextprotocol/inspector mcp dev --manifest-path {manifest}");
+    assert!(stderr.contains(&expected), "no `{expected}` in:\n{stderr}");
+}

@@ -130,3 +130,18 @@ fn cargo_mcp_is_the_same_command() {
     let help = Command::new(&cargo_mcp).args(["mcp", "--help"]).output().expect("cargo-mcp runs");
     assert!(String::from_utf8_lossy(&help.stdout).contains("Usage: cargo mcp"), "{help:?}");
 }
+
+#[test]
+fn help_shows_examples_and_the_exit_statuses() {
+    let ran = mcp(&["--help"]);
+    assert!(ran.status.success(), "{ran:#?}");
+    assert!(ran.stdout.contains("mcp inspect -- ./target/debug/gift_genius"), "{ran:#?}");
+    assert!(ran.stdout.contains("Exit status: 0 success, 1 failure"), "{ran:#?}");
+    for subcommand in ["inspect", "call", "read", "get", "complete", "doctor", "dev", "new"] {
+        let ran = mcp(&[subcommand, "--help"]);
+        assert!(ran.status.success(), "{subcommand}: {ran:#?}");
+        assert!(ran.stdout.contains("Example"), "{subcommand} --help has no example:\n{}", ran.stdout);
+    }
+    let ran = mcp(&["inspect", "--no-such-flag"]);
+    assert_eq!(ran.code(), Some(2), "{ran:#?}");
+}
