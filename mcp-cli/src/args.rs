@@ -121,6 +121,9 @@ pub(crate) enum Command {
         /// Depend on `mcp-runtime` at this path instead of the registry's.
         #[arg(long, value_name = "DIR")]
         runtime_path: Option<PathBuf>,
+        /// Prints what was made as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 

@@ -83,6 +83,8 @@ async fn run(command: Command) -> Result<(), Failure> {
         }
         Command::Doctor { positional, connect, .. } => doctor::run(&positional, &connect).await,
         Command::Dev(args) => dev::run(args).await,
-        Command::New { name, path, runtime_path } => new::run(&name, path.as_deref(), runtime_path.as_deref()),
+        Command::New { name, path, runtime_path, json } => {
+            new::run(&name, path.as_deref(), runtime_path.as_deref(), json)
+        }
     }
 }

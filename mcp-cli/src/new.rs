@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::connect::Failure;
 
 /// Runs `mcp new`.
-pub(crate) fn run(name: &str, path: Option<&Path>, runtime_path: Option<&Path>) -> Result<(), Failure> {
+pub(crate) fn run(name: &str, path: Option<&Path>, runtime_path: Option<&Path>, json: bool) -> Result<(), Failure> {
     check_name(name)?;
     let folder = path.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(name));
     if folder.exists() && std::fs::read_dir(&folder).map(|mut d| d.next().is_some()).unwrap_or(true) {
@@ -29,7 +29,7 @@ pub(crate) fn run(name: &str, path: Option<&Path>, runtime_path: Option<&Path>) 
         ("src/tests.rs", TESTS.replace("{{name}}", name)),
         (".gitignore", "/target\n".to_owned()),
     ];
-    for (file, contents) in files {
+    for (file, contents) in &files {
         let path = folder.join(file);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
@@ -37,6 +37,13 @@ pub(crate) fn run(name: &str, path: Option<&Path>, runtime_path: Option<&Path>) 
         }
         std::fs::write(&path, contents)
             .map_err(|e| Failure::failed(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if json {
+        let files: Vec<String> = files.iter().map(|(file, _)| folder.join(file).display().to_string()).collect();
+        crate::output::print_json(
+            &serde_json::json!({"crate": name, "path": folder.display().to_string(), "files": files}),
+        );
+        return Ok(());
     }
     println!("Made `{name}` in {}:", folder.display());
     println!("  cd {} && cargo test      the tests, in memory", folder.display());

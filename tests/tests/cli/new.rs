@@ -57,7 +57,16 @@ fn a_new_crate_builds_and_passes_its_tests_as_generated() {
 }
 
 #[test]
-fn a_name_that_cannot_be_a_crate_or_a_folder_in_use_is_a_usage_error() {
+fn json_lists_what_was_made_and_a_bad_name_or_a_folder_in_use_is_a_usage_error() {
+    let made = scratch("new-json").join("listed");
+    let ran = mcp(&["new", "listed", "--json", "--path", &arg(&made)]);
+    assert!(ran.status.success(), "{ran:#?}");
+    let report = ran.json();
+    assert_eq!(report["crate"], "listed");
+    let files = report["files"].as_array().expect("files");
+    assert_eq!(files.len(), 4, "{report:#}");
+    assert!(files.iter().all(|f| std::path::Path::new(f.as_str().unwrap()).is_file()), "{report:#}");
+
     let ran = mcp(&["new", "9lives"]);
     assert_eq!(ran.code(), Some(2), "{ran:#?}");
     assert!(ran.stderr.contains("start with a letter"), "{ran:#?}");
