@@ -18,6 +18,12 @@ async fn the_tools_prompts_and_resources_answer_as_rmcps() {
     for revision in Revision::ALL {
         let server = Server::builder("counter", "1.0.0").instructions(INSTRUCTIONS).instance(Counter::default());
         let client = TestClient::connect_as(server, revision).await.expect("the server starts");
+        // Derived from the methods, as rmcp's counter declares them by hand.
+        let capabilities = client.server_capabilities().await.expect("capabilities");
+        for kind in ["tools", "prompts", "resources"] {
+            assert!(capabilities.get(kind).is_some(), "{revision:?}: {capabilities:#}");
+        }
+        assert!(capabilities.get("completions").is_none(), "{revision:?}: {capabilities:#}");
         let tools = client.list_tools().await.expect("a listing");
         let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("no {name}"));
         let rmcps = ["increment", "decrement", "get_value", "long_task", "say_hello", "echo", "sum", "get_session_id"];
