@@ -131,6 +131,7 @@ impl FnItem {
                              it to each call; write `&self`",
                             quote::ToTokens::to_token_stream(&*receiver)
                                 .to_string()
+                                .replace(" :: ", "::")
                                 .replace(" :", ":")
                                 .replace(" <", "<")
                                 .replace("< ", "<")

@@ -144,3 +144,52 @@ fn declaring(attr: &syn::Attribute) -> bool {
 fn declared_name(attr: &syn::Attribute) -> String {
     attr.path().segments.last().map(|s| s.ident.to_string()).unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    /// The messages of `compile_error!`s in `tokens`, as written.
+    fn errors(tokens: &proc_macro2::TokenStream) -> Vec<String> {
+        let text = tokens.to_string();
+        text.split("compile_error ! {")
+            .skip(1)
+            .filter_map(|rest| rest.split('}').next())
+            .map(|message| message.trim().trim_matches('"').replace("\\\"", "\"").replace("\\\\", "\\"))
+            .collect()
+    }
+
+    #[test]
+    fn each_receiver_but_a_shared_borrow_says_to_write_it() {
+        let expanded = super::expand(
+            quote!(),
+            quote! {
+                impl Counter {
+                    /// Shared.
+                    #[mcp_tool]
+                    fn fine(&self) -> String { String::new() }
+                    /// Exclusive.
+                    #[mcp_tool]
+                    fn exclusive(&mut self) -> String { String::new() }
+                    /// Given away.
+                    #[mcp_resource("counter://value")]
+                    fn owned(self) -> String { String::new() }
+                    /// Another type.
+                    #[mcp_prompt]
+                    fn shared(self: std::sync::Arc<Self>) -> String { String::new() }
+                }
+            },
+        );
+        let errors = errors(&expanded);
+        assert_eq!(errors.len(), 3, "{errors:#?}");
+        assert!(errors[0].starts_with("a tool cannot take `&mut self`"), "{}", errors[0]);
+        assert!(errors[1].starts_with("a resource method takes `&self`, not `self`"), "{}", errors[1]);
+        assert!(
+            errors[2].starts_with("a prompt method takes `&self`, not `self: std::sync::Arc<Self>`"),
+            "{}",
+            errors[2]
+        );
+        // The block is served even so: `.instance(..)` raises no second error.
+        assert!(expanded.to_string().contains("impl :: mcp_runtime :: McpServer for Counter"), "{expanded}");
+    }
+}
