@@ -80,23 +80,65 @@ pub(crate) struct FnItem {
     /// Other declaring attributes on the same function (`#[mcp_prompt]` under `#[mcp_tool]`),
     /// removed so that they do not run, for `check`.
     pub(crate) other_declarations: Vec<syn::Attribute>,
+    /// A method of an `#[mcp_server]` block: called as `Self::name`.
+    pub(crate) in_server: bool,
+    /// It takes `&self`: the instance, read from the request's states.
+    pub(crate) takes_self: bool,
 }
 
 impl FnItem {
     /// Builds the model. Only what makes a parameter impossible to model (`self`, a pattern,
     /// `impl Trait`) is reported here; every other rule is `check::function`'s.
-    pub(crate) fn from_syn(cx: &Ctxt, mut item: ItemFn, declares: Declares) -> FnItem {
+    pub(crate) fn from_syn(cx: &Ctxt, item: ItemFn, declares: Declares) -> FnItem {
+        FnItem::build(cx, item, declares, false)
+    }
+
+    /// [`from_syn`](Self::from_syn) for a method of an `#[mcp_server]` block, which may take
+    /// `&self`.
+    pub(crate) fn from_method(cx: &Ctxt, item: ItemFn, declares: Declares) -> FnItem {
+        FnItem::build(cx, item, declares, true)
+    }
+
+    fn build(cx: &Ctxt, mut item: ItemFn, declares: Declares, in_server: bool) -> FnItem {
         let attr = declares.attr;
+        let what = declares.item;
         let mut params = Vec::new();
+        let mut takes_self = false;
         for input in item.sig.inputs.iter_mut() {
             match input {
-                FnArg::Receiver(receiver) => cx.error_spanned_by(
+                FnArg::Receiver(receiver) if !in_server => cx.error_spanned_by(
                     &*receiver,
                     format!(
-                        "`#[{attr}]` cannot take `self`; make it a free function and reach shared state \
-                         through a parameter or a static"
+                        "`#[{attr}]` on a method needs `#[mcp_server]` on its `impl` block, which makes the \
+                         block's methods items called on the instance given to `Server::instance`; or make it \
+                         a free function and reach shared state through a `State<T>` parameter"
                     ),
                 ),
+                FnArg::Receiver(receiver) if matches!(receiver.kind, syn::ReceiverKind::Reference(_, _, Some(_))) => cx
+                    .error_spanned_by(
+                        &*receiver,
+                        format!(
+                            "a {what} cannot take `&mut self`: calls run at the same time and share the \
+                             instance; take `&self`, and keep what changes in a field that changes behind `&self` \
+                             (a `Mutex<T>`, an `RwLock<T>`, or an atomic such as `AtomicI64`)"
+                        ),
+                    ),
+                FnArg::Receiver(receiver) if !matches!(receiver.kind, syn::ReceiverKind::Reference(..)) => cx
+                    .error_spanned_by(
+                        &*receiver,
+                        format!(
+                            "a {what} method takes `&self`, not `{}`: the server keeps the instance and lends \
+                             it to each call; write `&self`",
+                            quote::ToTokens::to_token_stream(&*receiver)
+                                .to_string()
+                                .replace(" :: ", "::")
+                                .replace(" :", ":")
+                                .replace(" <", "<")
+                                .replace("< ", "<")
+                                .replace(" >", ">")
+                        ),
+                    ),
+                FnArg::Receiver(_) => takes_self = true,
                 FnArg::Typed(typed) => {
                     let docs = take_docs(&mut typed.attrs);
                     let args = ParamArgs::take(cx, &mut typed.attrs, attr);
@@ -162,7 +204,7 @@ impl FnItem {
         let docs = docs(&item.attrs);
         let (other_declarations, attrs) = std::mem::take(&mut item.attrs).into_iter().partition(is_declaration);
         item.attrs = attrs;
-        FnItem { item, params, docs, other_declarations }
+        FnItem { item, params, docs, other_declarations, in_server, takes_self }
     }
 
     /// The parameters that are arguments (of a tool, a template or a prompt).
@@ -183,6 +225,14 @@ impl FnItem {
     /// [`local`](Param::local); `on_missing` turns the `MissingState` error `__mcp_missing`
     /// into what the handler returns.
     pub(crate) fn state_bindings(&self, ctx: &TokenStream, on_missing: &TokenStream) -> TokenStream {
+        let instance = self.takes_self.then(|| {
+            quote! {
+                let __mcp_self = match __mcp::__private::state_param::<__mcp::State<Self>>(#ctx) {
+                    ::core::result::Result::Ok(instance) => instance,
+                    ::core::result::Result::Err(__mcp_missing) => return #on_missing,
+                };
+            }
+        });
         let bindings = self.states().map(|p| {
             let (id, ty) = (p.local(), &p.ty);
             quote! {
@@ -192,7 +242,7 @@ impl FnItem {
                 };
             }
         });
-        quote!(#(#bindings)*)
+        quote!(#instance #(#bindings)*)
     }
 
     /// The call of the function from a handler whose request, `request` (a `ResourceRead` or
@@ -211,8 +261,11 @@ impl FnItem {
     /// The call of the function, each parameter given by `arg`, awaited when it is `async`.
     pub(crate) fn call(&self, arg: impl Fn(&Param) -> TokenStream) -> TokenStream {
         let ident = self.ident();
+        let callee = if self.in_server { quote!(Self::#ident) } else { quote!(#ident) };
+        let instance = self.takes_self.then(|| quote!(&*__mcp_self,));
         let args = self.params.iter().map(arg);
-        if self.item.sig.asyncness.is_some() { quote!(#ident(#(#args),*).await) } else { quote!(#ident(#(#args),*)) }
+        let call = quote!(#callee(#instance #(#args),*));
+        if self.item.sig.asyncness.is_some() { quote!(#call.await) } else { call }
     }
 }
 

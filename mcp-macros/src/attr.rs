@@ -48,6 +48,13 @@ impl<T> Slot<T> {
     pub(crate) fn take(&mut self) -> Option<T> {
         self.value.take()
     }
+
+    /// Sets the value when none was given.
+    pub(crate) fn or_insert(&mut self, value: Option<T>) {
+        if self.value.is_none() {
+            self.value = value;
+        }
+    }
 }
 
 /// One `_meta` entry: `"com.example/key" = <literal>`, `key = <literal>`, or `key(<entries>)`

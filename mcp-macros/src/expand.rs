@@ -64,6 +64,13 @@ pub(crate) fn item_name(common: &CommonArgs, ident: &Ident) -> String {
     }
 }
 
+/// A method of an `#[mcp_server]` block once its attribute is read: the method as it is
+/// re-emitted, and the expression building its descriptor, or the errors.
+pub(crate) struct Method {
+    pub(crate) item: syn::ItemFn,
+    pub(crate) build: syn::Result<TokenStream>,
+}
+
 /// A declaration's expansion: the item as written and, in a block the user cannot name, the
 /// runtime import, supporting items and (unless the declaration has errors) the link-time
 /// registration, which pairs the function's item type with the code that builds its descriptor.
@@ -96,6 +103,19 @@ impl Declaration<'_> {
     /// compile), no registration, and the errors.
     pub(crate) fn render_errors(self, errors: syn::Error) -> TokenStream {
         self.render_with(Some(errors))
+    }
+
+    /// The expression that builds the descriptor of a method of an `#[mcp_server]` block, in
+    /// the block's `McpServer` impl: its supporting items in a block of its own.
+    pub(crate) fn render_method(self) -> TokenStream {
+        let Declaration { import, support, build, .. } = self;
+        quote! {{
+            #import
+            #support
+            #[allow(unused_imports)]
+            use __mcp::diagnostics::MissingDescription as _;
+            #build
+        }}
     }
 
     fn render_with(self, errors: Option<syn::Error>) -> TokenStream {
@@ -186,6 +206,9 @@ pub(crate) fn finish_handler(common: &CommonArgs, function: &FnItem, descriptor:
         let millis =
             check::parse_duration_ms(&timeout.value()).expect("checked by `check::common_args`: this is a bug");
         out = quote!(__mcp::__private::with_timeout(#out, #millis));
+    }
+    if function.takes_self {
+        out = quote!(__mcp::__private::requires_state::<__mcp::State<Self>, _>(#out));
     }
     for state in function.states() {
         let ty = &state.ty;

@@ -10,6 +10,7 @@ mod expand;
 mod paths;
 mod prompt;
 mod resource;
+mod server;
 #[cfg(feature = "skills")]
 mod skills;
 mod tool;
@@ -32,6 +33,13 @@ pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     prompt::expand(args.into(), item.into()).into()
+}
+
+/// Makes the `#[mcp_tool]`, `#[mcp_resource]` and `#[mcp_prompt]` methods of an `impl` block
+/// items of the instance a server is given. See `mcp_runtime::mcp_server`.
+#[proc_macro_attribute]
+pub fn mcp_server(args: TokenStream, item: TokenStream) -> TokenStream {
+    server::expand(args.into(), item.into()).into()
 }
 
 /// Embeds the skills under a folder of the package. See `mcp_runtime::embed_skills`.

@@ -10,7 +10,9 @@ use crate::ast::{FnItem, PROMPT, doc_text, unraw};
 use crate::attr::PromptArgs;
 use crate::check;
 use crate::ctxt::Ctxt;
-use crate::expand::{Declaration, common_builder, completer, finish_handler, item_name, nameable_return, return_span};
+use crate::expand::{
+    Declaration, Method, common_builder, completer, finish_handler, item_name, nameable_return, return_span,
+};
 use crate::paths::RuntimePath;
 
 /// Expands `#[mcp_prompt(args)] item`.
@@ -30,7 +32,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let prompt = FnItem::from_syn(&cx, item, PROMPT);
     check::prompt(&cx, &args, &prompt);
     match cx.check() {
-        Ok(()) => render(&mut args, &prompt),
+        Ok(()) => render(&mut args, &prompt).render(),
         Err(errors) => {
             let item = &prompt.item;
             if item.sig.receiver().is_some() {
@@ -48,7 +50,19 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
+/// Expands `#[mcp_prompt(args)]` on a method of an `#[mcp_server]` block (see `tool::method`).
+pub(crate) fn method(args: TokenStream, item: ItemFn, krate: Option<&syn::Path>) -> Method {
+    let cx = Ctxt::new();
+    let mut args = PromptArgs::parse(&cx, args);
+    args.common.krate.or_insert(krate.cloned());
+    check::common_args(&cx, &args.common);
+    let prompt = FnItem::from_method(&cx, item, PROMPT);
+    check::prompt(&cx, &args, &prompt);
+    let build = cx.check().map(|()| render(&mut args, &prompt).render_method());
+    Method { item: prompt.item, build }
+}
+
+fn render<'a>(args: &mut PromptArgs, prompt: &'a FnItem) -> Declaration<'a> {
     let item = &prompt.item;
     let ident = prompt.ident();
     let import = RuntimePath::new(args.common.krate.take()).import();
@@ -121,7 +135,6 @@ fn render(args: &mut PromptArgs, prompt: &FnItem) -> TokenStream {
         },
         ..declaration(prompt)
     }
-    .render()
 }
 
 /// The parts of a prompt declaration that do not depend on its arguments.

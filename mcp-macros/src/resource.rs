@@ -10,7 +10,9 @@ use crate::ast::{FnItem, RESOURCE, docs, unraw};
 use crate::attr::ResourceArgs;
 use crate::check;
 use crate::ctxt::Ctxt;
-use crate::expand::{Declaration, common_builder, completer, finish_handler, item_name, nameable_return, return_span};
+use crate::expand::{
+    Declaration, Method, common_builder, completer, finish_handler, item_name, nameable_return, return_span,
+};
 use crate::paths::RuntimePath;
 
 /// Expands `#[mcp_resource(args)] item`.
@@ -30,7 +32,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             let resource = FnItem::from_syn(&cx, item, RESOURCE);
             check::resource_function(&cx, &args, &resource, &uri);
             match cx.check() {
-                Ok(()) => render_fn(&mut args, &resource, uri.template().is_some()),
+                Ok(()) => render_fn(&mut args, &resource, uri.template().is_some()).render(),
                 Err(errors) => {
                     let item = &resource.item;
                     if item.sig.receiver().is_some() {
@@ -131,7 +133,21 @@ fn descriptor_start(args: &ResourceArgs, name: &str, is_template: bool) -> Token
     }
 }
 
-fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> TokenStream {
+/// Expands `#[mcp_resource(args)]` on a method of an `#[mcp_server]` block (see
+/// `tool::method`).
+pub(crate) fn method(args: TokenStream, item: syn::ItemFn, krate: Option<&syn::Path>) -> Method {
+    let cx = Ctxt::new();
+    let mut args = ResourceArgs::parse(&cx, args);
+    args.common.krate.or_insert(krate.cloned());
+    check::resource_args(&cx, &args);
+    let uri = check::resource_uri(&cx, &args, Some(&item.sig.ident));
+    let resource = FnItem::from_method(&cx, item, RESOURCE);
+    check::resource_function(&cx, &args, &resource, &uri);
+    let build = cx.check().map(|()| render_fn(&mut args, &resource, uri.template().is_some()).render_method());
+    Method { item: resource.item, build }
+}
+
+fn render_fn<'a>(args: &mut ResourceArgs, resource: &'a FnItem, is_template: bool) -> Declaration<'a> {
     let item = &resource.item;
     let ident = resource.ident();
     let import = RuntimePath::new(args.common.krate.take()).import();
@@ -196,7 +212,6 @@ fn render_fn(args: &mut ResourceArgs, resource: &FnItem, is_template: bool) -> T
         },
         ..declaration(quote!(#item), ident, true)
     }
-    .render()
 }
 
 /// The parts of a resource declaration that do not depend on the item's kind.

@@ -9,7 +9,7 @@ use crate::ast::{FnItem, ParamKind, TOOL, doc_text};
 use crate::attr::ToolArgs;
 use crate::check;
 use crate::ctxt::{Ctxt, to_compile_errors};
-use crate::expand::{Declaration, common_builder, finish_handler, item_name, nameable_return, return_span};
+use crate::expand::{Declaration, Method, common_builder, finish_handler, item_name, nameable_return, return_span};
 use crate::paths::RuntimePath;
 
 /// Expands `#[mcp_tool(args)] item`.
@@ -29,12 +29,25 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let tool = FnItem::from_syn(&cx, item, TOOL);
     check::tool(&cx, &args, &tool);
     match cx.check() {
-        Ok(()) => render(&mut args, &tool),
+        Ok(()) => render(&mut args, &tool).render(),
         Err(errors) => fallback(&args, &tool, errors),
     }
 }
 
-fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
+/// Expands `#[mcp_tool(args)]` on a method of an `#[mcp_server]` block whose runtime path is
+/// `krate` (unless `args` gives one).
+pub(crate) fn method(args: TokenStream, item: ItemFn, krate: Option<&syn::Path>) -> Method {
+    let cx = Ctxt::new();
+    let mut args = ToolArgs::parse(&cx, args);
+    args.common.krate.or_insert(krate.cloned());
+    check::common_args(&cx, &args.common);
+    let tool = FnItem::from_method(&cx, item, TOOL);
+    check::tool(&cx, &args, &tool);
+    let build = cx.check().map(|()| render(&mut args, &tool).render_method());
+    Method { item: tool.item, build }
+}
+
+fn render<'a>(args: &mut ToolArgs, tool: &'a FnItem) -> Declaration<'a> {
     let item = &tool.item;
     let ident = tool.ident();
     let import = RuntimePath::new(args.common.krate.take()).import();
@@ -140,7 +153,6 @@ fn render(args: &mut ToolArgs, tool: &FnItem) -> TokenStream {
             #finished
         },
     }
-    .render()
 }
 
 /// The hidden struct the arguments deserialize into (or the flattened user struct).

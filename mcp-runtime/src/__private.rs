@@ -13,6 +13,7 @@ pub use serde_json;
 pub use crate::context::state::RequiredState;
 pub use crate::declare::handler::HandlerSpec;
 pub use crate::declare::selection::{Declared, PROMPTS, RESOURCES, TOOLS};
+pub use crate::server::instance::Items;
 
 use crate::context::Context;
 use crate::context::state::State;

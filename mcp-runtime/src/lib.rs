@@ -99,6 +99,7 @@ pub use mcp_uri_template::{UriTemplate, UriTemplateError};
 pub use protocol::{CachePolicy, CacheScope, Cacheable, CallToolResult, Content};
 pub use server::builder::Server;
 pub use server::handle::ServerHandle;
+pub use server::instance::McpServer;
 pub use util::schema::{input_schema_for, output_schema_for, schema_for};
 pub use util::{BoxFuture, StoreError};
 
@@ -155,6 +156,11 @@ pub use mcp_runtime_macros::mcp_resource;
 #[doc = include_str!("docs/mcp_prompt.md")]
 pub use mcp_runtime_macros::mcp_prompt;
 
+#[cfg(feature = "macros")]
+#[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
+#[doc = include_str!("docs/mcp_server.md")]
+pub use mcp_runtime_macros::mcp_server;
+
 #[cfg(all(feature = "macros", feature = "skills"))]
 #[cfg_attr(docsrs, doc(cfg(all(feature = "macros", feature = "skills"))))]
 #[doc = include_str!("docs/embed_skills.md")]
@@ -172,5 +178,5 @@ pub mod prelude {
     };
     #[cfg(feature = "macros")]
     #[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
-    pub use crate::{mcp_prompt, mcp_resource, mcp_tool};
+    pub use crate::{mcp_prompt, mcp_resource, mcp_server, mcp_tool};
 }

@@ -61,6 +61,7 @@ fn the_readme_blocks_are_the_files_built_with_the_documented_dependencies() {
             "examples/gift_genius/main.rs",
             "tests/fixtures/readme-blocks/src/bin/notes.rs",
             "tests/fixtures/readme-blocks/src/bin/search.rs",
+            "tests/fixtures/readme-blocks/src/bin/counter.rs",
             "tests/fixtures/readme-blocks/src/bin/client.rs",
         ],
     );

@@ -78,22 +78,54 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for State<T> {
     }
 }
 
-/// The registered states, by type.
+/// What makes a state anew for each session.
+type Factory = Arc<dyn Fn() -> Arc<dyn Any + Send + Sync> + Send + Sync>;
+
+/// The registered states, by type, and the states made anew for each session.
 #[derive(Clone, Default)]
 pub(crate) struct States {
     by_type: HashMap<TypeId, (Arc<dyn Any + Send + Sync>, &'static str)>,
+    per_session: Vec<(TypeId, &'static str, Factory)>,
 }
 
 impl fmt::Debug for States {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.by_type.values().map(|(_, name)| name)).finish()
+        let per_session = self.per_session.iter().map(|(_, name, _)| name);
+        f.debug_list().entries(self.by_type.values().map(|(_, name)| name).chain(per_session)).finish()
     }
 }
 
 impl States {
-    /// Registers `value`, replacing an earlier value of the same type.
+    /// Registers `value`, replacing an earlier value (or factory) of the same type.
     pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.per_session.retain(|(id, _, _)| *id != TypeId::of::<T>());
         self.by_type.insert(TypeId::of::<T>(), (Arc::new(value), std::any::type_name::<T>()));
+    }
+
+    /// Registers `factory`, called for each session to make its own value of type `T`,
+    /// replacing an earlier value (or factory) of the same type.
+    pub(crate) fn insert_per_session<T: Send + Sync + 'static>(
+        &mut self,
+        factory: impl Fn() -> T + Send + Sync + 'static,
+    ) {
+        self.by_type.remove(&TypeId::of::<T>());
+        self.per_session.retain(|(id, _, _)| *id != TypeId::of::<T>());
+        let factory: Factory = Arc::new(move || Arc::new(factory()) as Arc<dyn Any + Send + Sync>);
+        self.per_session.push((TypeId::of::<T>(), std::any::type_name::<T>(), factory));
+    }
+
+    /// The states a new session sees, when they differ from these: these, with a value of each
+    /// per-session state made now. `None` without per-session states (the session sees these,
+    /// at no cost).
+    pub(crate) fn for_session(&self) -> Option<Arc<Self>> {
+        if self.per_session.is_empty() {
+            return None;
+        }
+        let mut by_type = self.by_type.clone();
+        for (id, name, factory) in &self.per_session {
+            by_type.insert(*id, (factory(), name));
+        }
+        Some(Arc::new(States { by_type, per_session: Vec::new() }))
     }
 
     /// The registered value of type `T`.
@@ -104,13 +136,15 @@ impl States {
 
     pub(crate) fn contains(&self, required: &RequiredState) -> bool {
         self.by_type.contains_key(&required.type_id)
+            || self.per_session.iter().any(|(id, _, _)| *id == required.type_id)
     }
 
     /// A registered type that `required` (missing) differs from by one wrapper: `Arc<T>`
     /// registered where `T` is taken, `T` where `Mutex<T>` is, `Arc<T>` where `Mutex<T>` is.
     pub(crate) fn near_miss(&self, required: &RequiredState) -> Option<&'static str> {
         let wanted = required.type_name;
-        let mut names: Vec<&'static str> = self.by_type.values().map(|(_, name)| *name).collect();
+        let per_session = self.per_session.iter().map(|(_, name, _)| *name);
+        let mut names: Vec<&'static str> = self.by_type.values().map(|(_, name)| *name).chain(per_session).collect();
         names.sort_unstable();
         names.into_iter().find(|registered| {
             let (inner_registered, inner_wanted) = (wrapped(registered), wrapped(wanted));
@@ -168,6 +202,24 @@ mod tests {
         assert_eq!(wrapped("std::collections::HashMap<a::K, a::V>"), None);
         assert_eq!(wrapped("a::Arc<(a::X, a::Y)>"), Some("(a::X, a::Y)"));
         assert_eq!(wrapped("app::Db"), None);
+    }
+
+    #[test]
+    fn each_session_gets_its_own_value_of_a_per_session_state() {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        let made = Arc::new(AtomicU32::new(0));
+        let counting = Arc::clone(&made);
+        let mut states = States::default();
+        states.insert(7_u32);
+        states.insert_per_session(move || Mutex::new(counting.fetch_add(1, Ordering::SeqCst)));
+        assert!(states.contains(&RequiredState::of::<Mutex<u32>>()));
+        assert!(states.get::<Mutex<u32>>().is_none(), "no session, no value");
+        let (first, second) = (states.for_session().expect("its own"), states.for_session().expect("its own"));
+        assert_eq!(made.load(Ordering::SeqCst), 2, "one value per session");
+        let value = |s: &States| *s.get::<Mutex<u32>>().expect("made").lock().expect("not poisoned");
+        assert_eq!((value(&first), value(&second)), (0, 1));
+        assert_eq!(*first.get::<u32>().expect("shared"), 7);
+        assert!(States::default().for_session().is_none(), "nothing made without factories");
     }
 
     #[test]

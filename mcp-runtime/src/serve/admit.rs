@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::context::outlet::Outgoing;
+use crate::context::state::States;
 use crate::context::{Negotiated, RequestExtras};
 use crate::protocol::{ErrorObject, Request as Message, Revision, excerpt};
 use crate::serve::reply::ReplyTo;
@@ -24,6 +25,8 @@ pub(crate) struct Reading<'a> {
     pub(crate) logging: Logging,
     pub(crate) extras: Option<Arc<RequestExtras>>,
     pub(crate) reply_to: ReplyTo,
+    /// Its session's states, when the session has instances of its own.
+    pub(crate) states: Option<Arc<States>>,
 }
 
 /// The request `message` is, with how its method runs; `Err`: the error to answer with, and
@@ -34,7 +37,7 @@ pub(crate) fn admit<'a>(
     reading: Reading<'_>,
 ) -> Result<(Request<'a>, Handler), (Outgoing, ReplyTo)> {
     let Message { id, method, params } = message;
-    let Reading { negotiated, fresh, meta, logging, extras, reply_to } = reading;
+    let Reading { negotiated, fresh, meta, logging, extras, reply_to, states } = reading;
     let row = route(&method, &core.capabilities);
     let served = row.filter(|row| {
         !matches!(row.handler, Handler::Notification(_))
@@ -50,6 +53,7 @@ pub(crate) fn admit<'a>(
     };
     let request = Request {
         core: Arc::clone(core),
+        session_states: states,
         negotiated,
         id,
         method: row.method,

@@ -78,7 +78,8 @@ impl Session {
             (true, false) => Logging::Connection(Arc::clone(&self.log_level)),
         };
         let fresh = !stateless && matches!(self.era, Era::Fresh);
-        let reading = Reading { negotiated, fresh, meta, logging, extras, reply_to };
+        let states = self.states.clone();
+        let reading = Reading { negotiated, fresh, meta, logging, extras, reply_to, states };
         let (request, handler) = match admit(&self.core, message, reading) {
             Ok(admitted) => admitted,
             Err((error, reply_to)) => return reply_to.now(error, None),

@@ -16,6 +16,7 @@ use crate::context::asking::{InputRound, Interrupt, PendingRequests};
 use crate::context::outlet::{Outgoing, Outlet};
 use crate::context::request_state::LazyState;
 use crate::context::slot::SlotLease;
+use crate::context::state::States;
 use crate::context::task_link::TaskAsker;
 use crate::context::{
     Asker, CancelToken, ClientLink, Context, Identity, LogLimiter, LogThreshold, Negotiated, RequestExtras,
@@ -46,6 +47,9 @@ pub(crate) enum Caching {
 #[derive(Debug)]
 pub(crate) struct Request<'a> {
     pub(crate) core: Arc<ServerCore>,
+    /// The states its handler sees when its session has instances of its own (else the
+    /// server's): see [`states`](Self::states).
+    pub(crate) session_states: Option<Arc<States>>,
     pub(crate) negotiated: Arc<Negotiated>,
     pub(crate) id: RequestId,
     pub(crate) method: &'static str,
@@ -125,6 +129,12 @@ impl Request<'_> {
         }
     }
 
+    /// The states its handler sees: the server's, or its session's when it has instances of
+    /// its own (`Server::instance_per_session`).
+    pub(crate) fn states(&self) -> &Arc<States> {
+        self.session_states.as_ref().unwrap_or(&self.core.states)
+    }
+
     pub(crate) fn revision(&self) -> Revision {
         self.negotiated.revision
     }
@@ -156,7 +166,7 @@ impl Request<'_> {
         Ok(Context::for_request(RequestParts {
             negotiated: Arc::clone(&self.negotiated),
             request_id: self.id.clone(),
-            states: Arc::clone(&self.core.states),
+            states: Arc::clone(self.states()),
             cancel: self.link.as_ref().map(|link| link.cancel.clone()).unwrap_or_default(),
             link,
             extras: self.extras.clone(),
@@ -189,7 +199,7 @@ impl Request<'_> {
         let context = Context::for_request(RequestParts {
             negotiated: Arc::clone(&self.negotiated),
             request_id: self.id.clone(),
-            states: Arc::clone(&self.core.states),
+            states: Arc::clone(self.states()),
             cancel,
             link: Some(link),
             extras: self.extras.clone(),

@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicU8;
 use tokio::sync::mpsc;
 
 use crate::context::Negotiated;
+use crate::context::state::States;
 use crate::middleware::Transport;
 use crate::protocol::{LogLevel, Revision};
 use crate::serve::arrival::Via;
@@ -35,6 +36,9 @@ pub(crate) enum Era {
 #[derive(Debug)]
 pub(crate) struct Session {
     pub(crate) core: Arc<ServerCore>,
+    /// The states its requests see when it has instances of its own (made by their factories
+    /// when the session starts); else the server's.
+    pub(crate) states: Option<Arc<States>>,
     pub(crate) era: Era,
     pub(crate) subscriptions: Subscriptions,
     pub(crate) executor: Executor,
@@ -100,6 +104,7 @@ impl Session {
         let max_in_flight = core.config.max_in_flight;
         let (layered, returns) = layers.map(|layers| Layered::new(layers, max_in_flight)).unzip();
         let session = Session {
+            states: core.states.for_session(),
             core,
             era: Era::Fresh,
             subscriptions: Subscriptions::with_limit(listen_limit),

@@ -55,7 +55,10 @@ pub(crate) fn serve(core: &Arc<ServerCore>, arrived: Arrived<'_>) -> Served {
     let logging = if core.config.client_logging { Logging::PerRequest } else { Logging::Disabled };
     let here = link(lease, stream);
     let reply_to = ReplyTo::Caller;
-    let reading = Reading { negotiated, fresh: false, meta: Some(meta), logging, extras: Some(extras), reply_to };
+    // A request served here is a session of its own: per-session instances are made for it.
+    let states = core.states.for_session();
+    let reading =
+        Reading { negotiated, fresh: false, meta: Some(meta), logging, extras: Some(extras), reply_to, states };
     let (request, handler) = match admit(core, message, reading) {
         Ok(admitted) => admitted,
         Err((error, _)) => return Served::Answered(error),

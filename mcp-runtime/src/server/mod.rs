@@ -7,5 +7,6 @@ pub(crate) mod card;
 pub(crate) mod changes;
 pub(crate) mod core;
 pub(crate) mod handle;
+pub(crate) mod instance;
 pub(crate) mod local;
 pub(crate) mod registry;

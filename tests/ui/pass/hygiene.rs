@@ -48,6 +48,18 @@ pub mod shadowed {
     pub fn shadowed_prompt(name: ::std::string::String) -> ::std::string::String {
         name
     }
+
+    /// A server written as an `impl` block among shadowed names.
+    pub struct Shadowed;
+
+    #[::mcp_runtime::mcp_server]
+    impl Shadowed {
+        /// A method among shadowed names.
+        #[mcp_tool]
+        pub async fn shadowed_method(&self, text: ::std::string::String) -> ::std::string::String {
+            text
+        }
+    }
 }
 
 /// A tool outside.
@@ -69,10 +81,13 @@ pub fn outside_prompt() -> String {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     // What was declared among shadowed names is served as declared.
-    let client = TestClient::connect(Server::new("hygiene", "1")).await.expect("the server starts");
+    let server = Server::new("hygiene", "1").instance(shadowed::Shadowed);
+    let client = TestClient::connect(server).await.expect("the server starts");
     let tools = client.list_tools().await.expect("a listing");
     let names: ::std::vec::Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["outside", "shadowed_tool"]);
+    assert_eq!(names, ["outside", "shadowed_method", "shadowed_tool"]);
+    let method = client.call_tool("shadowed_method", json!({"text": "m"})).await.expect("a result");
+    assert_eq!(method["content"][0]["text"], "m");
     let called = client.call_tool("shadowed_tool", json!({"text": "t", "count": 2})).await.expect("a result");
     assert_eq!(called["content"][0]["text"], "t");
     let read = client.read_resource("shadow://5").await.expect("a read");
