@@ -144,7 +144,7 @@ fn a_finding_reads_as_text_with_why_and_fix() {
 }
 
 /// The examples that serve stdio, with the arguments that make them do so.
-const EXAMPLES: [(&str, &[&str]); 9] = [
+const EXAMPLES: [(&str, &[&str]); 11] = [
     ("gift_genius", &[]),
     ("calculator", &[]),
     ("notes", &[]),
@@ -154,6 +154,8 @@ const EXAMPLES: [(&str, &[&str]); 9] = [
     ("middleware", &[]),
     ("support_desk", &[]),
     ("conformance_server", &[]),
+    ("counter", &[]),
+    ("tool_router", &[]),
 ];
 
 #[test]

@@ -12,7 +12,7 @@ use mcp_tests::example_binary;
 use serde_json::json;
 
 /// The examples served over stdio, with the arguments that make them do so.
-const EXAMPLES: [(&str, &[&str]); 9] = [
+const EXAMPLES: [(&str, &[&str]); 11] = [
     ("gift_genius", &[]),
     ("calculator", &[]),
     ("notes", &[]),
@@ -22,6 +22,8 @@ const EXAMPLES: [(&str, &[&str]); 9] = [
     ("middleware", &[]),
     ("support_desk", &[]),
     ("conformance_server", &[]),
+    ("counter", &[]),
+    ("tool_router", &[]),
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
