@@ -42,13 +42,11 @@ pub(crate) enum Caching {
 }
 
 /// One request on its way to its method: built once by the session, handed to the method
-/// directly (lifecycle and inline methods) or through the executor, which links it to the
-/// connection when it starts it (a request waiting for a slot owns its params).
+/// directly or through the executor, which links it to the connection when it starts it.
 #[derive(Debug)]
 pub(crate) struct Request<'a> {
     pub(crate) core: Arc<ServerCore>,
-    /// The states its handler sees when its session has instances of its own (else the
-    /// server's): see [`states`](Self::states).
+    /// Its session's states, when the session has instances of its own (else the server's).
     pub(crate) session_states: Option<Arc<States>>,
     pub(crate) negotiated: Arc<Negotiated>,
     pub(crate) id: RequestId,
@@ -63,8 +61,7 @@ pub(crate) struct Request<'a> {
     pub(crate) extras: Option<Arc<RequestExtras>>,
     /// Where its answer goes (and, on a stream of its own, everything it sends before).
     pub(crate) reply_to: ReplyTo,
-    /// What a handler reaches its client through, set by the executor when the request
-    /// starts (`None` for methods that run no user code).
+    /// What a handler reaches its client through, set by the executor when the request starts.
     pub(crate) link: Option<CallLink>,
     /// Which items the caller sees, when a layer said (`None`: all of them).
     pub(crate) visible: Option<Visibility>,
@@ -82,8 +79,7 @@ pub(crate) struct CallLink {
     pub(crate) limiter: Arc<LogLimiter>,
     /// The request's in-flight slot.
     pub(crate) lease: Arc<SlotLease>,
-    /// The server's questions waiting for answers (handshake revisions; a 2026-07-28 request
-    /// asks through input-required results instead).
+    /// The server's questions waiting for answers (handshake revisions).
     pub(crate) pending: Option<Arc<PendingRequests>>,
     /// Cancelled when the request is (by the client, its time limit, or the connection's end).
     pub(crate) cancel: CancelToken,
@@ -106,8 +102,7 @@ impl Request<'_> {
         })
     }
 
-    /// The caching policy of a list this request gets: the configured one, but private when
-    /// a layer filtered the list (it may differ by caller).
+    /// The caching policy of a list: the configured one, private when a layer filtered it.
     pub(crate) fn list_cache(&self) -> Option<CachePolicy> {
         let configured = self.configured_cache()?;
         Some(match self.visible {
@@ -129,8 +124,7 @@ impl Request<'_> {
         }
     }
 
-    /// The states its handler sees: the server's, or its session's when it has instances of
-    /// its own (`Server::instance_per_session`).
+    /// The states its handler sees (its session's with `Server::instance_per_session`).
     pub(crate) fn states(&self) -> &Arc<States> {
         self.session_states.as_ref().unwrap_or(&self.core.states)
     }
@@ -249,8 +243,7 @@ impl Request<'_> {
         Ok(InputRound::new(answers, state, Arc::clone(&self.core.sealer)))
     }
 
-    /// What answers this request later, from a task: once it answers, `context` sends
-    /// nothing more.
+    /// What answers this request later, from a task (then `context` sends nothing more).
     pub(crate) fn responder(&self, context: &Context) -> Responder {
         Responder {
             core: Arc::clone(&self.core),
