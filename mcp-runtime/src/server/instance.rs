@@ -6,7 +6,7 @@ use crate::declare::resource::ResourceDescriptor;
 use crate::declare::tool::ToolDescriptor;
 use crate::server::builder::Server;
 
-/// A type whose `impl` block is marked [`#[mcp_server]`](crate::mcp_server): its
+/// A type whose `impl` block is marked `#[mcp_server]` (feature `macros`): its
 /// `#[mcp_tool]`, `#[mcp_resource]` and `#[mcp_prompt]` methods are items, called on the
 /// instance given to [`Server::instance`] (or made per session by
 /// [`Server::instance_per_session`]). Implemented by the macro; not meant to be implemented
