@@ -46,6 +46,22 @@ pub fn target_dir() -> PathBuf {
 /// `examples` package.
 pub const EXAMPLE_PACKAGES: [&str; 4] = ["gift_genius", "middleware", "notes", "support_desk"];
 
+/// The examples that serve stdio with no argument (the manual example has flags that add
+/// items: a test may give them).
+pub const STDIO_EXAMPLES: [&str; 11] = [
+    "gift_genius",
+    "calculator",
+    "notes",
+    "long_task",
+    "manual",
+    "blocking",
+    "middleware",
+    "support_desk",
+    "conformance_server",
+    "counter",
+    "tool_router",
+];
+
 /// Builds the example `name` in release mode (once per test process) and returns its path.
 ///
 /// Panics with cargo's output when the build fails.

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use mcp_tests::clients::{node_server, python_server};
 use mcp_tests::services::{KillOnDrop, free_port, wait_for_port};
-use mcp_tests::{example_binary, workspace_root};
+use mcp_tests::{STDIO_EXAMPLES, example_binary, workspace_root};
 use serde_json::Value;
 
 use super::{Ran, arg, mcp};
@@ -143,24 +143,11 @@ fn a_finding_reads_as_text_with_why_and_fix() {
     assert!(ran.stdout.contains("1 error(s), 0 warning(s)"), "{ran:#?}");
 }
 
-/// The examples that serve stdio, with the arguments that make them do so.
-const EXAMPLES: [(&str, &[&str]); 11] = [
-    ("gift_genius", &[]),
-    ("calculator", &[]),
-    ("notes", &[]),
-    ("long_task", &[]),
-    ("manual", &["--test-tools", "--context-items"]),
-    ("blocking", &[]),
-    ("middleware", &[]),
-    ("support_desk", &[]),
-    ("conformance_server", &[]),
-    ("counter", &[]),
-    ("tool_router", &[]),
-];
-
 #[test]
 fn every_example_has_no_finding() {
-    for (name, args) in EXAMPLES {
+    for name in STDIO_EXAMPLES {
+        // The manual example's test and context items are examined too.
+        let args: &[&str] = if name == "manual" { &["--test-tools", "--context-items"] } else { &[] };
         let program = arg(&example_binary(name));
         let (ran, report) = doctor(&[&["--", &program][..], args].concat());
         if name == "conformance_server" {
