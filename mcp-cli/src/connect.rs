@@ -134,10 +134,11 @@ pub(crate) fn header_pair(header: &str) -> Result<(&str, &str), Failure> {
     let usage = |why: &str| Failure::Usage(format!("`--header {header}`: {why}; write it as `Name: value`"));
     let (name, value) = header.split_once(':').ok_or_else(|| usage("no `:`"))?;
     let (name, value) = (name.trim(), value.trim());
-    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)) {
+    // HTTP's own rules, as the client will apply them (its builder refuses what they refuse).
+    if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
         return Err(usage("not a header name"));
     }
-    if value.bytes().any(|b| b.is_ascii_control() && b != b'\t') {
+    if reqwest::header::HeaderValue::from_str(value).is_err() {
         return Err(usage("a control character in the value"));
     }
     Ok((name, value))
