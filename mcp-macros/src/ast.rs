@@ -44,9 +44,14 @@ pub(crate) struct Param {
 impl Param {
     /// The local its value is bound to in generated code: a name of its own, since a parameter
     /// named like the function (`fn runs(runs: State<Runs>)`) would otherwise shadow the
-    /// function where the generated code calls it.
+    /// function where the generated code calls it. Leading underscores are counted rather
+    /// than kept (`_unused` is `__mcp_var1_unused`): kept, they would put a double underscore
+    /// inside the name, which `non_snake_case` reports at the user's parameter.
     pub(crate) fn local(&self) -> Ident {
-        quote::format_ident!("__mcp_var_{}", unraw(&self.ident), span = self.ident.span())
+        let name = unraw(&self.ident);
+        let bare = name.trim_start_matches('_');
+        let underscores = name.len() - bare.len();
+        quote::format_ident!("__mcp_var{underscores}_{bare}", span = self.ident.span())
     }
 }
 

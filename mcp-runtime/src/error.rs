@@ -135,6 +135,13 @@ pub enum Error {
         /// Whether its settings are an object (else they are what is wrong).
         settings_are_an_object: bool,
     },
+    /// A server could not be mounted ([`Server::mount`](crate::Server::mount)).
+    InvalidMount {
+        /// The prefix it was to be mounted under.
+        prefix: String,
+        /// Why not.
+        why: String,
+    },
     /// A [`ServerHandle`](crate::ServerHandle) was used while its server is not running.
     NotRunning,
     /// A [`ServerHandle`](crate::ServerHandle) tried to change the lists of a server built
@@ -222,6 +229,7 @@ impl fmt::Display for Error {
             Error::InvalidExtension { id, settings_are_an_object: false } => {
                 write!(f, "the settings of extension `{id}` must be a JSON object (`{{}}` for none)")
             }
+            Error::InvalidMount { prefix, why } => write!(f, "the server mounted under `{prefix}` cannot be: {why}"),
             Error::NotRunning => f.write_str("the server is not running: serve it before using its handle"),
             Error::StaticLists => f.write_str(
                 "this server's lists are fixed: build it with `.dynamic_lists()` to change them while it runs",

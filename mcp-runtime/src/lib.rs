@@ -100,6 +100,7 @@ pub use protocol::{CachePolicy, CacheScope, Cacheable, CallToolResult, Content};
 pub use server::builder::Server;
 pub use server::handle::ServerHandle;
 pub use server::instance::McpServer;
+pub use server::mount::MOUNT_SEPARATOR;
 pub use util::schema::{input_schema_for, output_schema_for, schema_for};
 pub use util::{BoxFuture, StoreError};
 

@@ -15,6 +15,8 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 #[path = "in_memory/middleware.rs"]
 mod middleware;
+#[path = "in_memory/mounting.rs"]
+mod mounting;
 #[path = "in_memory/skills.rs"]
 mod skills;
 #[path = "in_memory/tasks.rs"]

@@ -146,15 +146,25 @@ impl Context {
     pub fn with_state<T: Send + Sync + 'static>(self, value: T) -> Self {
         let mut states = (*self.inner.states).clone();
         states.insert(value);
+        self.with_states(Arc::new(states))
+    }
+
+    /// The same request seeing `states`, tied to no client (what a layer's context is).
+    pub(crate) fn with_states(&self, states: Arc<States>) -> Self {
         let info = &self.inner;
         Context::for_request(RequestParts {
             negotiated: Arc::clone(&info.negotiated),
             request_id: info.request_id.clone(),
-            states: Arc::new(states),
+            states,
             cancel: info.cancel.clone(),
             link: None,
             extras: info.extras.clone(),
         })
+    }
+
+    /// The states this request's handler sees.
+    pub(crate) fn states(&self) -> &Arc<States> {
+        &self.inner.states
     }
 
     /// The protocol revision this request is served under.

@@ -81,11 +81,14 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for State<T> {
 /// What makes a state anew for each session.
 type Factory = Arc<dyn Fn() -> Arc<dyn Any + Send + Sync> + Send + Sync>;
 
-/// The registered states, by type, and the states made anew for each session.
+/// The registered states, by type, and the states made anew for each session; and those of
+/// each mounted server, which its items see instead.
 #[derive(Clone, Default)]
 pub(crate) struct States {
     by_type: HashMap<TypeId, (Arc<dyn Any + Send + Sync>, &'static str)>,
     per_session: Vec<(TypeId, &'static str, Factory)>,
+    /// The states of the servers mounted in this one, by mount (`Server::mount`).
+    mounted: Vec<Arc<States>>,
 }
 
 impl fmt::Debug for States {
@@ -115,17 +118,39 @@ impl States {
     }
 
     /// The states a new session sees, when they differ from these: these, with a value of each
-    /// per-session state made now. `None` without per-session states (the session sees these,
-    /// at no cost).
+    /// per-session state made now (a mounted server's too). `None` without per-session states
+    /// (the session sees these, at no cost).
     pub(crate) fn for_session(&self) -> Option<Arc<Self>> {
-        if self.per_session.is_empty() {
+        if !self.made_per_session() {
             return None;
         }
         let mut by_type = self.by_type.clone();
         for (id, name, factory) in &self.per_session {
             by_type.insert(*id, (factory(), name));
         }
-        Some(Arc::new(States { by_type, per_session: Vec::new() }))
+        let mounted = self.mounted.iter().map(|m| m.for_session().unwrap_or_else(|| Arc::clone(m))).collect();
+        Some(Arc::new(States { by_type, per_session: Vec::new(), mounted }))
+    }
+
+    /// Whether a session makes values of its own, here or in a mounted server.
+    fn made_per_session(&self) -> bool {
+        !self.per_session.is_empty() || self.mounted.iter().any(|m| m.made_per_session())
+    }
+
+    /// Keeps `states` as those of the next mounted server; its mount number.
+    pub(crate) fn mount(&mut self, states: States) -> usize {
+        self.mounted.push(Arc::new(states));
+        self.mounted.len() - 1
+    }
+
+    /// The states of mount `at`, or these.
+    pub(crate) fn of_mount(&self, at: Option<usize>) -> &States {
+        at.and_then(|at| self.mounted.get(at)).map_or(self, |mounted| mounted)
+    }
+
+    /// The states an item sees: those of the server it was mounted from, else these.
+    pub(crate) fn seen_by(self: &Arc<Self>, mounted: Option<usize>) -> &Arc<Self> {
+        mounted.and_then(|at| self.mounted.get(at)).unwrap_or(self)
     }
 
     /// The registered value of type `T`.

@@ -22,6 +22,9 @@ pub(crate) struct ItemParts {
     pub(crate) tags: Tags,
     /// The scopes a caller needs to see and use it.
     pub(crate) scopes: Scopes,
+    /// The mount it came from (`Server::mount`), whose states and layers are its own; `None`
+    /// for the server's own items.
+    pub(crate) mounted: Option<usize>,
 }
 
 impl Default for ItemParts {
@@ -33,6 +36,7 @@ impl Default for ItemParts {
             required_states: Vec::new(),
             tags: Tags::default(),
             scopes: Scopes::default(),
+            mounted: None,
         }
     }
 }

@@ -102,6 +102,8 @@ pub struct McpRequest {
     pub(crate) visible: Option<Visibility>,
     /// The scopes its target item declares (set by the loop that sends it in).
     pub(crate) scopes: Scopes,
+    /// The mount its target item came from (`Server::mount`), whose layers it passes too.
+    pub(crate) mounted: Option<usize>,
     /// The server span the method's own spans are children of (feature `telemetry`).
     #[cfg(feature = "telemetry")]
     pub(crate) trace: Option<opentelemetry::Context>,
@@ -139,6 +141,7 @@ impl McpRequest {
             proceed: Some(proceed),
             visible: None,
             scopes: Scopes::default(),
+            mounted: None,
             #[cfg(feature = "telemetry")]
             trace: None,
         }

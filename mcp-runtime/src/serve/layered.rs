@@ -205,7 +205,10 @@ where
         method(request)
     });
     let mut entering = McpRequest::new(name, params, transport, context, extras, proceed);
-    entering.scopes = target_scopes(&core, &entering);
+    if let Some((scopes, mounted)) = target_parts(&core, &entering) {
+        entering.scopes = scopes;
+        entering.mounted = mounted;
+    }
     async move {
         let through = Box::pin(service.oneshot(entering));
         match guarded(through).await {
@@ -257,15 +260,18 @@ fn back_to_loop(
     })
 }
 
-/// The scopes the item `request` targets was declared with, for the layers to see.
-pub(crate) fn target_scopes(core: &ServerCore, request: &McpRequest) -> Scopes {
-    let Some(target) = request.target() else { return Scopes::default() };
+/// What the item `request` targets was declared with (its scopes, its mount), for the
+/// layers to see.
+pub(crate) fn target_parts(core: &ServerCore, request: &McpRequest) -> Option<(Scopes, Option<usize>)> {
+    let target = request.target()?;
     let kind = match target {
         Target::Tool(_) => ItemKind::Tool,
         Target::Prompt(_) => ItemKind::Prompt,
         _ => ItemKind::Resource,
     };
-    core.registry().scopes_of(kind, target.name()).cloned().unwrap_or_default()
+    let registry = core.registry();
+    let parts = registry.parts_of(kind, target.name())?;
+    Some((parts.scopes.clone(), parts.mounted))
 }
 
 /// Tells the loop a request left the layers without coming back to run, however its task

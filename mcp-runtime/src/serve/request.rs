@@ -133,10 +133,18 @@ impl Request<'_> {
         self.negotiated.revision
     }
 
-    /// The context a handler of this request sees; `origin` is the module path the handler
-    /// was defined in, when known. `Err`: the retry of an input-required result brought a
-    /// `requestState` that does not hold (altered, expired, another request's).
-    pub(crate) fn context(&self, origin: Option<&'static str>) -> Result<Context, ErrorObject> {
+    /// The states the handler of `item` sees (its mounted server's, if it was mounted), or
+    /// the server's for no item.
+    pub(crate) fn states_of(&self, item: Option<&ItemParts>) -> &Arc<States> {
+        self.states().seen_by(item.and_then(|item| item.mounted))
+    }
+
+    /// The context a handler of this request sees, for the handler of `item` (its module
+    /// path, its mounted server's states) or of none. `Err`: the retry of an input-required
+    /// result brought a `requestState` that does not hold (altered, expired, another
+    /// request's).
+    pub(crate) fn context(&self, item: Option<&ItemParts>) -> Result<Context, ErrorObject> {
+        let origin = item.and_then(|item| item.origin);
         let asker = match &self.link {
             None => None,
             Some(_) if self.revision().supports(Feature::Stateless) => match self.may_ask {
@@ -160,7 +168,7 @@ impl Request<'_> {
         Ok(Context::for_request(RequestParts {
             negotiated: Arc::clone(&self.negotiated),
             request_id: self.id.clone(),
-            states: Arc::clone(self.states()),
+            states: Arc::clone(self.states_of(item)),
             cancel: self.link.as_ref().map(|link| link.cancel.clone()).unwrap_or_default(),
             link,
             extras: self.extras.clone(),
@@ -173,7 +181,7 @@ impl Request<'_> {
     /// follows the task's cancellation.
     pub(crate) fn task_context(
         &self,
-        origin: Option<&'static str>,
+        item: &ItemParts,
         after_input: bool,
         cancel: CancelToken,
     ) -> Result<(Context, Arc<TaskAsker>), ErrorObject> {
@@ -186,14 +194,14 @@ impl Request<'_> {
             progress_token: None,
             log: LogThreshold::Off,
             limiter: Arc::default(),
-            origin,
+            origin: item.origin,
             asker: Some(Asker::Task(Arc::clone(&asker))),
             lease: None,
         };
         let context = Context::for_request(RequestParts {
             negotiated: Arc::clone(&self.negotiated),
             request_id: self.id.clone(),
-            states: Arc::clone(self.states()),
+            states: Arc::clone(self.states_of(Some(item))),
             cancel,
             link: Some(link),
             extras: self.extras.clone(),

@@ -55,7 +55,7 @@ impl Server {
     /// Builds the immutable core: the registry, the derived capabilities. Fails on duplicate
     /// or invalid names and tools without handlers.
     pub(crate) fn build(mut self) -> Result<Arc<ServerCore>> {
-        if let Some(refused) = self.refused.into_iter().next() {
+        if let Some(refused) = self.refused.drain(..).next() {
             return Err(refused);
         }
         if let Some((id, settings)) =
@@ -63,22 +63,17 @@ impl Server {
         {
             return Err(Error::InvalidExtension { id: id.clone(), settings_are_an_object: settings.is_object() });
         }
-        if self.include_declared {
-            self.tools.extend(every_declared::<ToolDescriptor>());
-            self.resources.extend(every_declared::<ResourceDescriptor>());
-            self.prompts.extend(every_declared::<PromptDescriptor>());
-        }
-        if let Some(only) = &self.only_tags {
-            self.tools.retain(|item| item.parts.tags.any_of(only));
-            self.resources.retain(|item| item.parts.tags.any_of(only));
-            self.prompts.retain(|item| item.parts.tags.any_of(only));
-        }
+        self.gather_items();
         check_states(&self.states, &self.tools, &self.resources, &self.prompts)?;
         let registry = Registry::build(self.tools, self.resources, self.prompts)?;
         // Items declared with scopes: the scope check, which HTTP with authorization applies.
         #[cfg(feature = "http")]
         if !registry.declared_scopes().is_empty() {
             self.layers.push_check(crate::auth::check::layer());
+        }
+        // Mounted servers with layers of their own: their items' requests pass them, innermost.
+        if let Some(layers) = crate::server::mount::mounts_layers(&self.mounts) {
+            self.layers.push(layers);
         }
         // Tools that may run as tasks: the tasks extension is declared (2026-07-28).
         if registry.tools.iter().any(|tool| tool.task.support != TaskSupport::Never) {
@@ -171,7 +166,24 @@ impl Server {
             }
         }));
         self.handle.attach(&core);
+        Server::attach_mounts(self.mounts, &core);
         Ok(core)
+    }
+
+    /// Adds the items declared with the macros when the server offers them, then leaves out
+    /// those `only_tags` does not keep.
+    pub(super) fn gather_items(&mut self) {
+        if self.include_declared {
+            self.tools.extend(every_declared::<ToolDescriptor>());
+            self.resources.extend(every_declared::<ResourceDescriptor>());
+            self.prompts.extend(every_declared::<PromptDescriptor>());
+            self.include_declared = false;
+        }
+        if let Some(only) = &self.only_tags {
+            self.tools.retain(|item| item.parts.tags.any_of(only));
+            self.resources.retain(|item| item.parts.tags.any_of(only));
+            self.prompts.retain(|item| item.parts.tags.any_of(only));
+        }
     }
 
     /// Checks the declaration without serving, as start-up does: two tools, resources or

@@ -72,6 +72,8 @@ pub struct Server {
     pub(super) only_tags: Option<Vec<String>>,
     /// The name of the Server Card (`Server::server_card`).
     pub(super) card_name: Option<String>,
+    /// The servers mounted in this one (`Server::mount`).
+    pub(super) mounts: Vec<crate::server::mount::Mount>,
     #[cfg(feature = "telemetry")]
     pub(crate) telemetry: Option<crate::middleware::telemetry::Telemetry>,
 }
@@ -125,6 +127,7 @@ impl Server {
             skills: Vec::new(),
             only_tags: None,
             card_name: None,
+            mounts: Vec::new(),
             #[cfg(feature = "telemetry")]
             telemetry: None,
         }

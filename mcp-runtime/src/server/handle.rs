@@ -26,7 +26,21 @@ use crate::server::registry::{Registry, check_states};
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct ServerHandle {
-    core: Arc<OnceLock<Weak<ServerCore>>>,
+    attached: Arc<OnceLock<Attached>>,
+}
+
+/// The running server a handle changes: its own, or the one it was mounted in.
+#[derive(Debug)]
+struct Attached {
+    core: Weak<ServerCore>,
+    /// Where its server was mounted: what it adds is renamed and given the mount's states.
+    mount: Option<Mounted>,
+}
+
+#[derive(Debug)]
+struct Mounted {
+    at: usize,
+    prefix: Arc<str>,
 }
 
 impl ServerHandle {
@@ -37,11 +51,43 @@ impl ServerHandle {
     pub(crate) fn attach(&self, core: &Arc<ServerCore>) {
         // A server builds its core once; a second build (not possible through the public API)
         // would keep the first.
-        let _ = self.core.set(Arc::downgrade(core));
+        let _ = self.attached.set(Attached { core: Arc::downgrade(core), mount: None });
+    }
+
+    /// Attaches the handle of a server mounted in `core` as mount `at`, under `prefix`.
+    pub(crate) fn attach_mounted(&self, core: &Arc<ServerCore>, at: usize, prefix: Arc<str>) {
+        let _ = self.attached.set(Attached { core: Arc::downgrade(core), mount: Some(Mounted { at, prefix }) });
     }
 
     fn core(&self) -> Result<Arc<ServerCore>> {
-        self.core.get().and_then(Weak::upgrade).ok_or(Error::NotRunning)
+        self.attached.get().and_then(|attached| attached.core.upgrade()).ok_or(Error::NotRunning)
+    }
+
+    fn mount(&self) -> Option<&Mounted> {
+        self.attached.get().and_then(|attached| attached.mount.as_ref())
+    }
+
+    /// The name an item of this handle's server has where it is served.
+    fn served_name(&self, kind: ItemKind, key: &str) -> String {
+        match (self.mount(), kind) {
+            (Some(mount), ItemKind::Tool | ItemKind::Prompt) => crate::server::mount::mounted_name(&mount.prefix, key),
+            _ => key.to_owned(),
+        }
+    }
+
+    /// Marks `items` as the mounted server's, for a mounted one's handle, and checks that the
+    /// states they take are registered (in that server).
+    fn adopt(
+        &self,
+        tools: &mut [ToolDescriptor],
+        resources: &mut [ResourceDescriptor],
+        prompts: &mut [PromptDescriptor],
+    ) -> Result<()> {
+        let core = self.core()?;
+        if let Some(mount) = self.mount() {
+            crate::server::mount::adopt(&mount.prefix, mount.at, tools, resources, prompts);
+        }
+        check_states(&core.states, tools, resources, prompts)
     }
 
     fn dynamic_core(&self) -> Result<Arc<ServerCore>> {
@@ -64,29 +110,35 @@ impl ServerHandle {
     }
 
     /// Adds a tool while the server runs (its states must be registered).
+    /// Adds a tool while the server runs (its states must be registered). Through the handle
+    /// of a mounted server, the tool is served under the mount's prefix.
     pub fn add_tool(&self, tool: impl Selection<ToolDescriptor>) -> Result<()> {
-        let tools = vec![tool.select()?];
-        check_states(&self.core()?.states, &tools, &[], &[])?;
+        let mut tools = vec![tool.select()?];
+        self.adopt(&mut tools, &mut [], &mut [])?;
         self.add(ItemKind::Tool, Registry::build(tools, Vec::new(), Vec::new())?)
     }
 
     /// Adds a resource or template while the server runs (its states must be registered).
     pub fn add_resource(&self, resource: impl Selection<ResourceDescriptor>) -> Result<()> {
-        let resources = vec![resource.select()?];
-        check_states(&self.core()?.states, &[], &resources, &[])?;
+        let mut resources = vec![resource.select()?];
+        self.adopt(&mut [], &mut resources, &mut [])?;
         let items = Registry::build(Vec::new(), resources, Vec::new())?;
         let kind = if items.templates.is_empty() { ItemKind::Resource } else { ItemKind::ResourceTemplate };
         self.add(kind, items)
     }
 
-    /// Adds a prompt while the server runs (its states must be registered).
+    /// Adds a prompt while the server runs (its states must be registered). Through the
+    /// handle of a mounted server, the prompt is served under the mount's prefix.
     pub fn add_prompt(&self, prompt: impl Selection<PromptDescriptor>) -> Result<()> {
-        let prompts = vec![prompt.select()?];
-        check_states(&self.core()?.states, &[], &[], &prompts)?;
+        let mut prompts = vec![prompt.select()?];
+        self.adopt(&mut [], &mut [], &mut prompts)?;
         self.add(ItemKind::Prompt, Registry::build(Vec::new(), Vec::new(), prompts)?)
     }
 
+    /// Through the handle of a mounted server, `key` is the name in that server (without the
+    /// mount's prefix).
     fn change(&self, kind: ItemKind, key: &str, change: ItemChange) -> Result<()> {
+        let key = &self.served_name(kind, key);
         let core = self.dynamic_core()?;
         let changed = core.update_registry(|current| Ok::<_, Error>(current.with_change(kind, key, change)))?;
         if !changed {

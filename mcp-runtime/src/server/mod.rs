@@ -9,4 +9,5 @@ pub(crate) mod core;
 pub(crate) mod handle;
 pub(crate) mod instance;
 pub(crate) mod local;
+pub(crate) mod mount;
 pub(crate) mod registry;

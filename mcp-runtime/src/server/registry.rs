@@ -22,7 +22,7 @@ use crate::protocol::{
 };
 use mcp_uri_template::UriTemplate;
 
-use crate::declare::scopes::{Scopes, is_scope};
+use crate::declare::scopes::is_scope;
 use crate::declare::task::TaskPolicy;
 
 /// A registered tool, ready to list and call.
@@ -379,15 +379,15 @@ impl Registry {
             || self.prompts.iter().any(|p| !p.completions.is_empty())
     }
 
-    /// The scopes the item a request aims at needs: the tool, the prompt, or the resource at
-    /// `uri` (fixed, else the template it matches). `None` for an item not declared.
-    pub(crate) fn scopes_of(&self, kind: ItemKind, name: &str) -> Option<&Scopes> {
+    /// What the item of `kind` named `name` was declared with (a resource's URI may be a
+    /// template's).
+    pub(crate) fn parts_of(&self, kind: ItemKind, name: &str) -> Option<&ItemParts> {
         match kind {
-            ItemKind::Tool => self.tools.get(name).map(|t| &t.parts.scopes),
-            ItemKind::Prompt => self.prompts.get(name).map(|p| &p.parts.scopes),
+            ItemKind::Tool => self.tools.get(name).map(|t| &t.parts),
+            ItemKind::Prompt => self.prompts.get(name).map(|p| &p.parts),
             ItemKind::Resource | ItemKind::ResourceTemplate => match self.resources.get(name) {
-                Some(fixed) => Some(&fixed.parts.scopes),
-                None => self.match_template(name).map(|(template, _)| &template.parts.scopes),
+                Some(fixed) => Some(&fixed.parts),
+                None => self.match_template(name).map(|(template, _)| &template.parts),
             },
         }
     }
@@ -509,7 +509,8 @@ fn mark_header_params(tool: &str, schema: &mut serde_json::Value, params: &[(Str
     Ok(())
 }
 
-/// Fails naming the first handler among these that takes a state nobody registered.
+/// Fails naming the first handler among these that takes a state nobody registered (in
+/// `states`, or in those of the server it was mounted from).
 pub(crate) fn check_states(
     states: &States,
     tools: &[ToolDescriptor],
@@ -518,18 +519,19 @@ pub(crate) fn check_states(
 ) -> Result<(), Error> {
     let handlers = tools
         .iter()
-        .map(|t| (ItemKind::Tool, t.name(), &t.parts.required_states, &t.parts.defined_at))
+        .map(|t| (ItemKind::Tool, t.name(), &t.parts))
         .chain(resources.iter().map(|r| {
             let kind = if r.is_template() { ItemKind::ResourceTemplate } else { ItemKind::Resource };
-            (kind, r.uri(), &r.parts.required_states, &r.parts.defined_at)
+            (kind, r.uri(), &r.parts)
         }))
-        .chain(prompts.iter().map(|p| (ItemKind::Prompt, p.name(), &p.parts.required_states, &p.parts.defined_at)));
-    for (kind, name, required, defined_at) in handlers {
-        if let Some(missing) = required.iter().find(|r| !states.contains(r)) {
+        .chain(prompts.iter().map(|p| (ItemKind::Prompt, p.name(), &p.parts)));
+    for (kind, name, parts) in handlers {
+        let states = states.of_mount(parts.mounted);
+        if let Some(missing) = parts.required_states.iter().find(|r| !states.contains(r)) {
             return Err(Error::MissingState {
                 kind,
                 name: name.to_owned(),
-                defined_at: defined_at.to_string(),
+                defined_at: parts.defined_at.to_string(),
                 type_name: missing.type_name.to_owned(),
                 registered: states.near_miss(missing).map(str::to_owned),
             });

@@ -32,8 +32,8 @@ pub mod shadowed {
 
     /// A tool among shadowed names.
     #[mcp_tool]
-    pub fn shadowed_tool(text: ::std::string::String, count: ::std::option::Option<u8>) -> ::std::string::String {
-        let _ = count;
+    pub fn shadowed_tool(text: ::std::string::String, _count: ::std::option::Option<u8>) -> ::std::string::String {
+        // `_count`, unused: its local in the expansion must not trip `non_snake_case`.
         text
     }
 
@@ -88,7 +88,7 @@ async fn main() {
     assert_eq!(names, ["outside", "shadowed_method", "shadowed_tool"]);
     let method = client.call_tool("shadowed_method", json!({"text": "m"})).await.expect("a result");
     assert_eq!(method["content"][0]["text"], "m");
-    let called = client.call_tool("shadowed_tool", json!({"text": "t", "count": 2})).await.expect("a result");
+    let called = client.call_tool("shadowed_tool", json!({"text": "t", "_count": 2})).await.expect("a result");
     assert_eq!(called["content"][0]["text"], "t");
     let read = client.read_resource("shadow://5").await.expect("a read");
     assert_eq!(read["contents"][0]["text"], "5");

@@ -61,7 +61,7 @@ pub(crate) fn get(request: &Request<'_>, start: Start<'_>) -> Started {
             ErrorObject::invalid_params(format!("Prompt `{}` is missing the required arguments {list}", entry.name));
         return start.reply(request.error(&error));
     }
-    let context = match request.context(entry.parts.origin) {
+    let context = match request.context(Some(&entry.parts)) {
         Ok(context) => context,
         Err(e) => return start.reply(request.error(&e)),
     };
@@ -137,14 +137,14 @@ fn completion(request: &Request<'_>) -> Result<Vec<String>, ErrorObject> {
     let params: CompleteParams = request.params("completion/complete")?;
     let registry = request.core.registry();
     let argument = params.argument.name.as_str();
-    let (completions, known) = match &params.reference {
+    let (completions, known, item) = match &params.reference {
         Reference::Prompt { name } => {
             let prompt = registry
                 .prompts
                 .get(name)
                 .filter(|p| request.shows(ItemKind::Prompt, &p.name, &p.parts))
                 .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt `{}`", excerpt(name))))?;
-            (&prompt.completions, prompt.prompt.arguments.iter().any(|a| a.name == argument))
+            (&prompt.completions, prompt.prompt.arguments.iter().any(|a| a.name == argument), &prompt.parts)
         }
         Reference::Resource { uri } => {
             let template = registry
@@ -152,7 +152,7 @@ fn completion(request: &Request<'_>) -> Result<Vec<String>, ErrorObject> {
                 .get(uri)
                 .filter(|t| request.shows(ItemKind::ResourceTemplate, &t.template.uri_template, &t.parts))
                 .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown resource template `{}`", excerpt(uri))))?;
-            (&template.completions, template.parsed.variables().any(|v| v == argument))
+            (&template.completions, template.parsed.variables().any(|v| v == argument), &template.parts)
         }
     };
     if !known {
@@ -165,7 +165,7 @@ fn completion(request: &Request<'_>) -> Result<Vec<String>, ErrorObject> {
         argument: params.argument.name,
         value: params.argument.value,
         arguments: params.context.unwrap_or_default().arguments,
-        states: Arc::clone(request.states()),
+        states: Arc::clone(request.states_of(Some(item))),
     };
     match completions.get(&context.argument) {
         Some(completer) => {

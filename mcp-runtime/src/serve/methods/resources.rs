@@ -36,11 +36,22 @@ pub(crate) fn list(request: &Request<'_>, start: Start<'_>) -> Started {
     }
     // A template hidden from the caller hides what its lister enumerates.
     let templates = shown(request, registry.templates.iter(), ItemKind::ResourceTemplate, template_tags);
-    let listers: Vec<_> = templates.into_iter().filter_map(|t| t.lister.clone()).collect();
     let context = match request.context(None) {
         Ok(context) => context,
         Err(e) => return start.reply(request.error(&e)),
     };
+    // Each lister with the context of its template (a mounted server's states).
+    let listers: Vec<_> = templates
+        .into_iter()
+        .filter_map(|t| {
+            let lister = t.lister.clone()?;
+            let context = match t.parts.mounted {
+                None => context.clone(),
+                Some(_) => request.context(Some(&t.parts)).ok()?,
+            };
+            Some((lister, context))
+        })
+        .collect();
     let responder = request.responder(&context);
     let cache = request.list_cache();
     let finish = move |mut all: Vec<Resource>| -> Outgoing {
@@ -59,11 +70,10 @@ pub(crate) fn list(request: &Request<'_>, start: Start<'_>) -> Started {
         return start.reply(finish(fixed));
     }
     // Each lister is guarded on its own: one that panics leaves only its resources out.
-    let lister_context = context.clone();
     let work = Box::pin(async move {
         let mut all = fixed;
-        for lister in listers {
-            match crate::serve::executor::guarded(lister(lister_context.clone())).await {
+        for (lister, context) in listers {
+            match crate::serve::executor::guarded(lister(context)).await {
                 Ok(found) => all.extend(found),
                 Err(failure) => tracing::error!(%failure, "a resource lister panicked; its resources are left out"),
             }
@@ -134,24 +144,10 @@ pub(crate) fn read(request: &Request<'_>, start: Start<'_>) -> Started {
     if !shows_resource(request, &registry, &params.uri) {
         return start.reply(request.error(&not_found(revision, &params.uri)));
     }
-    let (reader, variables, mime, cache, spec, origin) = if let Some(entry) = registry.resources.get(&params.uri) {
-        (
-            entry.reader.clone(),
-            Vec::new(),
-            entry.resource.mime_type.clone(),
-            entry.cache,
-            entry.parts.spec,
-            entry.parts.origin,
-        )
+    let (reader, variables, mime, cache, parts) = if let Some(entry) = registry.resources.get(&params.uri) {
+        (entry.reader.clone(), Vec::new(), entry.resource.mime_type.clone(), entry.cache, &entry.parts)
     } else if let Some((entry, variables)) = registry.match_template(&params.uri) {
-        (
-            entry.reader.clone(),
-            variables,
-            entry.template.mime_type.clone(),
-            entry.cache,
-            entry.parts.spec,
-            entry.parts.origin,
-        )
+        (entry.reader.clone(), variables, entry.template.mime_type.clone(), entry.cache, &entry.parts)
     } else if let Some(crate::skills::Found::File(skill, file)) = request.core.skills.find(&params.uri) {
         // A skill's file (the skills extension): from the catalog, no user code.
         let result = ReadResourceResult { contents: vec![skill.contents(file)] }.for_revision(revision);
@@ -160,13 +156,13 @@ pub(crate) fn read(request: &Request<'_>, start: Start<'_>) -> Started {
         return start.reply(request.error(&not_found(revision, &params.uri)));
     };
     let uri = params.uri.clone();
-    let context = match request.context(origin) {
+    let context = match request.context(Some(parts)) {
         Ok(context) => context,
         Err(e) => return start.reply(request.error(&e)),
     };
     let responder = request.responder(&context);
     let read = ResourceRead { uri: params.uri, variables, mime_type: mime.map(Arc::from), context: context.clone() };
-    start.call(&reader, spec, &context, read, move |outcome| {
+    start.call(&reader, parts.spec, &context, read, move |outcome| {
         let outcome = match outcome {
             Err(Failure::Interrupted(interrupt)) => return responder.interrupted(interrupt),
             other => other,

@@ -42,7 +42,7 @@ pub(crate) fn call(request: &Request<'_>, start: Start<'_>, entry: &ToolEntry, t
     let core = Arc::clone(&request.core);
     let task = core.tasks.prepare(request.principal().map(str::to_owned));
     let after_input = entry.task.after_input && entry.parts.spec.kind != RunKind::Blocking;
-    let (context, asker) = match request.task_context(entry.parts.origin, after_input, task.cancel.clone()) {
+    let (context, asker) = match request.task_context(&entry.parts, after_input, task.cancel.clone()) {
         Ok(made) => made,
         Err(e) => return start.reply(request.error(&e)),
     };

@@ -112,7 +112,7 @@ pub(crate) fn call(request: &Request<'_>, start: Start<'_>) -> Started {
             return start.reply(request.error(&tasks::needs_extension(&what)));
         }
     }
-    let context = match request.context(entry.parts.origin) {
+    let context = match request.context(Some(&entry.parts)) {
         Ok(context) => context,
         Err(e) => return start.reply(request.error(&e)),
     };
