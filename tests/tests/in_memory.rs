@@ -17,6 +17,8 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 mod middleware;
 #[path = "in_memory/mounting.rs"]
 mod mounting;
+#[path = "in_memory/proxying.rs"]
+mod proxying;
 #[path = "in_memory/skills.rs"]
 mod skills;
 #[path = "in_memory/tasks.rs"]

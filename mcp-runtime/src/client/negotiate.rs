@@ -92,7 +92,8 @@ struct DiscoverAnswer {
 /// Who the client is and what it offers, as both eras send it.
 pub(crate) struct Introduction<'a> {
     pub(crate) info: &'a Implementation,
-    pub(crate) capabilities: &'a dyn Fn(Revision) -> Value,
+    /// `Sync`, so that connecting is a `Send` future (one a task may run).
+    pub(crate) capabilities: &'a (dyn Fn(Revision) -> Value + Sync),
 }
 
 /// Agrees on a revision with the server at the other end of `connection`.

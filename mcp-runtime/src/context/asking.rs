@@ -341,6 +341,24 @@ impl Question {
         Question { method: "roots/list", params: json!({}), needs: ("roots", None) }
     }
 
+    /// A question a remote server asked a proxy, to ask this request's client as it came
+    /// (`None` for a method that is no question of the protocol's).
+    #[cfg(feature = "client")]
+    pub(crate) fn forwarded(method: &str, params: Value) -> Option<Self> {
+        Some(match method {
+            "elicitation/create" if params.get("mode").and_then(Value::as_str) == Some("url") => {
+                Question::elicit_url(params)
+            }
+            "elicitation/create" => Question::elicit(params),
+            "sampling/createMessage" => {
+                let sub = params.get("tools").is_some().then_some("tools");
+                Question { method: "sampling/createMessage", params, needs: ("sampling", sub) }
+            }
+            "roots/list" => Question::roots(),
+            _ => return None,
+        })
+    }
+
     /// The capability as `-32021`'s `requiredCapabilities` writes it.
     pub(crate) fn required_capabilities(&self) -> Value {
         match self.needs {

@@ -157,6 +157,14 @@ impl Context {
         Input { context: self, key }
     }
 
+    /// Asks the client what a remote server asked a proxy ([`Server::proxy`](crate::Server::proxy)),
+    /// its answer as it came.
+    #[cfg(feature = "client")]
+    pub(crate) async fn ask_forwarded(&self, method: &str, params: Value) -> Result<Value, AskError> {
+        let question = Question::forwarded(method, params).ok_or(AskError::Unavailable)?;
+        self.ask(question, None).await
+    }
+
     /// Asks the client `question` the way this request's era does; in 2026-07-28, under `key`
     /// in the input-required result (its number among this request's questions by default).
     async fn ask(&self, question: Question, key: Option<&str>) -> Result<Value, AskError> {

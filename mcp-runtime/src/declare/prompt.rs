@@ -172,6 +172,12 @@ impl PromptDescriptor {
         }
     }
 
+    /// A prompt as another server lists it, with no handler yet.
+    #[cfg(feature = "client")]
+    pub(crate) fn listed(prompt: Prompt) -> Self {
+        PromptDescriptor { prompt, ..PromptDescriptor::new("") }
+    }
+
     /// The prompt's name.
     pub fn name(&self) -> &str {
         &self.prompt.name

@@ -296,6 +296,19 @@ impl ResourceDescriptor {
         }
     }
 
+    /// A resource as another server lists it, with no reader yet.
+    #[cfg(feature = "client")]
+    pub(crate) fn listed(resource: Resource) -> Self {
+        Self::new(Address::Fixed(resource))
+    }
+
+    /// A template as another server lists it, with no reader yet.
+    #[cfg(feature = "client")]
+    pub(crate) fn listed_template(template: ResourceTemplate) -> Result<Self, UriTemplateError> {
+        let parsed = UriTemplate::parse(&template.uri_template)?;
+        Ok(Self::new(Address::Template { template, parsed }))
+    }
+
     /// A resource at one fixed URI.
     pub fn fixed(uri: impl Into<String>, name: impl Into<String>) -> Self {
         Self::new(Address::Fixed(Resource::new(uri, name)))

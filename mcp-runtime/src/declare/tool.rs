@@ -134,6 +134,12 @@ impl ToolDescriptor {
         }
     }
 
+    /// A tool as another server lists it (its schemas as they are), with no handler yet.
+    #[cfg(feature = "client")]
+    pub(crate) fn listed(tool: Tool) -> Self {
+        ToolDescriptor { tool, input_schema_set: true, ..ToolDescriptor::new("") }
+    }
+
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.tool.name

@@ -135,6 +135,26 @@ impl ServerHandle {
         self.add(ItemKind::Prompt, Registry::build(Vec::new(), Vec::new(), prompts)?)
     }
 
+    /// Replaces every item of `kind` this handle's server has (resources and templates both,
+    /// for either) with `tools`, `resources` and `prompts` (of that kind): what a proxy does
+    /// when its remote's list changed. One change, one notification.
+    #[cfg(feature = "client")]
+    pub(crate) fn replace(
+        &self,
+        kind: ItemKind,
+        mut tools: Vec<ToolDescriptor>,
+        mut resources: Vec<ResourceDescriptor>,
+        mut prompts: Vec<PromptDescriptor>,
+    ) -> Result<()> {
+        self.adopt(&mut tools, &mut resources, &mut prompts)?;
+        let items = Registry::build(tools, resources, prompts)?;
+        let core = self.dynamic_core()?;
+        let mounted = self.mount().map(|mount| mount.at);
+        core.update_registry(|current| current.with_replaced(kind, mounted, items).map(Some))?;
+        core.publish(ChangeEvent::ListChanged { kind });
+        Ok(())
+    }
+
     /// Through the handle of a mounted server, `key` is the name in that server (without the
     /// mount's prefix).
     fn change(&self, kind: ItemKind, key: &str, change: ItemChange) -> Result<()> {

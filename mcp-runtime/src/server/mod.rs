@@ -10,4 +10,6 @@ pub(crate) mod handle;
 pub(crate) mod instance;
 pub(crate) mod local;
 pub(crate) mod mount;
+#[cfg(feature = "client")]
+pub(crate) mod proxy;
 pub(crate) mod registry;

@@ -345,6 +345,40 @@ impl Registry {
         Ok(next)
     }
 
+    /// A registry where the items of `kind` (resources and templates both, for either) of the
+    /// server mounted as `mounted` (this server's own, for `None`), enabled or not, are those
+    /// of `other`.
+    #[cfg(feature = "client")]
+    pub(crate) fn with_replaced(
+        &self,
+        kind: ItemKind,
+        mounted: Option<usize>,
+        other: Registry,
+    ) -> Result<Registry, Error> {
+        let mut next = self.clone();
+        fn drop_from<T>(sorted: &mut Sorted<T>, parts: fn(&T) -> &ItemParts, mounted: Option<usize>) {
+            sorted.items.retain(|item| parts(item).mounted != mounted);
+        }
+        let d = &mut next.disabled;
+        match kind {
+            ItemKind::Tool => {
+                drop_from(&mut next.tools, |t| &t.parts, mounted);
+                drop_from(&mut d.tools, |t| &t.parts, mounted);
+            }
+            ItemKind::Resource | ItemKind::ResourceTemplate => {
+                drop_from(&mut next.resources, |r| &r.parts, mounted);
+                drop_from(&mut d.resources, |r| &r.parts, mounted);
+                drop_from(&mut next.templates, |t| &t.parts, mounted);
+                drop_from(&mut d.templates, |t| &t.parts, mounted);
+            }
+            ItemKind::Prompt => {
+                drop_from(&mut next.prompts, |p| &p.parts, mounted);
+                drop_from(&mut d.prompts, |p| &p.parts, mounted);
+            }
+        }
+        next.with_added(other)
+    }
+
     /// A registry where the item `key` of `kind` is enabled, disabled or gone: `None` when
     /// there is no such item (or it already is that way).
     pub(crate) fn with_change(&self, kind: ItemKind, key: &str, change: ItemChange) -> Option<Registry> {
