@@ -27,6 +27,8 @@ mod event_store;
 mod middleware;
 #[path = "http/probes.rs"]
 mod probes;
+#[path = "http/proxying.rs"]
+mod proxying;
 #[path = "http/server_card.rs"]
 mod server_card;
 #[path = "http/tasks.rs"]

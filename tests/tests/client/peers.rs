@@ -12,6 +12,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_runtime::Server;
 use mcp_runtime::client::{Client, ClientBuilder, Era, Stderr};
 use mcp_runtime::protocol::{CallToolResult, Content, ResourceContents, Revision, Role};
 use mcp_tests::clients::{node_server, python_server};
@@ -262,4 +263,78 @@ async fn the_python_sdk_s_server_over_stdio() {
 #[tokio::test]
 async fn the_python_sdk_s_server_over_http() {
     over_http(Sdk::Python).await;
+}
+
+/// `sdk`'s server over stdio behind `Server::proxy`, served in memory to a client of each era:
+/// everything `exercise` asks passes through the proxy (the questions asked of the client in
+/// front, in its era). The proxy speaks to the remote in the newest revision they share, so
+/// that the TypeScript server (handshake only) is served to a 2026-07-28 client, and the
+/// Python server (2026-07-28) to a handshake-era one.
+async fn through_the_proxy(sdk: Sdk) {
+    let proxied = || async move {
+        Server::proxy(move |client| client.stderr(Stderr::Capture).stdio(tokio::process::Command::from(sdk.command())))
+            .await
+            .unwrap_or_else(|e| panic!("{sdk:?} behind the proxy: connects: {e}"))
+    };
+    for (era, revision) in [(Era::Auto, Revision::V2026_07_28), (Era::Handshake, Revision::V2025_11_25)] {
+        let questions = Questions::default();
+        let client = builder(era, &questions).memory(proxied().await).await.expect("the proxy serves");
+        exercise(&client, sdk, revision, &questions).await;
+        client.close().await.expect("closes");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_typescript_sdk_s_server_through_the_proxy() {
+    through_the_proxy(Sdk::Node).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_s_server_through_the_proxy() {
+    through_the_proxy(Sdk::Python).await;
+}
+
+/// The gateway example (`examples/gateway`) with a real client in front: the Python SDK's
+/// client, in each era, lists and calls through it GiftGen and the notes server (our examples,
+/// over stdio) and the TypeScript SDK's server (over Streamable HTTP), each under its prefix.
+#[test]
+fn the_gateway_example_serves_its_parts_to_the_python_sdk_s_client() {
+    use mcp_tests::clients::{python_client, run_plan, with_mode};
+    use mcp_tests::example_binary;
+    use mcp_tests::gift_genius::{normalised, suggestions};
+
+    let remote = HttpPeer::start(Sdk::Node);
+    let gateway = example_binary("gateway");
+    let (gifts, notes) = (example_binary("gift_genius"), example_binary("notes"));
+    let plan = json!([
+        {"op": "list_tools"},
+        {"op": "call_tool", "name": "gifts_suggest_gifts", "arguments": {"age": 30, "relationship": "sister", "budget": 100}},
+        {"op": "call_tool", "name": "notes_write_note", "arguments": {"title": "plan", "text": "Buy a kite"}},
+        {"op": "read_resource", "uri": "notes://plan"},
+        {"op": "call_tool", "name": "remote_add", "arguments": {"a": 2, "b": 3}},
+        {"op": "read_resource", "uri": "memo://greeting"},
+        {"op": "get_prompt", "name": "gifts_describe_gift", "arguments": {"gift_name": "a kite", "recipient": "sister"}},
+    ]);
+    for mode in ["legacy", "modern"] {
+        let mut client = with_mode(python_client(), mode);
+        client.env("GATEWAY_GIFTS", &gifts).env("GATEWAY_NOTES", &notes).env("GATEWAY_REMOTE", &remote.url);
+        let lines = run_plan(client, &plan, &gateway, &[]);
+        let [_connect, list, gift, wrote, note, added, memo, prompt] = &lines[..] else {
+            panic!("{mode}: a connect line and 7 step lines, got {lines:#?}\n{}", remote.log.text());
+        };
+        let tools = list["result"]["tools"].as_array().unwrap_or_else(|| panic!("{mode}: {list:#}"));
+        let mut names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+        names.sort_unstable();
+        for expected in ["gifts_suggest_gifts", "notes_write_note", "notes_search", "parts", "remote_add"] {
+            assert!(names.contains(&expected), "{mode}: {expected} in {names:?}");
+        }
+        let want = suggestions(30, "sister", Some(100.0));
+        assert_eq!(normalised(&gift["result"]["structuredContent"]), want, "{mode}: {gift:#}");
+        assert_eq!(wrote["result"]["content"][0]["text"], "Wrote \"plan\"", "{mode}: {wrote:#}");
+        assert_eq!(note["result"]["contents"][0]["text"], "# plan\n\nBuy a kite", "{mode}: {note:#}");
+        assert!(added["result"]["content"][0]["text"].as_str().is_some_and(|t| t.contains("from node")), "{added:#}");
+        assert_eq!(memo["result"]["contents"][0]["text"], "hello from node", "{mode}: {memo:#}");
+        let said = prompt["result"]["messages"][0]["content"]["text"].as_str().unwrap_or_default();
+        assert!(said.contains("a kite") && said.contains("sister"), "{mode}: {prompt:#}");
+    }
 }
