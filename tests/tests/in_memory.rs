@@ -4,7 +4,8 @@
 //! `in_memory/middleware.rs`).
 
 use std::collections::BTreeMap;
-use std::sync::{LazyLock, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_runtime::protocol::Revision;
@@ -335,4 +336,63 @@ async fn local_handlers_run_on_the_local_thread() {
     client_out.shutdown().await.unwrap();
     // The cancelled call no longer runs: the drain does not wait 30 s for it.
     tokio::time::timeout(Duration::from_secs(5), serving).await.expect("serving ended").unwrap().unwrap();
+}
+
+/// What a local handler holds while it asks its client: a lock, say. Dropping it takes a
+/// while, and says when it is done.
+struct Held(Arc<AtomicBool>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        // Widens the window in which a handler dropped after its question went out would be
+        // seen still holding it; the order, not this pause, decides the outcome.
+        std::thread::sleep(Duration::from_millis(50));
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Add {
+    add: bool,
+}
+
+/// In 2026-07-28 a handler stopped to ask is run again by the client's retry. A local one
+/// (whose thread the retry runs on too) lets go of what it held before the question reaches
+/// the client: were it dropped later, a lock it held would still be held when the retry ran
+/// on that thread, which would wait for it forever (what `mcp call --no-input` hit on the
+/// `blocking` example under load).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_handler_stopped_to_ask_lets_go_of_what_it_held_before_the_client_is_asked() {
+    let released = Arc::new(AtomicBool::new(false));
+    let holding = Arc::clone(&released);
+    let tool = mcp_runtime::ToolDescriptor::new("hold_and_ask").local_handler_with_context(
+        move |_: Value, ctx: mcp_runtime::Context| {
+            let held = Held(Arc::clone(&holding));
+            async move {
+                let asked = ctx.elicit::<Add>("Add one?").await;
+                drop(held);
+                format!("asked: {}", asked.is_ok())
+            }
+        },
+    );
+    let seen_when_asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&seen_when_asked);
+    let released_then = Arc::clone(&released);
+    let client = TestClient::builder()
+        .revision(Revision::V2026_07_28)
+        .on_elicitation(move |_| {
+            seen.lock().unwrap().push(released_then.swap(false, Ordering::SeqCst));
+            json!({"action": "accept", "content": {"add": true}})
+        })
+        .connect(Server::builder("ledger", "1").tool(tool))
+        .await
+        .expect("connects");
+    for _ in 0..3 {
+        // The previous call's last run let go of it when it ended.
+        released.store(false, Ordering::SeqCst);
+        let result = client.call_tool("hold_and_ask", json!({})).await.expect("a result");
+        assert_eq!(result["content"][0]["text"], "asked: true");
+    }
+    assert_eq!(*seen_when_asked.lock().unwrap(), [true, true, true], "the first run was dropped before each question");
+    client.close().await.expect("closes");
 }

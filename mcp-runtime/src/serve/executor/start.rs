@@ -158,11 +158,11 @@ impl Start<'_> {
             let multi_thread = tokio::runtime::Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread;
             if spec.timeout.is_none() && multi_thread {
                 let work = crate::context::log_layer::REQUEST.scope(context.clone(), InPlace(work));
-                return self.spawn(None, context, work, finish, AfterCancel::Drop);
+                return self.spawn(None, context, work, finish, Runs::InPlace);
             }
             let work = crate::context::log_layer::REQUEST.scope(context.clone(), work).instrument(self.span.clone());
             let work = OnBlockingPool::start(work, Some(Arc::clone(&self.lease)));
-            return self.spawn(spec.timeout, context, work, finish, AfterCancel::Answer);
+            return self.spawn(spec.timeout, context, work, finish, Runs::Awaited);
         }
         if spec.kind == RunKind::Async {
             let first = {
@@ -184,7 +184,7 @@ impl Start<'_> {
             // Still pending: a correct future registers the task's waker at its next poll.
         }
         let work = crate::context::log_layer::REQUEST.scope(context.clone(), work);
-        self.spawn(spec.timeout, context, work, finish, AfterCancel::Answer)
+        self.spawn(spec.timeout, context, work, finish, Runs::Awaited)
     }
 
     /// Runs the future `make` builds on the server's local thread (it need not be `Send`);
@@ -200,20 +200,14 @@ impl Start<'_> {
         let context_for_wait = context.clone();
         let answer = on_local_thread(&self.runner.core().local, context, make);
         let finish = move |outcome: Result<Result<T, Failure>, Failure>| finish(outcome.and_then(|inner| inner));
-        self.spawn(timeout, &context_for_wait, answer, finish, AfterCancel::Answer)
+        // The local thread watches for the interrupt itself (see `on_local_thread`).
+        self.spawn(timeout, &context_for_wait, answer, finish, Runs::OnLocalThread)
     }
 
     /// Runs `work` as a task of its own that holds the slot until the response is queued (or,
     /// [`Runner::Here`], hands it back to await), within `timeout` if there is one (past it, the
     /// request's context is cancelled and the work dropped).
-    fn spawn<F, T, Fin>(
-        self,
-        timeout: Option<Duration>,
-        context: &Context,
-        work: F,
-        finish: Fin,
-        after_cancel: AfterCancel,
-    ) -> Started
+    fn spawn<F, T, Fin>(self, timeout: Option<Duration>, context: &Context, work: F, finish: Fin, runs: Runs) -> Started
     where
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static,
@@ -222,8 +216,10 @@ impl Start<'_> {
         let Start { runner, id, lease, reply_to, span, cancel } = self;
         let token = cancel.clone();
         let cancelled = cancel.clone();
-        // Only a 2026-07-28 request that may ask the client can be interrupted.
-        let interruptible = context.can_interrupt().then(|| context.clone());
+        // Only a 2026-07-28 request that may ask the client can be interrupted (work on the
+        // local thread is, there).
+        let watched = runs != Runs::OnLocalThread;
+        let interruptible = (watched && context.can_interrupt()).then(|| context.clone());
         let answer = async move {
             // The work is dropped at the end of this block, before the slot is released
             // (a plain `fn` past its limit hands its slot over to its thread then).
@@ -251,7 +247,7 @@ impl Start<'_> {
             };
             // Cancelled while its body blocked the task (which an abort cannot stop
             // then): nothing is sent for it, as for any cancelled request.
-            (after_cancel == AfterCancel::Answer || !cancelled.is_cancelled()).then(|| finish(outcome))
+            (runs != Runs::InPlace || !cancelled.is_cancelled()).then(|| finish(outcome))
         };
         match runner {
             Runner::Here(_) => {
@@ -329,11 +325,23 @@ where
             let mut tx = tx;
             let made = crate::context::log_layer::REQUEST
                 .sync_scope(context.clone(), || std::panic::catch_unwind(AssertUnwindSafe(make)));
+            // A 2026-07-28 handler stopped to ask its client is dropped here, on its thread,
+            // before the request is answered: dropped later, what it holds (a lock) would still
+            // be held when the client's retry runs it again on this thread, which would wait
+            // for it forever.
+            let interruptible = context.can_interrupt().then(|| context.clone());
+            let interrupted = async move {
+                match interruptible {
+                    Some(context) => context.interrupted().await,
+                    None => std::future::pending().await,
+                }
+            };
             let outcome = match made {
                 Ok(work) => tokio::select! {
                     outcome = crate::context::log_layer::REQUEST.scope(context, guarded(work)) => outcome,
                     // The request was cancelled, timed out, or the connection ended.
                     () = tx.closed() => return,
+                    interrupt = interrupted => Err(Failure::Interrupted(interrupt)),
                 },
                 Err(panic) => Err(Failure::Panicked(panic_message(panic))),
             };
@@ -400,13 +408,20 @@ pub(crate) fn within<T: Send + 'static>(
     }
 }
 
-/// Whether a task answers once its work is done although its request was cancelled
-/// meanwhile. An abort drops awaited work at once (and a time limit's answer must go out);
-/// work that blocked its task in place ran to its end, and its answer is dropped.
+/// Where a task's work runs, which says what the task does besides awaiting it.
+///
+/// Whether it answers once its work is done although its request was cancelled meanwhile: an
+/// abort drops awaited work at once (and a time limit's answer must go out); work that blocked
+/// its task in place ran to its end, and its answer is dropped. And who watches for a
+/// 2026-07-28 interrupt: the task, or the local thread, which drops the handler first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum AfterCancel {
-    Answer,
-    Drop,
+enum Runs {
+    /// Awaited by the task: answers after a cancellation; the task watches for interrupts.
+    Awaited,
+    /// In place, blocking the task: its answer after a cancellation is dropped.
+    InPlace,
+    /// On the local thread, which watches for interrupts; answers after a cancellation.
+    OnLocalThread,
 }
 
 /// A panic's message, for the log and the error response.
