@@ -140,7 +140,10 @@ impl Remote {
             return Ok(client.clone());
         }
         let client = Remote::connect(self).await?;
-        watch(self, &client);
+        let heard = watch(self, &client);
+        // Its changes are heard from now on (a 2026-07-28 remote acknowledged the stream), or
+        // as soon as the remote acknowledges: a stream it never opens leaves lists as listed.
+        let _ = tokio::time::timeout(LISTEN_ACKNOWLEDGED, heard).await;
         *current = Some(client.clone());
         Ok(client)
     }
@@ -313,10 +316,15 @@ impl Drop for InFlight<'_> {
 
 /// Hears what `client`'s remote says of its lists and resources, while both last: a list that
 /// changed is listed again and replaces the proxy's, a resource that changed is said to have.
-fn watch(remote: &Arc<Remote>, client: &Client) {
+/// The receiver completes once the remote's changes are heard (a 2026-07-28 remote
+/// acknowledged the stream `listen` opens; at once for a handshake-era one).
+fn watch(remote: &Arc<Remote>, client: &Client) -> tokio::sync::oneshot::Receiver<()> {
     let mut notices = client.notifications();
+    let (heard, hearing) = tokio::sync::oneshot::channel();
     if client.revision().supports(Feature::Stateless) {
-        tokio::spawn(listen(client.clone()));
+        tokio::spawn(listen(client.clone(), heard));
+    } else {
+        let _ = heard.send(());
     }
     let (remote, client) = (Arc::downgrade(remote), client.clone());
     tokio::spawn(async move {
@@ -346,7 +354,11 @@ fn watch(remote: &Arc<Remote>, client: &Client) {
             }
         }
     });
+    hearing
 }
+
+/// How long connecting waits for a 2026-07-28 remote to acknowledge its stream of changes.
+const LISTEN_ACKNOWLEDGED: Duration = Duration::from_secs(10);
 
 /// How long a 2026-07-28 remote's stream of changes is kept open: as long as its connection.
 const LISTENING: Duration = Duration::from_secs(365 * 24 * 60 * 60);
@@ -354,8 +366,9 @@ const LISTENING: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 /// Opens a 2026-07-28 remote's stream of changes (`subscriptions/listen`): the changes of the
 /// lists it says may change, and of every resource it lets clients subscribe to. What the
 /// stream carries arrives as the connection's notifications, which `watch` hears; the request
-/// ends with the connection.
-async fn listen(client: Client) {
+/// ends with the connection. `heard` is told once the remote acknowledged the stream, or
+/// dropped when there is nothing to listen to or the remote refused.
+async fn listen(client: Client, heard: tokio::sync::oneshot::Sender<()>) {
     let capabilities = client.negotiation().capabilities.clone();
     let changing = |list: Option<bool>| list.unwrap_or(false);
     let mut filter = serde_json::Map::new();
@@ -380,7 +393,23 @@ async fn listen(client: Client) {
         return;
     }
     let params = serde_json::json!({ "notifications": filter });
-    if let Err(e) = client.request_within("subscriptions/listen", params, LISTENING).await {
-        tracing::debug!(error = %e, "the remote's stream of changes ended");
+    let mut notices = client.notifications();
+    let listening = client.request_within("subscriptions/listen", params, LISTENING);
+    tokio::pin!(listening);
+    let mut heard = Some(heard);
+    loop {
+        tokio::select! {
+            ended = &mut listening => {
+                if let Err(e) = ended {
+                    tracing::debug!(error = %e, "the remote's stream of changes ended");
+                }
+                return;
+            }
+            Some((method, _)) = notices.next_raw(), if heard.is_some() => {
+                if method == "notifications/subscriptions/acknowledged" && let Some(heard) = heard.take() {
+                    let _ = heard.send(());
+                }
+            }
+        }
     }
 }

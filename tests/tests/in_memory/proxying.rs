@@ -246,3 +246,34 @@ async fn a_remote_that_is_down_answers_saying_so_and_the_rest_keeps_serving() {
     assert_eq!(text(&client.call_tool("weather_forecast", json!({"city": "Lima"})).await.unwrap()), "sunny in Lima");
     client.close().await.expect("closes");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_remote_s_resource_updates_reach_the_proxy_s_subscribers() {
+    // A remote in each era: the proxy subscribes with `resources/subscribe` to a handshake-era
+    // one, and through its `subscriptions/listen` stream to a 2026-07-28 one.
+    for proxy_era in [mcp_runtime::client::Era::Auto, mcp_runtime::client::Era::Handshake] {
+        let remote_handle: Arc<std::sync::Mutex<Option<ServerHandle>>> = Arc::default();
+        let keep = Arc::clone(&remote_handle);
+        let proxied = Server::proxy(move |builder| {
+            let server = Server::builder("board", "1").resource(
+                ResourceDescriptor::fixed("board://news", "news").subscribable(true).reader(|_| async { "all quiet" }),
+            );
+            *keep.lock().unwrap() = Some(server.handle());
+            builder.era(proxy_era).memory(server)
+        })
+        .await
+        .expect("connects");
+        let client =
+            TestClient::connect_as(Server::builder("gateway", "1").mount("board", proxied), Revision::V2025_11_25)
+                .await
+                .unwrap();
+        client.request("resources/subscribe", json!({"uri": "board://news"})).await.expect("subscribed");
+        let mut notices = client.client().notifications();
+        let handle = remote_handle.lock().unwrap().clone().expect("the remote runs");
+        handle.resource_updated("board://news").expect("told");
+        let notice = tokio::time::timeout(Duration::from_secs(10), notices.next()).await.expect("told in time");
+        let notice = notice.expect("a notification");
+        assert_eq!(notice.method(), "notifications/resources/updated", "{proxy_era:?}");
+        client.close().await.expect("closes");
+    }
+}
