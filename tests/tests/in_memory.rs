@@ -371,7 +371,8 @@ async fn a_local_handler_stopped_to_ask_lets_go_of_what_it_held_before_the_clien
             async move {
                 let asked = ctx.elicit::<Add>("Add one?").await;
                 drop(held);
-                format!("asked: {}", asked.is_ok())
+                let added = matches!(asked, Ok(mcp_runtime::asking::Elicitation::Accept(Add { add: true })));
+                format!("added: {added}")
             }
         },
     );
@@ -391,7 +392,7 @@ async fn a_local_handler_stopped_to_ask_lets_go_of_what_it_held_before_the_clien
         // The previous call's last run let go of it when it ended.
         released.store(false, Ordering::SeqCst);
         let result = client.call_tool("hold_and_ask", json!({})).await.expect("a result");
-        assert_eq!(result["content"][0]["text"], "asked: true");
+        assert_eq!(result["content"][0]["text"], "added: true");
     }
     assert_eq!(*seen_when_asked.lock().unwrap(), [true, true, true], "the first run was dropped before each question");
     client.close().await.expect("closes");
