@@ -30,12 +30,13 @@
 //   check, a layer on the seam;
 // - `tasks`: the tasks extension's records, their store, and the tasks this process runs;
 //   `skills`: the skills extension's skills (read from folders) and the server's catalog;
-// - `server`: the builder, the built core, the registry, the handle and the change bus;
+// - `server`: the builder, the built core, the registry, the handle, the change bus, and the
+//   servers mounted in a server;
 // - `serve`: one connection: session intake, the route table, the executor, the methods;
 // - `transport`: the connection loop, newline-delimited JSON, stdio, Streamable HTTP;
 // - the facade: this file (modules and re-exports), `entry` (what puts a `Server` on a
 //   transport, and `run()`), `__private` (for generated code), `diagnostics`, `client` (a
-//   client of any server), `testing` (the client with schema checks, in memory), `redis`,
+//   client of any server, and the proxy serving one through it), `testing` (the client with schema checks, in memory), `redis`,
 //   `command_line`, `cli`.
 
 #[doc(hidden)]
@@ -87,6 +88,7 @@ pub use context::state::State;
 pub use context::{CancelToken, Context, Identity, Input, LOG_MESSAGES_PER_SECOND, Negotiated};
 pub use declare::bounded::{Bounded, OutOfRange};
 pub use declare::completion::{CompletionContext, IntoCompleter, IntoCompletionValues, starting_with};
+pub use declare::mounting::MOUNT_SEPARATOR;
 pub use declare::prompt::{IntoPromptResult, PromptDescriptor, PromptGet};
 pub use declare::resource::{IntoResourceContents, ReadError, ResourceDescriptor, ResourceNotFound, ResourceRead};
 pub use declare::selection::Selection;
@@ -100,7 +102,6 @@ pub use protocol::{CachePolicy, CacheScope, Cacheable, CallToolResult, Content};
 pub use server::builder::Server;
 pub use server::handle::ServerHandle;
 pub use server::instance::McpServer;
-pub use server::mount::MOUNT_SEPARATOR;
 pub use util::schema::{input_schema_for, output_schema_for, schema_for};
 pub use util::{BoxFuture, StoreError};
 

@@ -63,6 +63,7 @@ fn the_readme_blocks_are_the_files_built_with_the_documented_dependencies() {
             "tests/fixtures/readme-blocks/src/bin/search.rs",
             "tests/fixtures/readme-blocks/src/bin/counter.rs",
             "tests/fixtures/readme-blocks/src/bin/client.rs",
+            "tests/fixtures/readme-blocks/src/bin/gateway.rs",
         ],
     );
     blocks_are_files("mcp-runtime/README.md", &["tests/fixtures/readme-blocks/src/bin/calculator.rs"]);

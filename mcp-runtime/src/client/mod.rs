@@ -42,6 +42,7 @@ mod error;
 mod handlers;
 mod negotiate;
 mod notices;
+mod proxy;
 #[cfg(feature = "testing")]
 pub(crate) mod schema_check;
 mod skills;

@@ -7,6 +7,7 @@ pub(crate) mod bounded;
 pub(crate) mod completion;
 pub(crate) mod handler;
 pub(crate) mod item;
+pub(crate) mod mounting;
 pub(crate) mod output;
 pub(crate) mod prompt;
 pub(crate) mod resource;

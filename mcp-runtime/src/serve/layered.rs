@@ -187,7 +187,7 @@ where
     let context = Context::for_request(RequestParts {
         negotiated: Arc::clone(&request.negotiated),
         request_id: request.id.clone(),
-        states: Arc::clone(request.states()),
+        states: Arc::clone(request.states(None)),
         cancel: CancelToken::default(),
         link: None,
         extras: request.extras.clone(),

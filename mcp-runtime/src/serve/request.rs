@@ -124,25 +124,20 @@ impl Request<'_> {
         }
     }
 
-    /// The states its handler sees (its session's with `Server::instance_per_session`).
-    pub(crate) fn states(&self) -> &Arc<States> {
-        self.session_states.as_ref().unwrap_or(&self.core.states)
+    /// The states the handler of `item` sees: its session's (`Server::instance_per_session`),
+    /// its mounted server's of those when it was mounted; for no item, the server's own.
+    pub(crate) fn states(&self, item: Option<&ItemParts>) -> &Arc<States> {
+        let states = self.session_states.as_ref().unwrap_or(&self.core.states);
+        states.seen_by(item.and_then(|item| item.mounted))
     }
 
     pub(crate) fn revision(&self) -> Revision {
         self.negotiated.revision
     }
 
-    /// The states the handler of `item` sees (its mounted server's, if it was mounted), or
-    /// the server's for no item.
-    pub(crate) fn states_of(&self, item: Option<&ItemParts>) -> &Arc<States> {
-        self.states().seen_by(item.and_then(|item| item.mounted))
-    }
-
-    /// The context a handler of this request sees, for the handler of `item` (its module
-    /// path, its mounted server's states) or of none. `Err`: the retry of an input-required
-    /// result brought a `requestState` that does not hold (altered, expired, another
-    /// request's).
+    /// The context the handler of `item` (its module path, its states), or of none, sees.
+    /// `Err`: the retry of an input-required result brought a `requestState` that does not
+    /// hold (altered, expired, another request's).
     pub(crate) fn context(&self, item: Option<&ItemParts>) -> Result<Context, ErrorObject> {
         let origin = item.and_then(|item| item.origin);
         let asker = match &self.link {
@@ -165,14 +160,15 @@ impl Request<'_> {
             asker,
             lease: Some(Arc::clone(&link.lease)),
         });
-        Ok(Context::for_request(RequestParts {
-            negotiated: Arc::clone(&self.negotiated),
-            request_id: self.id.clone(),
-            states: Arc::clone(self.states_of(item)),
-            cancel: self.link.as_ref().map(|link| link.cancel.clone()).unwrap_or_default(),
-            link,
-            extras: self.extras.clone(),
-        }))
+        let cancel = self.link.as_ref().map(|link| link.cancel.clone()).unwrap_or_default();
+        Ok(Context::for_request(self.context_parts(item, cancel, link)))
+    }
+
+    /// What a context of this request for the handler of `item` is made of.
+    fn context_parts(&self, item: Option<&ItemParts>, cancel: CancelToken, link: Option<ClientLink>) -> RequestParts {
+        let (negotiated, request_id) = (Arc::clone(&self.negotiated), self.id.clone());
+        let states = Arc::clone(self.states(item));
+        RequestParts { negotiated, request_id, states, cancel, link, extras: self.extras.clone() }
     }
 
     /// The context of a tool call that runs as a task: its handler sends nothing on the
@@ -198,14 +194,7 @@ impl Request<'_> {
             asker: Some(Asker::Task(Arc::clone(&asker))),
             lease: None,
         };
-        let context = Context::for_request(RequestParts {
-            negotiated: Arc::clone(&self.negotiated),
-            request_id: self.id.clone(),
-            states: Arc::clone(self.states_of(Some(item))),
-            cancel,
-            link: Some(link),
-            extras: self.extras.clone(),
-        });
+        let context = Context::for_request(self.context_parts(Some(item), cancel, Some(link)));
         Ok((context, asker))
     }
 

@@ -72,7 +72,7 @@ impl Server {
             self.layers.push_check(crate::auth::check::layer());
         }
         // Mounted servers with layers of their own: their items' requests pass them, innermost.
-        if let Some(layers) = crate::server::mount::mounts_layers(&self.mounts) {
+        if let Some(layers) = crate::server::mounts::mounts_layers(&self.mounts) {
             self.layers.push(layers);
         }
         // Tools that may run as tasks: the tasks extension is declared (2026-07-28).
@@ -166,7 +166,7 @@ impl Server {
             }
         }));
         self.handle.attach(&core);
-        Server::attach_mounts(self.mounts, &core);
+        crate::server::mounts::attach(self.mounts, &core);
         Ok(core)
     }
 

@@ -73,7 +73,7 @@ pub struct Server {
     /// The name of the Server Card (`Server::server_card`).
     pub(super) card_name: Option<String>,
     /// The servers mounted in this one (`Server::mount`).
-    pub(super) mounts: Vec<crate::server::mount::Mount>,
+    pub(super) mounts: Vec<crate::server::mounts::Mount>,
     #[cfg(feature = "telemetry")]
     pub(crate) telemetry: Option<crate::middleware::telemetry::Telemetry>,
 }

@@ -70,7 +70,9 @@ impl ServerHandle {
     /// The name an item of this handle's server has where it is served.
     fn served_name(&self, kind: ItemKind, key: &str) -> String {
         match (self.mount(), kind) {
-            (Some(mount), ItemKind::Tool | ItemKind::Prompt) => crate::server::mount::mounted_name(&mount.prefix, key),
+            (Some(mount), ItemKind::Tool | ItemKind::Prompt) => {
+                crate::declare::mounting::mounted_name(&mount.prefix, key)
+            }
             _ => key.to_owned(),
         }
     }
@@ -85,7 +87,7 @@ impl ServerHandle {
     ) -> Result<()> {
         let core = self.core()?;
         if let Some(mount) = self.mount() {
-            crate::server::mount::adopt(&mount.prefix, mount.at, tools, resources, prompts);
+            crate::declare::mounting::adopt(&mount.prefix, mount.at, tools, resources, prompts);
         }
         check_states(&core.states, tools, resources, prompts)
     }

@@ -10,6 +10,5 @@ pub(crate) mod handle;
 pub(crate) mod instance;
 pub(crate) mod local;
 pub(crate) mod mount;
-#[cfg(feature = "client")]
-pub(crate) mod proxy;
+pub(crate) mod mounts;
 pub(crate) mod registry;

@@ -8,44 +8,16 @@
 //! built into one service, which the requests for those items pass inside this server's own
 //! layers; its handle changes this server's lists.
 
-use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context as TaskContext, Poll};
+use std::sync::Arc;
 
-use tower_service::Service;
-
-use crate::declare::prompt::PromptDescriptor;
-use crate::declare::resource::ResourceDescriptor;
-use crate::declare::tool::ToolDescriptor;
+use crate::declare::mounting::adopt;
 use crate::error::{Error, Result};
-use crate::middleware::{BoxError, McpRequest, McpResponse, McpService};
 use crate::server::builder::Server;
-use crate::server::core::ServerCore;
-use crate::server::handle::ServerHandle;
-use crate::util::BoxFuture;
-
-/// What joins the prefix of a mount and the name of a tool or prompt mounted under it:
-/// `gifts` and `suggest` make `gifts_suggest`.
-pub const MOUNT_SEPARATOR: &str = "_";
-
-/// The name under which `name` is served when mounted under `prefix`.
-pub(crate) fn mounted_name(prefix: &str, name: &str) -> String {
-    format!("{prefix}{MOUNT_SEPARATOR}{name}")
-}
-
-/// A server mounted in this one: what is left of it once its items and states joined.
-#[derive(Debug)]
-pub(crate) struct Mount {
-    prefix: Arc<str>,
-    /// Its layers, built: the requests for its items pass them inside this server's.
-    layers: Option<McpService>,
-    /// Its handle, attached to this server once it is built.
-    handle: ServerHandle,
-}
+use crate::server::mounts::Mount;
 
 impl Server {
     /// Serves `server`'s items as this server's: its tools and prompts named
-    /// `prefix_name` (`prefix`, [`MOUNT_SEPARATOR`], their name), its resources and
+    /// `prefix_name` (`prefix`, [`MOUNT_SEPARATOR`](crate::MOUNT_SEPARATOR), their name), its resources and
     /// templates under their own URIs. Each item keeps what `server` gave it: its states (a
     /// `State<T>` or an [`instance`](Self::instance) is the mounted server's, so one
     /// declaration mounted twice under two prefixes serves two states), its layers (which its
@@ -113,98 +85,5 @@ impl Server {
         let layers = std::mem::take(&mut server.layers).build();
         self.mounts.push(Mount { prefix: Arc::from(prefix), layers, handle: server.handle });
         Ok(())
-    }
-
-    /// Attaches the mounted servers' handles to `core`, this server built.
-    pub(crate) fn attach_mounts(mounts: Vec<Mount>, core: &Arc<ServerCore>) {
-        for (at, mount) in mounts.into_iter().enumerate() {
-            mount.handle.attach_mounted(core, at, mount.prefix);
-        }
-    }
-}
-
-/// Makes `tools`, `resources` and `prompts` items of mount `at`: tools and prompts renamed
-/// under `prefix`, each item seeing the mount's states and saying where it came from.
-pub(crate) fn adopt(
-    prefix: &str,
-    at: usize,
-    tools: &mut [ToolDescriptor],
-    resources: &mut [ResourceDescriptor],
-    prompts: &mut [PromptDescriptor],
-) {
-    let mark = |parts: &mut crate::declare::item::ItemParts| {
-        parts.mounted = Some(at);
-        parts.defined_at = format!("{}, mounted under `{prefix}`", parts.defined_at).into();
-    };
-    for tool in tools {
-        tool.tool.name = mounted_name(prefix, &tool.tool.name);
-        mark(&mut tool.parts);
-    }
-    for prompt in prompts {
-        prompt.prompt.name = mounted_name(prefix, &prompt.prompt.name);
-        mark(&mut prompt.parts);
-    }
-    for resource in resources {
-        mark(&mut resource.parts);
-    }
-}
-
-/// The mounts' layers, by mount, when any has layers: the innermost of this server's layers,
-/// which sends a request for a mounted item through its mount's.
-pub(crate) fn mounts_layers(mounts: &[Mount]) -> Option<MountLayers> {
-    let layers: Vec<_> = mounts.iter().map(|mount| mount.layers.clone().map(Mutex::new)).collect();
-    layers.iter().any(Option::is_some).then(|| MountLayers { layers: Arc::from(layers) })
-}
-
-/// Each mount's layers, when it has some. (A service is `Send` but not `Sync`: each is shared
-/// behind a lock, and a request takes a copy of the one it passes.)
-type ByMount = Arc<[Option<Mutex<McpService>>]>;
-
-/// The layer that sends a request for a mounted item through its mount's layers.
-#[derive(Debug, Clone)]
-pub(crate) struct MountLayers {
-    layers: ByMount,
-}
-
-impl tower_layer::Layer<McpService> for MountLayers {
-    type Service = ThroughMount;
-
-    fn layer(&self, inner: McpService) -> ThroughMount {
-        ThroughMount { layers: Arc::clone(&self.layers), inner }
-    }
-}
-
-/// [`MountLayers`]' service.
-#[derive(Debug, Clone)]
-pub(crate) struct ThroughMount {
-    layers: ByMount,
-    inner: McpService,
-}
-
-impl Service<McpRequest> for ThroughMount {
-    type Response = McpResponse;
-    type Error = BoxError;
-    type Future = Pin<Box<dyn std::future::Future<Output = Result<McpResponse, BoxError>> + Send>>;
-
-    fn poll_ready(&mut self, _cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
-        // Both ways in are made ready when a request takes them (`oneshot`).
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, mut request: McpRequest) -> Self::Future {
-        let mount = request.mounted.and_then(|at| {
-            let layers = self.layers.get(at)?.as_ref()?;
-            Some((at, layers.lock().unwrap_or_else(PoisonError::into_inner).clone()))
-        });
-        let through: BoxFuture<'static, _> = match mount {
-            Some((at, layers)) => {
-                // The mount's layers see the states its items see.
-                let states = Arc::clone(request.context.states().seen_by(Some(at)));
-                request.context = request.context.with_states(states);
-                Box::pin(layers.oneshot(request))
-            }
-            None => Box::pin(self.inner.clone().oneshot(request)),
-        };
-        through
     }
 }

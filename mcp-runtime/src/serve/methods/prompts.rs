@@ -165,7 +165,7 @@ fn completion(request: &Request<'_>) -> Result<Vec<String>, ErrorObject> {
         argument: params.argument.name,
         value: params.argument.value,
         arguments: params.context.unwrap_or_default().arguments,
-        states: Arc::clone(request.states_of(Some(item))),
+        states: Arc::clone(request.states(Some(item))),
     };
     match completions.get(&context.argument) {
         Some(completer) => {

@@ -47,8 +47,8 @@ struct Remote {
     /// task goes to the one call in flight.
     calls: Mutex<Vec<(u64, Context)>>,
     next_call: AtomicU64,
-    /// The proxy server's handle, for its lists and resource updates.
-    handle: ServerHandle,
+    /// The proxy server's handle, for its lists and resource updates (once it is made).
+    handle: OnceLock<ServerHandle>,
 }
 
 impl Server {
@@ -84,27 +84,29 @@ impl Server {
         Fut: Future<Output = Result<Client, ClientError>> + Send + 'static,
     {
         let connect: Connect = Arc::new(move |builder| Box::pin(connect(builder)));
-        let mut server = Server::builder("proxy", "0").dynamic_lists();
         let remote = Arc::new(Remote {
             name: OnceLock::new(),
             connect,
             client: tokio::sync::Mutex::new(None),
             calls: Mutex::new(Vec::new()),
             next_call: AtomicU64::new(0),
-            handle: server.handle(),
+            handle: OnceLock::new(),
         });
         let client = remote.client().await?;
         let negotiation = client.negotiation();
         let info = negotiation.server_info.clone();
         let (name, version) = info.map_or_else(|| ("remote".to_owned(), "0".to_owned()), |i| (i.name, i.version));
         let _ = remote.name.set(name.clone());
-        server.info = crate::protocol::Implementation::new(name, version);
-        server.instructions = negotiation.instructions.clone();
+        let mut server = Server::builder(name, version).dynamic_lists();
+        if let Some(instructions) = negotiation.instructions.clone() {
+            server = server.instructions(instructions);
+        }
+        let _ = remote.handle.set(server.handle());
         for kind in [ItemKind::Tool, ItemKind::Resource, ItemKind::Prompt] {
             let (tools, resources, prompts) = remote.items(&client, kind).await?;
-            server.tools.extend(tools);
-            server.resources.extend(resources);
-            server.prompts.extend(prompts);
+            server = tools.into_iter().fold(server, Server::tool);
+            server = resources.into_iter().fold(server, Server::resource);
+            server = prompts.into_iter().fold(server, Server::prompt);
         }
         Ok(server)
     }
@@ -335,8 +337,9 @@ fn watch(remote: &Arc<Remote>, client: &Client) -> tokio::sync::oneshot::Receive
                 "notifications/resources/list_changed" => ItemKind::Resource,
                 "notifications/prompts/list_changed" => ItemKind::Prompt,
                 "notifications/resources/updated" => {
-                    if let Some(uri) = params.get("uri").and_then(Value::as_str) {
-                        let _ = remote.handle.resource_updated(uri);
+                    if let (Some(uri), Some(handle)) = (params.get("uri").and_then(Value::as_str), remote.handle.get())
+                    {
+                        let _ = handle.resource_updated(uri);
                     }
                     continue;
                 }
@@ -344,7 +347,8 @@ fn watch(remote: &Arc<Remote>, client: &Client) -> tokio::sync::oneshot::Receive
             };
             match remote.items(&client, kind).await {
                 Ok((tools, resources, prompts)) => {
-                    if let Err(e) = remote.handle.replace(kind, tools, resources, prompts) {
+                    let Some(handle) = remote.handle.get() else { continue };
+                    if let Err(e) = handle.replace(kind, tools, resources, prompts) {
                         tracing::warn!(remote = %remote.name(), error = %e, "the remote's new {kind} list could not be served");
                     }
                 }
