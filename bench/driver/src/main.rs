@@ -101,6 +101,14 @@ fn main() {
                 measure::timed_program(&rmcp_client, &["stdio", server], plan.calls, plan.rounds),
             ),
         );
+        // The same calls through a proxy (`Server::proxy`, spawning `sum-ours` beside it): what
+        // the proxy adds is this row less the one above.
+        let proxy = release.join("sum-ours-proxy");
+        let proxy = proxy.to_str().expect("a UTF-8 path");
+        table.add_single(
+            "client round trip over stdio through `Server::proxy` in front of `sum-ours`, µs",
+            measure::timed_program(&ours_client, &["stdio", proxy], plan.calls, plan.rounds),
+        );
     }
     if !plan.stdio_only {
         let programs = ["sum-ours-http", "sum-rmcp-http", "sum-raw-http"].map(|name| release.join(name));

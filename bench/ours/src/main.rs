@@ -22,7 +22,12 @@ fn main() -> mcp_runtime::Result<()> {
         Some(n) => n.parse().expect("--tools takes a number"),
         None => 1,
     };
-    let mut server = Server::new("sum-ours", "0.0.0");
+    // `--mounted`: `sum` served by a server mounted under `m` (as `m_sum`), for what mounting
+    // costs a call.
+    let mut server = match std::env::args().any(|a| a == "--mounted") {
+        true => Server::builder("sum-ours", "0.0.0").mount("m", Server::new("sum", "0.0.0")),
+        false => Server::new("sum-ours", "0.0.0"),
+    };
     for n in 1..tools {
         let extra = ToolDescriptor::new(format!("extra_{n}"))
             .description("Adds two integers")
@@ -35,7 +40,7 @@ fn main() -> mcp_runtime::Result<()> {
         server = server
             .layer(mcp_runtime::middleware::from_fn(|request, next: mcp_runtime::middleware::Next| next.run(request)));
     }
-    // `--http ADDR` (the `http` build) goes through the standard command line; `--tools` and
-    // `--noop-layer` are this benchmark's own, so stdio is served without reading them.
+    // `--http ADDR` (the `http` build) goes through the standard command line; `--tools`,
+    // `--noop-layer` and `--mounted` are this benchmark's own, so stdio is served without reading them.
     if std::env::args().any(|a| a == "--http") { server.run() } else { server.run_stdio() }
 }
