@@ -14,10 +14,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use std::time::Duration;
 
-use serde_json::Value;
+use mcp_uri_template::UriTemplate;
+use serde_json::{Value, json};
 
 use crate::client::{CallOptions, Client, ClientBuilder, ClientError};
 use crate::context::Context;
+use crate::declare::completion::{CompletionContext, CompletionHandler};
 use crate::declare::prompt::{PromptDescriptor, PromptGet};
 use crate::declare::resource::{ResourceDescriptor, ResourceRead};
 use crate::declare::tool::{ToolCall, ToolDescriptor};
@@ -60,8 +62,8 @@ impl Server {
     ///
     /// Serve it alone, or [`mount`](Self::mount) it in a server beside other items. While the
     /// remote is down its items answer saying so, and the rest of a server keeps serving.
-    /// Progress, cancellation, the remote's questions, its list changes and resource updates
-    /// pass through, in both eras on either side. Completions are not passed on.
+    /// Progress, cancellation, the remote's questions, completions, its list changes and
+    /// resource updates pass through, in both eras on either side.
     ///
     /// ```
     /// use mcp_runtime::{Server, ToolDescriptor};
@@ -203,6 +205,9 @@ impl Remote {
         kind: ItemKind,
     ) -> Result<(Vec<ToolDescriptor>, Vec<ResourceDescriptor>, Vec<PromptDescriptor>), ClientError> {
         let capabilities = &client.negotiation().capabilities;
+        // Completions are passed on when the remote offers them (2024-11-05 had no capability).
+        let completes =
+            capabilities.completions.is_some() || !client.revision().supports(Feature::CompletionsCapability);
         let (mut tools, mut resources, mut prompts) = (Vec::new(), Vec::new(), Vec::new());
         match kind {
             ItemKind::Tool if capabilities.tools.is_some() => {
@@ -220,14 +225,23 @@ impl Remote {
                 }
                 for template in client.list_resource_templates().await? {
                     let uri_template = template.uri_template.clone();
-                    let listed = ResourceDescriptor::listed_template(template).map_err(|e| {
+                    let parsed = UriTemplate::parse(&uri_template).map_err(|e| {
                         ClientError::Protocol(format!("the remote's template `{uri_template}` does not parse: {e}"))
                     })?;
+                    let mut listed = ResourceDescriptor::listed_template(template)
+                        .map_err(|e| ClientError::Protocol(e.to_string()))?;
+                    if completes {
+                        let reference = json!({"type": "ref/resource", "uri": uri_template});
+                        for variable in parsed.variables() {
+                            listed = listed.completed_by(variable.to_owned(), self.completer(reference.clone()));
+                        }
+                    }
                     resources.push(self.reader(listed));
                 }
             }
             ItemKind::Prompt if capabilities.prompts.is_some() => {
-                prompts = client.list_prompts().await?.into_iter().map(|prompt| self.prompt(prompt)).collect();
+                prompts =
+                    client.list_prompts().await?.into_iter().map(|prompt| self.prompt(prompt, completes)).collect();
             }
             _ => {}
         }
@@ -275,10 +289,18 @@ impl Remote {
         })
     }
 
-    fn prompt(self: &Arc<Self>, prompt: crate::protocol::Prompt) -> PromptDescriptor {
+    fn prompt(self: &Arc<Self>, prompt: crate::protocol::Prompt, completes: bool) -> PromptDescriptor {
         let name: Arc<str> = Arc::from(prompt.name.as_str());
+        let arguments: Vec<String> = prompt.arguments.iter().map(|a| a.name.clone()).collect();
+        let mut descriptor = PromptDescriptor::listed(prompt);
+        if completes {
+            let reference = json!({"type": "ref/prompt", "name": &*name});
+            for argument in arguments {
+                descriptor = descriptor.completed_by(argument, self.completer(reference.clone()));
+            }
+        }
         let remote = Arc::clone(self);
-        PromptDescriptor::listed(prompt).handler(move |get: PromptGet| {
+        descriptor.handler(move |get: PromptGet| {
             let (remote, name) = (Arc::clone(&remote), Arc::clone(&name));
             async move {
                 let arguments = get.arguments.clone();
@@ -287,6 +309,24 @@ impl Remote {
                 got.await.map_err(|e| remote.failed(&e))
             }
         })
+    }
+
+    /// Completes an argument of the remote's item `reference` (named as the remote names it)
+    /// by asking the remote.
+    fn completer(self: &Arc<Self>, reference: Value) -> CompletionHandler {
+        let remote = Arc::clone(self);
+        CompletionHandler::Waiting(Arc::new(move |asked: CompletionContext| {
+            let (remote, reference) = (Arc::clone(&remote), reference.clone());
+            Box::pin(async move {
+                let failed = |e: ClientError| match e {
+                    ClientError::Rpc { error, .. } => error,
+                    other => ErrorObject::internal(remote.failed(&other)),
+                };
+                let client = remote.client().await.map_err(failed)?;
+                let completion = client.complete(reference, asked.argument(), asked.value()).await.map_err(failed)?;
+                Ok(completion.values)
+            })
+        }))
     }
 
     /// How messages name it.

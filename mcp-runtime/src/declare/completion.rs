@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::context::state::{State, States};
+use crate::protocol::ErrorObject;
+use crate::util::BoxFuture;
 
 /// What a completer is asked: which argument, what the user typed so far, the arguments
 /// already resolved (`context.arguments`, 2025-06-18+), and the server's states.
@@ -75,7 +77,25 @@ impl IntoCompletionValues for Vec<&str> {
     }
 }
 
-pub(crate) type CompletionHandler = Arc<dyn Fn(&CompletionContext) -> Vec<String> + Send + Sync>;
+/// A completer, type-erased (what [`IntoCompleter`] makes; not meant to be named).
+#[derive(Clone)]
+#[doc(hidden)]
+pub enum CompletionHandler {
+    /// A plain function (what [`IntoCompleter`] makes): answered at once.
+    Plain(Arc<dyn Fn(&CompletionContext) -> Vec<String> + Send + Sync>),
+    /// Work that waits (a proxy asking its remote): run as a request's work.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    Waiting(Arc<dyn Fn(CompletionContext) -> BoxFuture<'static, Result<Vec<String>, ErrorObject>> + Send + Sync>),
+}
+
+impl std::fmt::Debug for CompletionHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            CompletionHandler::Plain(_) => "CompletionHandler::Plain",
+            CompletionHandler::Waiting(_) => "CompletionHandler::Waiting",
+        })
+    }
+}
 
 /// A function that completes a value: `fn(&str) -> Vec<String>` (given what was typed) or
 /// `fn(&str, &CompletionContext) -> Vec<String>` (also given the other arguments). `Vec<&str>`
@@ -97,7 +117,7 @@ where
     R: IntoCompletionValues,
 {
     fn into_completer(self) -> CompletionHandler {
-        Arc::new(move |ctx: &CompletionContext| self(&ctx.value).into_values())
+        CompletionHandler::Plain(Arc::new(move |ctx: &CompletionContext| self(&ctx.value).into_values()))
     }
 }
 
@@ -107,6 +127,6 @@ where
     R: IntoCompletionValues,
 {
     fn into_completer(self) -> CompletionHandler {
-        Arc::new(move |ctx: &CompletionContext| self(&ctx.value, ctx).into_values())
+        CompletionHandler::Plain(Arc::new(move |ctx: &CompletionContext| self(&ctx.value, ctx).into_values()))
     }
 }

@@ -178,6 +178,13 @@ impl PromptDescriptor {
         PromptDescriptor { prompt, ..PromptDescriptor::new("") }
     }
 
+    /// Completes `argument` with `completer`, of any kind (one that waits, say).
+    #[cfg(feature = "client")]
+    pub(crate) fn completed_by(mut self, argument: String, completer: CompletionHandler) -> Self {
+        self.completions.push((argument, completer));
+        self
+    }
+
     /// The prompt's name.
     pub fn name(&self) -> &str {
         &self.prompt.name

@@ -309,6 +309,13 @@ impl ResourceDescriptor {
         Ok(Self::new(Address::Template { template, parsed }))
     }
 
+    /// Completes the template variable `variable` with `completer`, of any kind.
+    #[cfg(feature = "client")]
+    pub(crate) fn completed_by(mut self, variable: String, completer: CompletionHandler) -> Self {
+        self.completions.push((variable, completer));
+        self
+    }
+
     /// A resource at one fixed URI.
     pub fn fixed(uri: impl Into<String>, name: impl Into<String>) -> Self {
         Self::new(Address::Fixed(Resource::new(uri, name)))

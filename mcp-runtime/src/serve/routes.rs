@@ -208,7 +208,7 @@ const TABLE: &[Route] = &[
     asking(cached(row("resources/read", All, Needs::Resources, Work(resources::read)), PerResource), Named::Uri),
     cached(row("prompts/list", All, Needs::Prompts, Inline(prompts::list)), Configured(Cacheable::PromptList)),
     asking(row("prompts/get", All, Needs::Prompts, Work(prompts::get)), Named::Name),
-    row("completion/complete", All, Needs::Completions, Inline(prompts::complete)),
+    row("completion/complete", All, Needs::Completions, Work(prompts::complete)),
     naming(row("tasks/get", Stateless, Needs::Tasks, Work(tasks::get)), Named::TaskId),
     naming(row("tasks/update", Stateless, Needs::Tasks, Work(tasks::update)), Named::TaskId),
     naming(row("tasks/cancel", Stateless, Needs::Tasks, Work(tasks::cancel)), Named::TaskId),

@@ -56,13 +56,17 @@ fn weather(cancelled: Arc<AtomicBool>) -> Server {
         }))
         .resource(ResourceDescriptor::fixed("weather://stations", "stations").reader(|_| async { "Oslo, Lima" }))
         .resource(
-            ResourceDescriptor::template("weather://city/{name}", "city").expect("a template").reader(
-                |read: ResourceRead| async move { format!("weather of {}", read.variable("name").unwrap_or("?")) },
-            ),
+            ResourceDescriptor::template("weather://city/{name}", "city")
+                .expect("a template")
+                .complete("name", |typed: &str| mcp_runtime::starting_with(typed, CITIES))
+                .reader(
+                    |read: ResourceRead| async move { format!("weather of {}", read.variable("name").unwrap_or("?")) },
+                ),
         )
         .prompt(
             PromptDescriptor::new("packing")
                 .argument("city", None, true)
+                .complete("city", |typed: &str| mcp_runtime::starting_with(typed, CITIES))
                 .handler(|get: PromptGet| async move { format!("Pack for {}", get.argument("city").unwrap_or("?")) }),
         )
 }
@@ -75,6 +79,9 @@ impl Drop for Stopped {
         self.0.store(true, Ordering::SeqCst);
     }
 }
+
+/// What the remote's completers offer.
+const CITIES: [&str; 3] = ["Lima", "Lisbon", "Oslo"];
 
 /// The gateway: its own tool, and the remote mounted under `weather`.
 async fn gateway(remote: impl Fn() -> Server + Send + Sync + 'static) -> Server {
@@ -115,6 +122,12 @@ async fn the_remote_s_items_are_listed_and_called_through_the_proxy_in_both_eras
 
         let prompt = client.get_prompt("weather_packing", json!({"city": "Lima"})).await.expect("a prompt");
         assert_eq!(prompt["messages"][0]["content"]["text"], "Pack for Lima", "{prompt:#}");
+
+        // Completions are the remote's, asked as the remote names its items.
+        let completed = client.complete(json!({"type": "ref/prompt", "name": "weather_packing"}), "city", "Li");
+        assert_eq!(completed.await.expect("completed"), ["Lima", "Lisbon"], "{revision:?}");
+        let template = json!({"type": "ref/resource", "uri": "weather://city/{name}"});
+        assert_eq!(client.complete(template, "name", "O").await.expect("completed"), ["Oslo"], "{revision:?}");
         client.close().await.expect("closes");
     }
 }

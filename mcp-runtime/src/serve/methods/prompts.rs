@@ -7,7 +7,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::context::outlet::Outgoing;
-use crate::declare::completion::CompletionContext;
+use crate::declare::completion::{CompletionContext, CompletionHandler};
+use crate::declare::handler::{HandlerSpec, RunKind};
 use crate::declare::prompt::PromptGet;
 use crate::error::ItemKind;
 use crate::protocol::{Completion, ErrorObject, excerpt};
@@ -120,20 +121,59 @@ struct CompleteParams {
     context: Option<CompleteContext>,
 }
 
-pub(crate) fn complete(request: &Request<'_>) -> Outgoing {
-    match completion(request) {
-        Ok(values) => {
-            let mut result = Map::new();
-            let completion = Completion::from_values(values);
-            result.insert("completion".into(), serde_json::to_value(completion).unwrap_or(Value::Null));
-            request.respond(None, result)
+/// `completion/complete`: a plain completer answers at once; one that waits (a proxy's) runs
+/// as the request's work.
+pub(crate) fn complete(request: &Request<'_>, start: Start<'_>) -> Started {
+    let (completer, context) = match completer(request) {
+        Ok(Some(found)) => found,
+        Ok(None) => return start.reply(completed(request, Vec::new())),
+        Err(e) => return start.reply(request.error(&e)),
+    };
+    match completer {
+        CompletionHandler::Plain(complete) => {
+            let values = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| complete(&context)));
+            let answer = match values {
+                Ok(values) => completed(request, values),
+                Err(panic) => {
+                    tracing::error!(panic = crate::serve::executor::panic_message(panic), "a completer panicked");
+                    request.error(&ErrorObject::internal("Internal error: the completer failed unexpectedly"))
+                }
+            };
+            start.reply(answer)
         }
-        Err(e) => request.error(&e),
+        CompletionHandler::Waiting(complete) => {
+            let handler_context = match request.context(None) {
+                Ok(context) => context,
+                Err(e) => return start.reply(request.error(&e)),
+            };
+            let responder = request.responder(&handler_context);
+            let spec = HandlerSpec { kind: RunKind::Task, timeout: None };
+            start.run(spec, &handler_context, complete(context), move |outcome| match outcome {
+                Ok(Ok(values)) => responder.answer(None, completion_result(values)),
+                Ok(Err(e)) => responder.error(&e),
+                Err(failure) => {
+                    responder.error(&ErrorObject::internal(format!("Internal error: completing {failure}")))
+                }
+            })
+        }
     }
 }
 
-/// The values a completer offers (it runs here, inline: completers are plain functions).
-fn completion(request: &Request<'_>) -> Result<Vec<String>, ErrorObject> {
+/// The `completion/complete` result offering `values`.
+fn completion_result(values: Vec<String>) -> Map<String, Value> {
+    let mut result = Map::new();
+    let completion = Completion::from_values(values);
+    result.insert("completion".into(), serde_json::to_value(completion).unwrap_or(Value::Null));
+    result
+}
+
+fn completed(request: &Request<'_>, values: Vec<String>) -> Outgoing {
+    request.respond(None, completion_result(values))
+}
+
+/// The completer of the argument `request` names, and what it is asked; `None` when the
+/// argument has none.
+fn completer(request: &Request<'_>) -> Result<Option<(CompletionHandler, CompletionContext)>, ErrorObject> {
     let params: CompleteParams = request.params("completion/complete")?;
     let registry = request.core.registry();
     let argument = params.argument.name.as_str();
@@ -161,19 +201,12 @@ fn completion(request: &Request<'_>) -> Result<Vec<String>, ErrorObject> {
             excerpt(argument)
         )));
     }
+    let Some(completer) = completions.get(argument).cloned() else { return Ok(None) };
     let context = CompletionContext {
         argument: params.argument.name,
         value: params.argument.value,
         arguments: params.context.unwrap_or_default().arguments,
         states: Arc::clone(request.states(Some(item))),
     };
-    match completions.get(&context.argument) {
-        Some(completer) => {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| completer(&context))).map_err(|panic| {
-                tracing::error!(panic = crate::serve::executor::panic_message(panic), "a completer panicked");
-                ErrorObject::internal("Internal error: the completer failed unexpectedly")
-            })
-        }
-        None => Ok(Vec::new()),
-    }
+    Ok(Some((completer, context)))
 }
