@@ -82,11 +82,17 @@ impl IntoCompletionValues for Vec<&str> {
 #[doc(hidden)]
 pub enum CompletionHandler {
     /// A plain function (what [`IntoCompleter`] makes): answered at once.
-    Plain(Arc<dyn Fn(&CompletionContext) -> Vec<String> + Send + Sync>),
+    Plain(Arc<PlainCompleter>),
     /// Work that waits (a proxy asking its remote): run as a request's work.
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
-    Waiting(Arc<dyn Fn(CompletionContext) -> BoxFuture<'static, Result<Vec<String>, ErrorObject>> + Send + Sync>),
+    Waiting(Arc<WaitingCompleter>),
 }
+
+/// A completer that answers at once.
+type PlainCompleter = dyn Fn(&CompletionContext) -> Vec<String> + Send + Sync;
+
+/// A completer whose values come later (or an error, to answer the request with).
+type WaitingCompleter = dyn Fn(CompletionContext) -> BoxFuture<'static, Result<Vec<String>, ErrorObject>> + Send + Sync;
 
 impl std::fmt::Debug for CompletionHandler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
