@@ -16,9 +16,9 @@ use crate::server::builder::Server;
 use crate::server::mounts::Mount;
 
 impl Server {
-    /// Serves `server`'s items as this server's: its tools and prompts named
-    /// `prefix_name` (`prefix`, [`MOUNT_SEPARATOR`](crate::MOUNT_SEPARATOR), their name), its resources and
-    /// templates under their own URIs. Each item keeps what `server` gave it: its states (a
+    /// Serves `server`'s items as this server's: its tools and prompts named `prefix_name`
+    /// (`prefix`, [`MOUNT_SEPARATOR`](crate::MOUNT_SEPARATOR), their name), its resources
+    /// and templates under their own URIs. Each item keeps what `server` gave it: its states (a
     /// `State<T>` or an [`instance`](Self::instance) is the mounted server's, so one
     /// declaration mounted twice under two prefixes serves two states), its layers (which its
     /// requests pass inside this server's own), its tags and scopes; and `server`'s
@@ -26,8 +26,9 @@ impl Server {
     /// (`list_changed` reaches this server's clients). Two items under one name, between
     /// mounts or with this server's own, stop the start naming both.
     ///
-    /// What makes `server` a server of its own (its name, instructions, skills, transport
-    /// settings) is not used; a mounted server mounts nothing itself.
+    /// What makes `server` a server of its own (its name, instructions, transport settings)
+    /// is not used; a server with skills, or with servers mounted in it, is refused (mount
+    /// those on this server).
     ///
     /// ```
     /// use mcp_runtime::prelude::*;
