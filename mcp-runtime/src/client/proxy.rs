@@ -228,12 +228,12 @@ impl Remote {
                     let parsed = UriTemplate::parse(&uri_template).map_err(|e| {
                         ClientError::Protocol(format!("the remote's template `{uri_template}` does not parse: {e}"))
                     })?;
-                    let mut listed = ResourceDescriptor::listed_template(template)
-                        .map_err(|e| ClientError::Protocol(e.to_string()))?;
+                    let variables: Vec<String> = parsed.variables().map(str::to_owned).collect();
+                    let mut listed = ResourceDescriptor::listed_template(template, parsed);
                     if completes {
                         let reference = json!({"type": "ref/resource", "uri": uri_template});
-                        for variable in parsed.variables() {
-                            listed = listed.completed_by(variable.to_owned(), self.completer(reference.clone()));
+                        for variable in variables {
+                            listed = listed.completed_by(variable, self.completer(reference.clone()));
                         }
                     }
                     resources.push(self.reader(listed));

@@ -302,11 +302,11 @@ impl ResourceDescriptor {
         Self::new(Address::Fixed(resource))
     }
 
-    /// A template as another server lists it, with no reader yet.
+    /// A template as another server lists it (`parsed` from its `uri_template`), with no
+    /// reader yet.
     #[cfg(feature = "client")]
-    pub(crate) fn listed_template(template: ResourceTemplate) -> Result<Self, UriTemplateError> {
-        let parsed = UriTemplate::parse(&template.uri_template)?;
-        Ok(Self::new(Address::Template { template, parsed }))
+    pub(crate) fn listed_template(template: ResourceTemplate, parsed: UriTemplate) -> Self {
+        Self::new(Address::Template { template, parsed })
     }
 
     /// Completes the template variable `variable` with `completer`, of any kind.
