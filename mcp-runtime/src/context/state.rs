@@ -143,14 +143,19 @@ impl States {
         self.mounted.len() - 1
     }
 
+    /// The states of mount `at`, when there is one.
+    fn mount_at(&self, at: Option<usize>) -> Option<&Arc<States>> {
+        at.and_then(|at| self.mounted.get(at))
+    }
+
     /// The states of mount `at`, or these.
     pub(crate) fn of_mount(&self, at: Option<usize>) -> &States {
-        at.and_then(|at| self.mounted.get(at)).map_or(self, |mounted| mounted)
+        self.mount_at(at).map_or(self, |mounted| mounted)
     }
 
     /// The states an item sees: those of the server it was mounted from, else these.
     pub(crate) fn seen_by(self: &Arc<Self>, mounted: Option<usize>) -> &Arc<Self> {
-        mounted.and_then(|at| self.mounted.get(at)).unwrap_or(self)
+        self.mount_at(mounted).unwrap_or(self)
     }
 
     /// The registered value of type `T`.

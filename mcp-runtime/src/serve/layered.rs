@@ -22,7 +22,7 @@ use tokio::task::AbortHandle;
 
 use crate::context::outlet::{Outgoing, Outlet};
 use crate::context::slot::SlotLease;
-use crate::context::{CancelToken, Context, RequestParts};
+use crate::context::{CancelToken, Context};
 use crate::declare::scopes::Scopes;
 use crate::error::ItemKind;
 use crate::middleware::{BoxError, Inward, McpRequest, McpResponse, McpService, Proceed, Target, Transport};
@@ -184,14 +184,7 @@ where
     // Taken before the request owns its params: they are copied once, for the layers.
     let params = request.params.take().map(Cow::into_owned);
     let mut request = request.into_owned();
-    let context = Context::for_request(RequestParts {
-        negotiated: Arc::clone(&request.negotiated),
-        request_id: request.id.clone(),
-        states: Arc::clone(request.states(None)),
-        cancel: CancelToken::default(),
-        link: None,
-        extras: request.extras.clone(),
-    });
+    let context = Context::for_request(request.context_parts(None, CancelToken::default(), None));
     let (id, core, revision, name) =
         (request.id.clone(), Arc::clone(&request.core), request.revision(), request.method);
     let extras = request.extras.clone();

@@ -165,16 +165,20 @@ impl Request<'_> {
     }
 
     /// What a context of this request for the handler of `item` is made of.
-    fn context_parts(&self, item: Option<&ItemParts>, cancel: CancelToken, link: Option<ClientLink>) -> RequestParts {
+    pub(crate) fn context_parts(
+        &self,
+        item: Option<&ItemParts>,
+        cancel: CancelToken,
+        link: Option<ClientLink>,
+    ) -> RequestParts {
         let (negotiated, request_id) = (Arc::clone(&self.negotiated), self.id.clone());
         let states = Arc::clone(self.states(item));
         RequestParts { negotiated, request_id, states, cancel, link, extras: self.extras.clone() }
     }
 
-    /// The context of a tool call that runs as a task: its handler sends nothing on the
-    /// request's way (the request is answered with the task), asks through the task (or,
-    /// `after_input`, through the request's input-required rounds until the task exists) and
-    /// follows the task's cancellation.
+    /// The context of a tool call run as a task: its handler sends nothing on the request's
+    /// way (answered with the task), asks through the task (or, `after_input`, through the
+    /// request's input-required rounds until the task exists), follows the task's cancellation.
     pub(crate) fn task_context(
         &self,
         item: &ItemParts,
@@ -333,9 +337,8 @@ pub(crate) struct RequestMeta {
 }
 
 impl RequestMeta {
-    /// Reads a request's `params._meta` (see [`meta_of`]): the progress token in every
-    /// revision, and under `logging`, the log level of a 2026-07-28 request. An unknown log
-    /// level is `Err`.
+    /// Reads a request's `params._meta` (see [`meta_of`]): the progress token in every revision,
+    /// and under `logging`, a 2026-07-28 request's log level (an unknown one is `Err`).
     pub(crate) fn read(meta: Option<&str>, logging: &Logging) -> Result<Self, ErrorObject> {
         #[derive(Deserialize)]
         struct Meta {

@@ -111,7 +111,6 @@ impl ServerHandle {
         Ok(())
     }
 
-    /// Adds a tool while the server runs (its states must be registered).
     /// Adds a tool while the server runs (its states must be registered). Through the handle
     /// of a mounted server, the tool is served under the mount's prefix.
     pub fn add_tool(&self, tool: impl Selection<ToolDescriptor>) -> Result<()> {

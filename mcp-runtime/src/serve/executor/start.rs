@@ -329,19 +329,14 @@ where
             // before the request is answered: dropped later, what it holds (a lock) would still
             // be held when the client's retry runs it again on this thread, which would wait
             // for it forever.
-            let interruptible = context.can_interrupt().then(|| context.clone());
-            let interrupted = async move {
-                match interruptible {
-                    Some(context) => context.interrupted().await,
-                    None => std::future::pending().await,
-                }
-            };
+            // (A request that cannot be interrupted is never told.)
+            let watching = context.clone();
             let outcome = match made {
                 Ok(work) => tokio::select! {
                     outcome = crate::context::log_layer::REQUEST.scope(context, guarded(work)) => outcome,
                     // The request was cancelled, timed out, or the connection ended.
                     () = tx.closed() => return,
-                    interrupt = interrupted => Err(Failure::Interrupted(interrupt)),
+                    interrupt = watching.interrupted() => Err(Failure::Interrupted(interrupt)),
                 },
                 Err(panic) => Err(Failure::Panicked(panic_message(panic))),
             };
