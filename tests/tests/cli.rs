@@ -3,6 +3,9 @@
 //! doctor against servers that each make one mistake, against every example and against the
 //! TypeScript and Python SDK servers; `new` and `dev` on scratch crates.
 
+#[path = "support/oauth_servers.rs"]
+mod oauth_servers;
+
 mod cli {
     mod authorization;
     mod calls;

@@ -3,6 +3,9 @@
 //! misbehave (garbage, wrong shapes, a version the client does not speak, sudden death), and
 //! servers written with the official TypeScript and Python SDKs.
 
+#[path = "support/oauth_servers.rs"]
+mod oauth_servers;
+
 mod client {
     mod authorization;
     mod calls;

@@ -65,31 +65,13 @@ fn oauth_in_the_browser_comes_back_to_the_command_s_loopback_port() {
     use serde_json::{Value, json};
     use std::io::{BufRead, BufReader};
 
+    use crate::oauth_servers::{bind, json, metadata, serve};
+
     const TOKEN: &str = "a-token-from-the-browser-flow";
-    let bind = || {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
-        let url = format!("http://{}", listener.local_addr().expect("an address"));
-        (listener, url)
-    };
-    let serve = |listener: std::net::TcpListener, router: axum::Router| {
-        listener.set_nonblocking(true).expect("non-blocking");
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
-            runtime.block_on(async move {
-                axum::serve(tokio::net::TcpListener::from_std(listener).expect("a listener"), router).await
-            })
-        });
-    };
-    let answer = |body: Value| ([(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response();
+    let answer = |body: Value| json(StatusCode::OK, body);
 
     let (listener, issuer) = bind();
-    let metadata = json!({
-        "issuer": issuer,
-        "authorization_endpoint": format!("{issuer}/authorize"),
-        "token_endpoint": format!("{issuer}/token"),
-        "registration_endpoint": format!("{issuer}/register"),
-        "code_challenge_methods_supported": ["S256"],
-    });
+    let metadata = metadata(&issuer);
     let router = axum::Router::new()
         .route("/.well-known/oauth-authorization-server", get(move || async move { answer(metadata) }))
         .route("/register", post(move || async move { (StatusCode::CREATED, answer(json!({"client_id": "mcp"}))) }))

@@ -6,9 +6,11 @@
 use std::sync::{Arc, Mutex};
 
 use axum::http::{HeaderMap, StatusCode, Uri, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use mcp_runtime::client::{Client, ClientError, Era, OAuth};
+
+use crate::oauth_servers::{bind, json, metadata, serve};
 
 /// What a server was sent: (path, the `Authorization` header if any).
 type Seen = Arc<Mutex<Vec<(String, Option<String>)>>>;
@@ -20,29 +22,6 @@ fn record(seen: &Seen, path: &str, headers: &HeaderMap) {
     seen.lock().unwrap().push((path.to_owned(), authorization));
 }
 
-fn json(status: StatusCode, body: serde_json::Value) -> Response {
-    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
-}
-
-/// Serves `router` on `listener` from a thread and runtime of its own, apart from the
-/// client's.
-fn serve(listener: std::net::TcpListener, router: axum::Router) {
-    listener.set_nonblocking(true).expect("a non-blocking listener");
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("a listener");
-            axum::serve(listener, router).await
-        })
-    });
-}
-
-fn bind() -> (std::net::TcpListener, String) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
-    let url = format!("http://{}", listener.local_addr().expect("an address"));
-    (listener, url)
-}
-
 #[tokio::test]
 async fn a_token_is_sent_only_to_the_server_it_was_obtained_for() {
     let at_authorization_server: Seen = Arc::default();
@@ -51,13 +30,7 @@ async fn a_token_is_sent_only_to_the_server_it_was_obtained_for() {
     // The authorization server, which is also where the MCP server redirects.
     let (listener, issuer) = bind();
     let seen = at_authorization_server.clone();
-    let metadata = serde_json::json!({
-        "issuer": issuer,
-        "authorization_endpoint": format!("{issuer}/authorize"),
-        "token_endpoint": format!("{issuer}/token"),
-        "registration_endpoint": format!("{issuer}/register"),
-        "code_challenge_methods_supported": ["S256"],
-    });
+    let metadata = metadata(&issuer);
     let router = axum::Router::new()
         .route(
             "/.well-known/oauth-authorization-server",
