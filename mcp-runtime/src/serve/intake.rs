@@ -102,8 +102,8 @@ impl Session {
             counted: !(stateless && self.transport == Transport::Http),
         };
         let here = self.executor.here_parts();
-        let task = layered.enter(request, handler.method(), hold, self.transport, out, here);
-        self.executor.track(id, task);
+        let (task, stopped) = layered.enter(request, handler.method(), hold, self.transport, out, here);
+        self.executor.track(id, task, stopped);
         Started::Later
     }
 

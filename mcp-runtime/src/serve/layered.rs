@@ -109,7 +109,8 @@ impl Layered {
 
     /// Sends `request` into the layers as a task of its own, which runs its method too (a
     /// lifecycle one comes back to the loop); `out` is its connection's output. The task's
-    /// handle is for the loop to stop it with.
+    /// handle and its token are for the loop to stop it with: the token is cancelled after
+    /// the abort, and a task that ran on to the end of its work meanwhile sends nothing.
     pub(crate) fn enter(
         &mut self,
         mut request: Request<'_>,
@@ -118,7 +119,7 @@ impl Layered {
         transport: Transport,
         out: mpsc::Sender<Vec<u8>>,
         here: HereParts,
-    ) -> AbortHandle {
+    ) -> (AbortHandle, CancelToken) {
         // Where it was going: its answer goes there once out of the layers, and what it sends
         // before its answer (progress, questions) on the way.
         let destination = std::mem::replace(&mut request.reply_to, ReplyTo::Connection);
@@ -154,17 +155,21 @@ impl Layered {
         };
         let through = through_layers(self.service.clone(), request, transport, method);
         let leaving = Leaving { back: self.back.clone(), hold, admitted };
+        let stopped = CancelToken::default();
+        let withdrawn = stopped.clone();
         let task = tokio::spawn(async move {
             let _leaving = leaving;
             let _guard = guard;
-            if let Some(line) = through.await {
+            if let Some(line) = through.await
+                && !withdrawn.is_cancelled()
+            {
                 destination.deliver(&out, line).await;
             }
         });
         self.inside += 1;
         self.counted += usize::from(hold.counted);
         self.blocking += usize::from(hold.blocking);
-        task.abort_handle()
+        (task.abort_handle(), stopped)
     }
 }
 

@@ -1,12 +1,16 @@
 //! The serving core on its own, without a transport: messages handed to a session as a
 //! transport hands them, and what comes back (the reply to queue, what reached the output).
 
+use std::sync::Mutex;
+use std::sync::mpsc as std_mpsc;
+use std::task::Poll;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use crate::declare::tool::ToolDescriptor;
+use crate::middleware::from_fn;
 use crate::protocol::{CachePolicy, CacheScope, Cacheable, code};
 use crate::serve::reply::{Reply, ReplyTo};
 use crate::serve::session::Session;
@@ -22,6 +26,11 @@ fn session(max_in_flight: usize) -> (Session, mpsc::Receiver<Vec<u8>>) {
         .cache(Cacheable::ToolList, CachePolicy::new(Duration::from_secs(5), CacheScope::Private))
         .tool(ToolDescriptor::new("echo").handler(|args: Value| async move { args["text"].to_string() }))
         .tool(ToolDescriptor::new("wait").handler(|_: Value| std::future::pending::<String>()));
+    session_of(server)
+}
+
+/// A session of `server`, and the receiving end of its output.
+fn session_of(server: Server) -> (Session, mpsc::Receiver<Vec<u8>>) {
     let core = server.build().expect("the server builds");
     let (out, output) = mpsc::channel(16);
     (Session::new(core, out, 4, crate::middleware::Transport::Channel).0, output)
@@ -109,6 +118,55 @@ async fn past_the_bound_requests_wait_and_a_waiting_one_can_be_cancelled() {
     assert!(session.on_message(cancel, ReplyTo::Connection.into()).is_none());
     let silent = tokio::time::timeout(Duration::from_millis(100), output.recv()).await;
     assert!(silent.is_err(), "a cancelled request is not answered: {silent:?}");
+}
+
+/// The race a loaded machine lets happen: the cancellation comes while the request's task is
+/// being polled (an abort then waits for that poll to end), and the work finishes in that
+/// same poll. Nothing is sent for it all the same, whether it runs in the executor's task or
+/// in the layers'.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_cancelled_while_its_task_runs_is_not_answered_when_that_run_finishes_it() {
+    for layered in [false, true] {
+        let sent = finished_after_its_cancellation(layered).await;
+        assert!(sent.is_err(), "a cancelled request is not answered (layered: {layered}): {sent:?}");
+    }
+}
+
+/// Calls a tool whose second poll blocks until its cancellation was handled, then finishes;
+/// what reached the output once the request's task ended.
+async fn finished_after_its_cancellation(layered: bool) -> Result<String, mpsc::error::TryRecvError> {
+    let (running_tx, running) = std_mpsc::channel::<()>();
+    let (go, go_rx) = std_mpsc::channel::<()>();
+    let hooks = Mutex::new(Some((running_tx, go_rx)));
+    let mut server = Server::builder("core", "1.0.0").tool(ToolDescriptor::new("race").handler(move |_: Value| {
+        let (running, go) = hooks.lock().unwrap().take().expect("called once");
+        let mut polls = 0;
+        std::future::poll_fn(move |_| {
+            polls += 1;
+            // Its first poll is where the request starts; the next one, in its task.
+            if polls == 1 {
+                return Poll::Pending;
+            }
+            running.send(()).unwrap();
+            go.recv().unwrap();
+            Poll::Ready("finished".to_owned())
+        })
+    }));
+    if layered {
+        server = server.layer(from_fn(|request, next| async move { next.run(request).await }));
+    }
+    let (mut session, mut output) = session_of(server);
+    // A 2026-07-28 request: no handshake, which in the layers would need the reading loop.
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{{"name":"race","arguments":{{}},{STATELESS_META}}}}}"#
+    );
+    assert!(session.on_message(&call, ReplyTo::Connection.into()).is_none(), "runs as a task");
+    tokio::task::block_in_place(|| running.recv()).unwrap();
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":11}}"#;
+    assert!(session.on_message(cancel, ReplyTo::Connection.into()).is_none());
+    go.send(()).unwrap();
+    session.executor.drained().await;
+    output.try_recv().map(|line| String::from_utf8_lossy(&line).into_owned())
 }
 
 #[tokio::test]

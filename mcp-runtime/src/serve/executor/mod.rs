@@ -251,9 +251,10 @@ impl Executor {
     }
 
     /// Keeps how to stop a request that runs as a task outside this executor (inside the
-    /// layers), so that its cancellation or the connection's end stops it.
-    pub(crate) fn track(&mut self, id: RequestId, task: AbortHandle) {
-        self.remember(id, Running { abort: task, cancel: CancelToken::default() });
+    /// layers), so that its cancellation or the connection's end stops it (`cancel` is
+    /// cancelled after the abort).
+    pub(crate) fn track(&mut self, id: RequestId, task: AbortHandle, cancel: CancelToken) {
+        self.remember(id, Running { abort: task, cancel });
     }
 
     /// Forgets finished tasks once the map holds twice the bound (lazily, so that finishing

@@ -158,11 +158,11 @@ impl Start<'_> {
             let multi_thread = tokio::runtime::Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread;
             if spec.timeout.is_none() && multi_thread {
                 let work = crate::context::log_layer::REQUEST.scope(context.clone(), InPlace(work));
-                return self.spawn(None, context, work, finish, Runs::InPlace);
+                return self.spawn(None, context, work, finish, Watcher::Task);
             }
             let work = crate::context::log_layer::REQUEST.scope(context.clone(), work).instrument(self.span.clone());
             let work = OnBlockingPool::start(work, Some(Arc::clone(&self.lease)));
-            return self.spawn(spec.timeout, context, work, finish, Runs::Awaited);
+            return self.spawn(spec.timeout, context, work, finish, Watcher::Task);
         }
         if spec.kind == RunKind::Async {
             let first = {
@@ -184,7 +184,7 @@ impl Start<'_> {
             // Still pending: a correct future registers the task's waker at its next poll.
         }
         let work = crate::context::log_layer::REQUEST.scope(context.clone(), work);
-        self.spawn(spec.timeout, context, work, finish, Runs::Awaited)
+        self.spawn(spec.timeout, context, work, finish, Watcher::Task)
     }
 
     /// Runs the future `make` builds on the server's local thread (it need not be `Send`);
@@ -201,13 +201,20 @@ impl Start<'_> {
         let answer = on_local_thread(&self.runner.core().local, context, make);
         let finish = move |outcome: Result<Result<T, Failure>, Failure>| finish(outcome.and_then(|inner| inner));
         // The local thread watches for the interrupt itself (see `on_local_thread`).
-        self.spawn(timeout, &context_for_wait, answer, finish, Runs::OnLocalThread)
+        self.spawn(timeout, &context_for_wait, answer, finish, Watcher::LocalThread)
     }
 
     /// Runs `work` as a task of its own that holds the slot until the response is queued (or,
     /// [`Runner::Here`], hands it back to await), within `timeout` if there is one (past it, the
     /// request's context is cancelled and the work dropped).
-    fn spawn<F, T, Fin>(self, timeout: Option<Duration>, context: &Context, work: F, finish: Fin, runs: Runs) -> Started
+    fn spawn<F, T, Fin>(
+        self,
+        timeout: Option<Duration>,
+        context: &Context,
+        work: F,
+        finish: Fin,
+        watcher: Watcher,
+    ) -> Started
     where
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static,
@@ -218,7 +225,7 @@ impl Start<'_> {
         let cancelled = cancel.clone();
         // Only a 2026-07-28 request that may ask the client can be interrupted (work on the
         // local thread is, there).
-        let watched = runs != Runs::OnLocalThread;
+        let watched = watcher == Watcher::Task;
         let interruptible = (watched && context.can_interrupt()).then(|| context.clone());
         let answer = async move {
             // The work is dropped at the end of this block, before the slot is released
@@ -245,9 +252,13 @@ impl Start<'_> {
                     },
                 }
             };
-            // Cancelled while its body blocked the task (which an abort cannot stop
-            // then): nothing is sent for it, as for any cancelled request.
-            (runs != Runs::InPlace || !cancelled.is_cancelled()).then(|| finish(outcome))
+            // A request the client cancelled is not answered. The abort alone does not
+            // ensure it: a task being polled when it comes runs on to the end of that poll,
+            // and the work may finish there (the client's answer to its question arrived
+            // meanwhile, or its body blocked the task in place). A time limit cancels the
+            // context too, and its answer goes out.
+            let withdrawn = cancelled.is_cancelled() && !matches!(outcome, Err(Failure::TimedOut(_)));
+            (!withdrawn).then(|| finish(outcome))
         };
         match runner {
             Runner::Here(_) => {
@@ -403,20 +414,14 @@ pub(crate) fn within<T: Send + 'static>(
     }
 }
 
-/// Where a task's work runs, which says what the task does besides awaiting it.
-///
-/// Whether it answers once its work is done although its request was cancelled meanwhile: an
-/// abort drops awaited work at once (and a time limit's answer must go out); work that blocked
-/// its task in place ran to its end, and its answer is dropped. And who watches for a
-/// 2026-07-28 interrupt: the task, or the local thread, which drops the handler first.
+/// Who watches for a 2026-07-28 interrupt (the handler stopped to ask its client) while a
+/// task's work runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Runs {
-    /// Awaited by the task: answers after a cancellation; the task watches for interrupts.
-    Awaited,
-    /// In place, blocking the task: its answer after a cancellation is dropped.
-    InPlace,
-    /// On the local thread, which watches for interrupts; answers after a cancellation.
-    OnLocalThread,
+enum Watcher {
+    /// The task, which drops the work and answers.
+    Task,
+    /// The local thread, which drops the handler there before the task answers.
+    LocalThread,
 }
 
 /// A panic's message, for the log and the error response.
