@@ -2,14 +2,13 @@
 //! with its published keys: signature, issuer, expiry and not-before, and the audience, which
 //! must be this server (RFC 8707).
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
-use jsonwebtoken::errors::ErrorKind;
-use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
 
 use super::TokenError;
 use super::cache::{TokenCache, key};
+use super::jws::{Algorithm, Compact};
 use super::keys::{KeyError, KeySet, fetchable};
 use crate::context::Identity;
 
@@ -22,29 +21,6 @@ pub const DEFAULT_VERIFIED_CACHE: Duration = Duration::from_secs(60);
 /// The least time between two fetches of the key set prompted by a token naming an unknown
 /// key, unless configured.
 pub const DEFAULT_REFETCH_INTERVAL: Duration = Duration::from_secs(30);
-
-/// The signature algorithms accepted: public-key ones only. A shared-secret algorithm (`HS256`
-/// …) would let anyone holding the public key sign (algorithm confusion), and `none` signs
-/// nothing.
-const ACCEPTED: [Algorithm; 9] = [
-    Algorithm::RS256,
-    Algorithm::RS384,
-    Algorithm::RS512,
-    Algorithm::PS256,
-    Algorithm::PS384,
-    Algorithm::PS512,
-    Algorithm::ES256,
-    Algorithm::ES384,
-    Algorithm::EdDSA,
-];
-
-/// The `alg` a token's header names, when it is a JSON object naming one.
-fn named_algorithm(token: &str) -> Option<String> {
-    use base64::Engine as _;
-    let header = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(token.split('.').next()?).ok()?;
-    let header: Value = serde_json::from_slice(&header).ok()?;
-    header.get("alg")?.as_str().map(str::to_owned)
-}
 
 /// Verifies JWT access tokens from one issuer.
 ///
@@ -170,51 +146,114 @@ impl JwtVerifier {
         Ok(identity)
     }
 
-    /// [`verify`](Self::verify), in full.
+    /// [`verify`](Self::verify), in full: the form, the algorithm (public-key ones only: see
+    /// [`jws`](super::jws)), the type, the key, the signature, then the claims.
     async fn check(&self, token: &str, resource: &str) -> Result<Identity, TokenError> {
         let invalid = |why: &str| TokenError::Invalid(why.to_owned());
-        let Ok(header) = jsonwebtoken::decode_header(token) else {
-            // `none` and names this build does not know are no algorithm of its own.
-            return Err(invalid(match named_algorithm(token) {
-                Some(_) => "the token's signature algorithm is not accepted",
-                None => "the token is not a well-formed JWT",
-            }));
+        let Some(token) = Compact::parse(token) else {
+            return Err(invalid("the token is not a well-formed JWT"));
         };
-        if !ACCEPTED.contains(&header.alg) {
+        // `none`, and shared-secret algorithms, are no algorithm here.
+        let Some(algorithm) = Algorithm::named(&token.header.alg) else {
             return Err(invalid("the token's signature algorithm is not accepted"));
-        }
+        };
         // RFC 9068 §2.1 names `at+jwt`; many issuers still say `JWT` or nothing.
-        let typ = header.typ.as_deref().map(str::to_ascii_lowercase);
+        let typ = token.header.typ.as_deref().map(str::to_ascii_lowercase);
         if !matches!(typ.as_deref(), None | Some("jwt" | "at+jwt" | "application/at+jwt")) {
             return Err(invalid("the token is not an access token"));
         }
-        let key = match self.keys.find(header.kid.as_deref(), header.alg).await {
+        let key = match self.keys.find(token.header.kid.as_deref(), algorithm).await {
             Ok(key) => key,
             Err(KeyError::Unknown) => {
                 return Err(invalid("the token is signed with a key the issuer does not publish"));
             }
             Err(KeyError::Unreachable(why)) => return Err(TokenError::Unavailable(why)),
         };
-        let mut validation = Validation::new(header.alg);
-        validation.leeway = self.leeway.as_secs();
-        validation.validate_nbf = true;
-        validation.set_issuer(&[&self.issuer]);
-        validation.set_audience(&[self.audience.as_deref().unwrap_or(resource)]);
-        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
-        let claims = match jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation) {
-            Ok(data) => data.claims,
-            Err(e) => {
-                return Err(invalid(match e.kind() {
-                    ErrorKind::ExpiredSignature => "the token has expired",
-                    ErrorKind::ImmatureSignature => "the token is not valid yet",
-                    ErrorKind::InvalidAudience => "the token was issued for another resource",
-                    ErrorKind::InvalidIssuer => "the token was issued by another authorization server",
-                    ErrorKind::InvalidSignature => "the token's signature does not verify",
-                    ErrorKind::MissingRequiredClaim(_) => "the token lacks a claim (exp, iss or aud)",
-                    _ => "the token is invalid",
-                }));
-            }
+        if !key.verifies(algorithm, token.signed.as_bytes(), &token.signature) {
+            return Err(invalid("the token's signature does not verify"));
+        }
+        let Ok(claims) = serde_json::from_slice::<Map<String, Value>>(&token.payload) else {
+            return Err(invalid("the token is invalid"));
         };
+        let audience = self.audience.as_deref().unwrap_or(resource);
+        let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_secs_f64();
+        claims_hold(&claims, &self.issuer, audience, self.leeway.as_secs_f64(), now).map_err(invalid)?;
         Identity::from_claims(claims).ok_or_else(|| invalid("the token names no subject"))
+    }
+}
+
+/// Whether a signed token's claims make it valid now (seconds since the epoch) for
+/// `audience`, from `issuer`: `exp`, `iss` and `aud` present, `exp` and `nbf` within
+/// `leeway`, `iss` the issuer, `aud` (a string or an array) naming the audience. Else why not.
+fn claims_hold(
+    claims: &Map<String, Value>,
+    issuer: &str,
+    audience: &str,
+    leeway: f64,
+    now: f64,
+) -> Result<(), &'static str> {
+    let (Some(expiry), Some(iss), Some(aud)) = (claims.get("exp"), claims.get("iss"), claims.get("aud")) else {
+        return Err("the token lacks a claim (exp, iss or aud)");
+    };
+    let Some(expiry) = expiry.as_f64() else { return Err("the token is invalid") };
+    if expiry + leeway < now {
+        return Err("the token has expired");
+    }
+    match claims.get("nbf").map(Value::as_f64) {
+        None => {}
+        Some(Some(not_before)) if not_before <= now + leeway => {}
+        Some(Some(_)) => return Err("the token is not valid yet"),
+        Some(None) => return Err("the token is invalid"),
+    }
+    if iss.as_str() != Some(issuer) {
+        return Err("the token was issued by another authorization server");
+    }
+    let named = match aud {
+        Value::String(one) => one == audience,
+        Value::Array(several) => several.iter().any(|one| one.as_str() == Some(audience)),
+        _ => false,
+    };
+    if !named {
+        return Err("the token was issued for another resource");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn held(claims: Value) -> Result<(), &'static str> {
+        claims_hold(claims.as_object().unwrap(), "https://as.example", "https://mcp.example/mcp", 30.0, 1000.0)
+    }
+
+    #[test]
+    fn claims_are_checked_as_rfc_9068_says_within_the_leeway() {
+        let good = json!({"iss": "https://as.example", "aud": "https://mcp.example/mcp", "exp": 1000});
+        let with = |change: Value| {
+            let mut claims = good.clone();
+            claims.as_object_mut().unwrap().extend(change.as_object().unwrap().clone());
+            held(claims)
+        };
+        assert_eq!(held(good.clone()), Ok(()));
+        assert_eq!(with(json!({"exp": 971})), Ok(()), "expired 29 s ago: within the leeway");
+        assert_eq!(with(json!({"exp": 969})), Err("the token has expired"));
+        assert_eq!(with(json!({"exp": "tomorrow"})), Err("the token is invalid"));
+        assert_eq!(with(json!({"nbf": 1029})), Ok(()));
+        assert_eq!(with(json!({"nbf": 1031})), Err("the token is not valid yet"));
+        assert_eq!(
+            with(json!({"iss": "https://as.example/"})),
+            Err("the token was issued by another authorization server")
+        );
+        assert_eq!(with(json!({"aud": ["https://other.example", "https://mcp.example/mcp"]})), Ok(()));
+        assert_eq!(with(json!({"aud": ["https://other.example"]})), Err("the token was issued for another resource"));
+        assert_eq!(with(json!({"aud": 7})), Err("the token was issued for another resource"));
+        for missing in ["exp", "iss", "aud"] {
+            let mut claims = good.clone();
+            claims.as_object_mut().unwrap().remove(missing);
+            assert_eq!(held(claims), Err("the token lacks a claim (exp, iss or aud)"), "{missing}");
+        }
     }
 }

@@ -7,9 +7,9 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::RwLock;
 use std::time::{Duration, Instant};
 
-use jsonwebtoken::jwk::{Jwk, PublicKeyUse};
-use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey};
 use serde_json::{Map, Value};
+
+use super::jws::{Algorithm, PublicKey};
 
 use crate::util::http_client::{self, FetchError};
 
@@ -82,7 +82,7 @@ struct Key {
     id: Option<String>,
     /// The algorithm the key is for, when the set says.
     algorithm: Option<Algorithm>,
-    key: DecodingKey,
+    key: PublicKey,
 }
 
 /// The most fetches of the key set a minute that unknown keys may prompt, whatever the keys.
@@ -158,7 +158,7 @@ impl KeySet {
     /// The key a token's header names (`kid`, and `alg`): from the cache, else from the set
     /// fetched again (unless that key was looked for within the interval, or the minute's
     /// fetches are spent: see [`Known::may_fetch`]).
-    pub(crate) async fn find(&self, id: Option<&str>, algorithm: Algorithm) -> Result<DecodingKey, KeyError> {
+    pub(crate) async fn find(&self, id: Option<&str>, algorithm: Algorithm) -> Result<PublicKey, KeyError> {
         if let Some(key) = self.cached(id, algorithm) {
             return Ok(key);
         }
@@ -182,11 +182,9 @@ impl KeySet {
         self.cached(id, algorithm).ok_or(KeyError::Unknown)
     }
 
-    fn cached(&self, id: Option<&str>, algorithm: Algorithm) -> Option<DecodingKey> {
+    fn cached(&self, id: Option<&str>, algorithm: Algorithm) -> Option<PublicKey> {
         let known = self.known.read().unwrap_or_else(|e| e.into_inner());
-        let fits = |key: &&Key| {
-            key.algorithm.is_none_or(|a| a == algorithm) && key.key.family().algorithms().contains(&algorithm)
-        };
+        let fits = |key: &&Key| key.algorithm.is_none_or(|a| a == algorithm) && key.key.fits(algorithm);
         let mut candidates = known.keys.iter().filter(fits);
         match id {
             Some(id) => candidates.find(|key| key.id.as_deref() == Some(id)).map(|key| key.key.clone()),
@@ -198,7 +196,8 @@ impl KeySet {
         }
     }
 
-    /// The set, as fetched now: the signing keys this build can use (others are skipped).
+    /// The set, as fetched now: the public signing keys of kinds accepted here (others, and
+    /// shared secrets, which are never keys of a set anyone may read, are skipped).
     async fn fetch(&self) -> Result<Vec<Key>, FetchError> {
         let url = match &self.configured {
             Some(url) => url.clone(),
@@ -218,19 +217,17 @@ impl KeySet {
             set.get("keys").and_then(Value::as_array).ok_or_else(|| FetchError(format!("{url} lists no keys")))?;
         let keys: Vec<Key> = listed
             .iter()
-            .filter_map(|value| serde_json::from_value::<Jwk>(value.clone()).ok())
-            .filter(|jwk| matches!(jwk.common.public_key_use, None | Some(PublicKeyUse::Signature)))
+            .filter_map(Value::as_object)
+            .filter(|jwk| matches!(jwk.get("use").map(Value::as_str), None | Some(Some("sig"))))
             .filter_map(|jwk| {
-                let key = DecodingKey::from_jwk(&jwk).ok()?;
-                // Shared secrets are never keys of a set anyone may read.
-                if key.family() == AlgorithmFamily::Hmac {
-                    return None;
-                }
-                let algorithm = match jwk.common.key_algorithm {
+                let key = PublicKey::from_jwk(jwk)?;
+                // A key for an algorithm not accepted here is not used for another.
+                let algorithm = match jwk.get("alg") {
                     None => None,
-                    Some(named) => Some(named.to_string().parse::<Algorithm>().ok()?),
+                    Some(named) => Some(Algorithm::named(named.as_str()?)?),
                 };
-                Some(Key { id: jwk.common.key_id.clone(), algorithm, key })
+                let id = jwk.get("kid").and_then(Value::as_str).map(str::to_owned);
+                Some(Key { id, algorithm, key })
             })
             .collect();
         tracing::debug!(url, keys = keys.len(), "fetched the authorization server's signing keys");

@@ -18,6 +18,8 @@ pub(crate) mod edge;
 #[cfg(feature = "oauth")]
 pub(crate) mod introspection;
 #[cfg(feature = "oauth")]
+mod jws;
+#[cfg(feature = "oauth")]
 pub(crate) mod jwt;
 #[cfg(feature = "oauth")]
 mod keys;

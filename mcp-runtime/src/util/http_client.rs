@@ -1,9 +1,9 @@
 //! The HTTP clients of the runtime's own outgoing requests (features `tls` and `client`): the
 //! OAuth verifiers' metadata, keys and introspection, the OTLP exporter, and the client's
-//! connections. reqwest, on rustls with
-//! ring as its crypto (built here, not installed process-wide, so an application's own choice
-//! of provider is left alone), verifying servers against the system's roots (`SSL_CERT_FILE`
-//! and `SSL_CERT_DIR` are honoured).
+//! connections. reqwest, on rustls with the crypto provider the application installed
+//! process-wide, else ring (built here, not installed, so the application's own choice is
+//! left alone), verifying servers against the system's roots (`SSL_CERT_FILE` and
+//! `SSL_CERT_DIR` are honoured).
 
 // With `tls` or `client` alone, the shared clients below have no user.
 #![cfg_attr(not(any(feature = "oauth", feature = "telemetry")), allow(dead_code, unused_imports))]
@@ -18,7 +18,15 @@ pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);
 #[cfg(feature = "tls")]
 pub(crate) fn tls() -> Result<rustls::ClientConfig, String> {
     use rustls_platform_verifier::BuilderVerifierExt as _;
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let provider = match rustls::crypto::CryptoProvider::get_default() {
+        Some(installed) => Arc::clone(installed),
+        // rustls deprecates its ring provider for lacking post-quantum key exchange, which
+        // only aws-lc-rs has here, a much heavier build. These requests go to the operator's
+        // own services (the issuer, the collector); an application that wants post-quantum
+        // exchange installs aws-lc-rs as the process default, used above.
+        #[allow(deprecated)]
+        None => Arc::new(rustls::crypto::ring::default_provider()),
+    };
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| format!("TLS: {e}"))?

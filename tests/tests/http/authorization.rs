@@ -307,6 +307,49 @@ async fn bad_tokens_are_refused_as_invalid_and_say_nothing_of_the_server_s_inter
     }
 }
 
+/// The other public-key algorithms, each token signed by an independent JOSE implementation
+/// (RS256 and EdDSA are everywhere above): RSA-PSS and RS512 with a key whose JWK names no
+/// algorithm, ES256 and ES384. A key whose JWK names its algorithm checks no other, and a
+/// key of one curve no token of the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rsa_pss_and_ecdsa_tokens_verify_and_a_key_checks_only_its_own_algorithm() {
+    let issuer = issuer().await;
+    issuer.state.keys.lock().unwrap().extend(["p256", "p384", "rsa-any"].map(public_key));
+    let url = jwt_server(&issuer, |v| v).await;
+    let alice = claims(&issuer.url, &url, "alice", "");
+    let sign = |algorithm: Algorithm, key: &str, kid: &str| {
+        let pem = fixture(&format!("{key}-private.pem"));
+        let key = match key {
+            "rsa" => EncodingKey::from_rsa_pem(&pem).unwrap(),
+            _ => EncodingKey::from_ec_pem(&pem).unwrap(),
+        };
+        let header = Header { kid: Some(kid.to_owned()), typ: Some("at+jwt".to_owned()), ..Header::new(algorithm) };
+        jsonwebtoken::encode(&header, &alice, &key).unwrap()
+    };
+    let accepted = [
+        (Algorithm::PS256, "rsa", "rsa-any"),
+        (Algorithm::PS384, "rsa", "rsa-any"),
+        (Algorithm::PS512, "rsa", "rsa-any"),
+        (Algorithm::RS512, "rsa", "rsa-any"),
+        (Algorithm::ES256, "p256", "ec-256"),
+        (Algorithm::ES384, "p384", "ec-384"),
+    ];
+    for (algorithm, key, kid) in accepted {
+        let answered = call(&url, "whoami", bearer(&sign(algorithm, key, kid))).await;
+        assert_eq!(answered.status, 200, "{algorithm:?}: {}", answered.body);
+        assert!(answered.body.to_string().contains("alice"), "{algorithm:?}: {}", answered.body);
+    }
+    let refused = [
+        (Algorithm::PS256, "rsa", "rsa-1", "the key's JWK says RS256"),
+        (Algorithm::ES256, "p256", "ec-384", "a P-384 key"),
+    ];
+    for (algorithm, key, kid, case) in refused {
+        let answered = call(&url, "whoami", bearer(&sign(algorithm, key, kid))).await;
+        assert_eq!(answered.status, 401, "{case}: {}", answered.body);
+        assert!(challenge(&answered).contains("a key the issuer does not publish"), "{case}: {}", challenge(&answered));
+    }
+}
+
 /// The `error_description` of a challenge.
 fn said_in_full(challenge: &str) -> &str {
     challenge.split("error_description=\"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or("")
