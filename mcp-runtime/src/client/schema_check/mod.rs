@@ -76,10 +76,8 @@ fn well_formed(root: &Value, schema: &Value, place: &str) -> Result<(), String> 
                     well_formed(root, sub, &format!("{at}/{}", escape(name)))?;
                 }
             }
-            "dependentRequired" => {
-                if !member.as_object().is_some_and(|map| map.values().all(strings)) {
-                    return bad(keyword, "must be an object of arrays of strings");
-                }
+            "dependentRequired" if !member.as_object().is_some_and(|map| map.values().all(strings)) => {
+                return bad(keyword, "must be an object of arrays of strings");
             }
             "allOf" | "anyOf" | "oneOf" | "prefixItems" => match member.as_array() {
                 Some(list) if !list.is_empty() || keyword == "prefixItems" => {
