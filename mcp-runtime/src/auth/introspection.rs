@@ -9,6 +9,7 @@ use super::TokenError;
 use super::cache::{TokenCache, key};
 use super::keys::{discover, endpoint, fetchable};
 use crate::context::Identity;
+use crate::util::form::form_body;
 use crate::util::http_client;
 
 /// How long an answer is reused, unless configured (never past the token's expiry).
@@ -125,7 +126,8 @@ impl IntrospectionVerifier {
         let request = client
             .post(endpoint)
             .basic_auth(&self.client_id, Some(&self.client_secret))
-            .form(&[("token", token), ("token_type_hint", "access_token")]);
+            .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(form_body(&[("token", token.to_owned()), ("token_type_hint", "access_token".to_owned())]));
         let answer = http_client::json_object(request, MAX_ANSWER_BYTES)
             .await
             .map_err(|e| TokenError::Unavailable(format!("introspection at {endpoint}: {e}")))?;

@@ -1,8 +1,10 @@
 //! Small pieces every layer above may use: random ids, durations as people write them, the
-//! boxed future types, schemars' settings, a future polled only once woken, and the one HTTP
-//! client of the runtime's own outgoing requests (feature `tls`).
+//! boxed future types, schemars' settings, a future polled only once woken, form bodies, and
+//! the one HTTP client of the runtime's own outgoing requests (feature `tls`).
 
 pub(crate) mod duration;
+#[cfg(any(feature = "oauth", feature = "client"))]
+pub(crate) mod form;
 #[cfg(any(feature = "tls", feature = "client"))]
 pub(crate) mod http_client;
 pub(crate) mod random;

@@ -1,29 +1,11 @@
-//! What requests to an authorization server are made of: base64url, form encoding, random
-//! text (PKCE verifiers, `state`, `jti`) and the time.
+//! What requests to an authorization server are made of: base64url, random text (PKCE
+//! verifiers, `state`, `jti`) and the time (form encoding is `util::form`'s).
 
 use base64::Engine as _;
 
 /// Base64url without padding.
 pub(crate) fn base64url(bytes: &[u8]) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
-}
-
-/// `application/x-www-form-urlencoded` encoding of one value.
-pub(crate) fn form_encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for byte in value.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => out.push(byte as char),
-            b' ' => out.push('+'),
-            other => out.push_str(&format!("%{other:02X}")),
-        }
-    }
-    out
-}
-
-/// A form's body: its fields, each value encoded, joined by `&`.
-pub(crate) fn form_body(form: &[(&str, String)]) -> String {
-    form.iter().map(|(k, v)| format!("{k}={}", form_encode(v))).collect::<Vec<_>>().join("&")
 }
 
 /// `bytes` random bytes as base64url.
@@ -44,11 +26,6 @@ pub(crate) fn now_seconds() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn form_encoding_escapes_what_a_form_cannot_carry() {
-        assert_eq!(form_encode("a b:c/d~é"), "a+b%3Ac%2Fd%7E%C3%A9");
-    }
 
     #[test]
     fn a_pkce_challenge_is_the_base64url_sha256_of_its_verifier() {

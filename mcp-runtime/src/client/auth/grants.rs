@@ -9,10 +9,11 @@ use serde_json::{Value, json};
 
 use super::discovery::ServerMetadata;
 use super::dpop::{Dpop, Nonce};
-use super::encoding::{base64url, form_body, form_encode, now_seconds, random_text};
+use super::encoding::{base64url, now_seconds, random_text};
 use super::es256::Es256Key;
 use crate::client::error::ClientError;
 use crate::util::BoxFuture;
+use crate::util::form::{form_body, form_encode};
 
 /// The step of the authorization-code flow that needs a user agent: given the authorization
 /// URL, the URL the authorization server redirected back to (with `code` and `state`).
