@@ -182,8 +182,15 @@ fn is_unreserved_or_pct(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~' | '%') || !c.is_ascii()
 }
 
-/// Decodes `%XX` escapes; `None` when an escape is malformed or the bytes are not UTF-8.
-fn percent_decode(text: &str) -> Option<String> {
+/// Decodes `%XX` escapes (RFC 3986 §2.1); `None` when an escape is malformed or the bytes are
+/// not UTF-8. What a matched variable's value goes through, also for other parts of URIs
+/// (a fragment's JSON pointer, say).
+///
+/// ```
+/// assert_eq!(mcp_uri_template::percent_decode("a%2Fb%20c").as_deref(), Some("a/b c"));
+/// assert_eq!(mcp_uri_template::percent_decode("%zz"), None);
+/// ```
+pub fn percent_decode(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

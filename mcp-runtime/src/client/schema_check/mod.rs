@@ -151,24 +151,7 @@ pub(super) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value>
     if pointer.is_empty() {
         return Some(root);
     }
-    root.pointer(&percent_decoded(pointer)?)
-}
-
-fn percent_decoded(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
+    root.pointer(&mcp_uri_template::percent_decode(pointer)?)
 }
 
 /// A name as a JSON pointer token.

@@ -227,6 +227,27 @@ impl<'s> Run<'s> {
         }
     }
 
+    /// A size's limits (`minItems` and `maxItems`, say), the size counting `what`.
+    fn size_limits(
+        &mut self,
+        schema: &Map<String, Value>,
+        (least, most): (&str, &str),
+        size: u64,
+        what: &str,
+        at: &str,
+    ) {
+        if let Some(limit) = schema.get(least).and_then(count)
+            && size < limit
+        {
+            self.fail(at, format!("has fewer than {limit} {what}"));
+        }
+        if let Some(limit) = schema.get(most).and_then(count)
+            && size > limit
+        {
+            self.fail(at, format!("has more than {limit} {what}"));
+        }
+    }
+
     fn object(
         &mut self,
         schema: &'s Map<String, Value>,
@@ -236,16 +257,7 @@ impl<'s> Run<'s> {
         evaluated: &mut Evaluated,
     ) {
         let size = members.len() as u64;
-        if let Some(least) = schema.get("minProperties").and_then(count)
-            && size < least
-        {
-            self.fail(at, format!("has fewer than {least} properties"));
-        }
-        if let Some(most) = schema.get("maxProperties").and_then(count)
-            && size > most
-        {
-            self.fail(at, format!("has more than {most} properties"));
-        }
+        self.size_limits(schema, ("minProperties", "maxProperties"), size, "properties", at);
         for name in schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
             if !members.contains_key(name) {
                 self.fail(at, format!("\"{name}\" is a required property"));
@@ -326,16 +338,7 @@ impl<'s> Run<'s> {
         evaluated: &mut Evaluated,
     ) {
         let size = items.len() as u64;
-        if let Some(least) = schema.get("minItems").and_then(count)
-            && size < least
-        {
-            self.fail(at, format!("has fewer than {least} items"));
-        }
-        if let Some(most) = schema.get("maxItems").and_then(count)
-            && size > most
-        {
-            self.fail(at, format!("has more than {most} items"));
-        }
+        self.size_limits(schema, ("minItems", "maxItems"), size, "items", at);
         if schema.get("uniqueItems") == Some(&Value::Bool(true))
             && items.iter().enumerate().any(|(i, a)| items[i + 1..].iter().any(|b| equal(a, b)))
         {
