@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use super::jws::{Algorithm, PublicKey};
-
 use crate::util::http_client::{self, FetchError};
 
 /// The most a metadata document or a key set may weigh.

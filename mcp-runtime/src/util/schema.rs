@@ -217,7 +217,7 @@ fn split_type_union(obj: &mut Map<String, Value>) {
 }
 
 /// Whether `value` is an instance of the JSON Schema type `ty`.
-fn is_of_type(value: &Value, ty: &str) -> bool {
+pub(crate) fn is_of_type(value: &Value, ty: &str) -> bool {
     match ty {
         "null" => value.is_null(),
         "boolean" => value.is_boolean(),

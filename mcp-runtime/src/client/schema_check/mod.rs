@@ -159,11 +159,7 @@ pub(super) fn escape(name: &str) -> String {
     name.replace('~', "~0").replace('/', "~1")
 }
 
-/// A value as JSON, shortened past 80 characters.
+/// A value as JSON, as an error message quotes it (shortened as a client's text is).
 fn excerpt(value: &Value) -> String {
-    let text = value.to_string();
-    match text.char_indices().nth(80) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
-    }
+    crate::protocol::excerpt(&value.to_string()).into_owned()
 }

@@ -7,6 +7,7 @@ use regex_lite::Regex;
 use serde_json::{Map, Value};
 
 use super::{MAX_DEPTH, count, escape, excerpt, resolve};
+use crate::util::schema::is_of_type;
 
 /// One check of a value: the document (for `$ref`), its patterns compiled once, and the
 /// violations found.
@@ -383,20 +384,6 @@ impl<'s> Run<'s> {
             }
             evaluated.all_items = true;
         }
-    }
-}
-
-fn is_of_type(value: &Value, name: &str) -> bool {
-    match name {
-        "null" => value.is_null(),
-        "boolean" => value.is_boolean(),
-        "object" => value.is_object(),
-        "array" => value.is_array(),
-        "number" => value.is_number(),
-        "string" => value.is_string(),
-        // 1.0 is an integer too.
-        "integer" => value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0),
-        _ => false,
     }
 }
 

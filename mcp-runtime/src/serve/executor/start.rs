@@ -222,7 +222,6 @@ impl Start<'_> {
     {
         let Start { runner, id, lease, reply_to, span, cancel } = self;
         let token = cancel.clone();
-        let cancelled = cancel.clone();
         // Only a 2026-07-28 request that may ask the client can be interrupted (work on the
         // local thread is, there).
         let watched = watcher == Watcher::Task;
@@ -257,7 +256,7 @@ impl Start<'_> {
             // and the work may finish there (the client's answer to its question arrived
             // meanwhile, or its body blocked the task in place). A time limit cancels the
             // context too, and its answer goes out.
-            let withdrawn = cancelled.is_cancelled() && !matches!(outcome, Err(Failure::TimedOut(_)));
+            let withdrawn = token.is_cancelled() && !matches!(outcome, Err(Failure::TimedOut(_)));
             (!withdrawn).then(|| finish(outcome))
         };
         match runner {
