@@ -6,6 +6,8 @@
 use mcp_runtime::asking::{AskError, Elicitation, SamplingRequest};
 use mcp_runtime::protocol::ErrorObject;
 use mcp_runtime::{Context, PromptDescriptor, PromptGet, Server, ToolDescriptor};
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -41,6 +43,10 @@ struct Name {
 #[derive(Deserialize, JsonSchema)]
 struct NoArgs {}
 
+/// How many times `tally` ran up to its question, in this process: a side effect a handler
+/// kept for its 2026-07-28 retry does not repeat.
+static TALLY_RUNS: AtomicU64 = AtomicU64::new(0);
+
 fn outcome<T>(answer: Result<Elicitation<T>, AskError>, accepted: impl FnOnce(T) -> String) -> Result<String, String> {
     match answer.map_err(|e| e.to_string())? {
         Elicitation::Accept(value) => Ok(accepted(value)),
@@ -65,6 +71,17 @@ pub(crate) fn add(server: Server) -> Server {
                     _ => return Ok::<_, String>("stopped at the first".to_owned()),
                 };
                 outcome(ctx.elicit::<Name>("Second name?").await, |second| format!("{first} and {}", second.name))
+            },
+        ))
+        .tool(ToolDescriptor::new("tally").description("Counts its runs, then asks for a name").handler_with_context(
+            |_: NoArgs, ctx: Context| async move {
+                TALLY_RUNS.fetch_add(1, Ordering::SeqCst);
+                let answer = ctx.elicit::<Name>("Who is counting?").await;
+                // After the answer: reaches the request that brought it.
+                ctx.progress(1.0, Some(1.0), Some("answered")).await;
+                outcome(answer, |n| {
+                    format!("{}: {} run(s) up to the question", n.name, TALLY_RUNS.load(Ordering::SeqCst))
+                })
             },
         ))
         .tool(ToolDescriptor::new("visit").description("Asks the user to visit a page").handler_with_context(

@@ -8,7 +8,8 @@
 //! client); `--asking-items` adds items that ask the client (elicitation, sampling, roots); `--shapes` adds a
 //! tool whose arguments and structured output take every optional shape; `--decorated` adds titles, icons and
 //! `_meta` everywhere; `--page-size N`, `--max-in-flight N`, `--max-message-size BYTES` and
-//! `--drain-timeout-ms N` set the server's limits; `--private-tool-list-ms N` lets 2026-07-28
+//! `--drain-timeout-ms N` set the server's limits (`--kept-handlers N`: how many handlers
+//! stopped to ask a 2026-07-28 client are kept for its retry); `--private-tool-list-ms N` lets 2026-07-28
 //! clients cache the tool list privately for N ms; `--http ADDR` serves Streamable HTTP at
 //! `http://ADDR/mcp` instead of stdio (`--bearer-auth`: tokens `user-<name>` only;
 //! `--max-sessions N`, `--max-requests N`, `--max-listen-streams N`, `--session-idle-ms N`,
@@ -119,6 +120,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--asking-items" => asking_items::add(server),
             "--client-request-timeout-ms" => server.client_request_timeout(Duration::from_millis(number()? as u64)),
             "--request-state-ttl-secs" => server.request_state_ttl(Duration::from_secs(number()? as u64)),
+            "--kept-handlers" => server.kept_handlers(number()?, Duration::from_secs(300)),
             "--client-logging" => server.client_logging(),
             "--default-timeout-ms" => server.default_timeout(Duration::from_millis(number()? as u64)),
             "--decorated" => edge_items::add_decorated(server),

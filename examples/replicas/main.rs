@@ -71,6 +71,7 @@ struct Name {
 /// Greets the user by the name they give when asked.
 #[mcp_tool]
 async fn greet(ctx: Context, instance: State<Instance>) -> Result<String, AskError> {
+    tracing::info!("greet asks for a name");
     match ctx.elicit::<Name>("What should I call you?").await? {
         Elicitation::Accept(Name { name }) => Ok(format!("Hello, {name} (from {})", instance.0)),
         _ => Ok("Hello, stranger".to_owned()),

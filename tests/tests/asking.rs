@@ -283,6 +283,42 @@ fn an_elicitation_becomes_an_input_required_result_and_a_retry() {
     end(&mut server);
 }
 
+/// What a handler does before its question happens once, in every era: a handshake-era
+/// handler waits on the connection for the answer; a 2026-07-28 one is kept for the client's
+/// retry, which it then serves (its progress after the answer goes with the retry's token).
+/// With no room to keep it (`--kept-handlers 0`), the retry runs it again from the start.
+#[test]
+fn a_side_effect_before_a_question_happens_once_in_every_era() {
+    let name = "a_side_effect_before_a_question_happens_once_in_every_era";
+    let ada = |_: &Value| json!({"action": "accept", "content": {"name": "Ada"}});
+    for_each_revision(&["2025-06-18", "2025-11-25"], |rev| {
+        let mut server = connect(rev, name, json!({"elicitation": {}}), &[]);
+        let (requests, response) = call_answering(&mut server, "tally", ada);
+        assert_eq!(requests.len(), 1, "{requests:?}");
+        assert_eq!(only_text(result(&response)), "Ada: 1 run(s) up to the question");
+        end(&mut server);
+    });
+    let caps = json!({"elicitation": {}});
+    for (args, runs) in [(&[][..], 1), (&["--kept-handlers", "0"][..], 2)] {
+        let mut server = connect(STATELESS_REVISION, name, json!({}), args);
+        let first = call_tool(&mut server, "tally", None, caps.clone());
+        assert_eq!(result(&first)["resultType"], "input_required", "{first}");
+        let state = result(&first)["requestState"].clone();
+        let mut params = json!({"name": "tally", "arguments": {}, "requestState": state,
+            "inputResponses": {"0": ada(&Value::Null)}});
+        let mut params_with_token = modern(params.take(), caps.clone());
+        params_with_token["_meta"]["progressToken"] = json!("retry");
+        let id = server.send_request("tools/call", Some(params_with_token));
+        let progress = server.recv();
+        assert_eq!(progress["method"], "notifications/progress", "{args:?}: {progress}");
+        assert_eq!(progress["params"]["progressToken"], "retry", "{args:?}: {progress}");
+        let done = server.recv();
+        assert_eq!(done["id"], json!(id));
+        assert_eq!(only_text(result(&done)), format!("Ada: {runs} run(s) up to the question"), "{args:?}");
+        end(&mut server);
+    }
+}
+
 #[test]
 fn two_questions_take_two_rounds() {
     let rev = STATELESS_REVISION;

@@ -310,6 +310,40 @@ fn the_servers_question_travels_on_the_request_stream_and_the_answer_is_a_post()
     assert_eq!(response["result"]["content"][0]["text"], "booked: Ada for 1 nights, breakfast None, Small");
 }
 
+/// What a handler does before its question happens once over HTTP, in both eras: a session's
+/// handler waits for the answer POSTed to it; a 2026-07-28 one is kept for the retry, whose
+/// own response stream carries the handler's progress after the answer, then its result.
+#[test]
+fn a_side_effect_before_a_question_happens_once_over_http_in_both_eras() {
+    let server = manual(&["--asking-items"]);
+    let session = open_session(&server.url, "2025-11-25", json!({"elicitation": {}}));
+    let headers = [("mcp-session-id", session.as_str())];
+    let call = json!({"name": "tally", "arguments": {}, "_meta": {"progressToken": "first"}});
+    let events = stream_post(&server.url, &request(1, "tools/call", call), &headers);
+    let question = events.recv_timeout(Duration::from_secs(10)).expect("the question");
+    let answer = json!({"jsonrpc": "2.0", "id": question["id"], "result":
+        {"action": "accept", "content": {"name": "Ada"}}});
+    assert_eq!(post(&server.url, &answer, &headers).status, 202);
+    let progress = events.recv_timeout(Duration::from_secs(10)).expect("the progress");
+    assert_eq!(progress["params"]["progressToken"], "first", "{progress}");
+    let response = events.recv_timeout(Duration::from_secs(10)).expect("the response");
+    assert_eq!(response["result"]["content"][0]["text"], "Ada: 1 run(s) up to the question", "{response}");
+
+    // 2026-07-28: the process's second run of `tally`, kept for its retry.
+    let caps = json!({"elicitation": {}});
+    let asked =
+        post(&server.url, &modern(2, "tools/call", json!({"name": "tally", "arguments": {}}), caps.clone()), &[]);
+    let state = asked.last()["result"]["requestState"].clone();
+    assert!(state.is_string(), "{asked:?}");
+    let retry = json!({"name": "tally", "arguments": {}, "requestState": state, "_meta": {"progressToken": "retry"},
+        "inputResponses": {"0": {"action": "accept", "content": {"name": "Bo"}}}});
+    let answered = post(&server.url, &modern(3, "tools/call", retry, caps), &[]);
+    let [progress, response] = &answered.messages[..] else { panic!("progress, then the result: {answered:?}") };
+    assert_eq!(progress["params"]["progressToken"], "retry", "{progress}");
+    assert_eq!(response["id"], 3);
+    assert_eq!(response["result"]["content"][0]["text"], "Bo: 2 run(s) up to the question", "{response}");
+}
+
 #[test]
 fn closing_the_response_stream_cancels_a_2026_request() {
     let server = manual(&["--context-items"]);

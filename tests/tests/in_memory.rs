@@ -14,6 +14,8 @@ use mcp_runtime::{Server, mcp_prompt, mcp_resource, mcp_tool};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
+#[path = "in_memory/kept_handlers.rs"]
+mod kept_handlers;
 #[path = "in_memory/middleware.rs"]
 mod middleware;
 #[path = "in_memory/mounting.rs"]

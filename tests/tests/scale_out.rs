@@ -637,6 +637,31 @@ fn a_client_s_answer_or_cancel_landing_on_another_instance_reaches_the_waiting_h
         assert!(progress < 40.0, "the call ran to its end: {event}");
     }
 
+    // 2026-07-28: `greet` asked on a and retried on a goes on in the handler a kept; retried
+    // on b, which keeps none, it runs again there with the answer (the state is sealed with the
+    // key they share). Through nginx, wherever each retry lands, every answer is right.
+    let asked = |url: &str| {
+        let first = post(url, &stateless_call(1, "greet", None), &[]);
+        first.last()["result"]["requestState"].as_str().unwrap_or_else(|| panic!("{first:?}")).to_owned()
+    };
+    let answered =
+        |url: &str, state: &str, name: &str| text(&post(url, &stateless_call(2, "greet", Some((state, name))), &[]));
+    let state = asked(&a);
+    assert_eq!(answered(&a, &state, "Ada"), "Hello, Ada (from a)");
+    // Two runs on a: the handshake-era call above, and this one.
+    assert_eq!(greet_runs(&cluster.instances[0], 1), 2, "a kept its handler for the retry");
+    let state = asked(&a);
+    assert_eq!(answered(&b, &state, "Bo"), "Hello, Bo (from b)");
+    assert_eq!((greet_runs(&cluster.instances[0], 2), greet_runs(&cluster.instances[1], 3)), (3, 1));
+    let nginx = cluster.nginx.url();
+    for n in 0..6 {
+        let name = format!("Client {n}");
+        let greeting = answered(&nginx, &asked(&nginx), &name);
+        assert!(greeting.starts_with(&format!("Hello, {name} (from ")), "{greeting}");
+    }
+    let runs: usize = cluster.instances.iter().zip(4..).map(|(instance, mark)| greet_runs(instance, mark)).sum();
+    assert!((4 + 6..=4 + 12).contains(&runs), "one run per call, two where the retry landed elsewhere: {runs}");
+
     // Instance a stops while `greet` waits there: the client's late answer, posted to b, gets
     // 202 and nothing else, and b serves the session on.
     let events = stream_post(&a, &session, &call(3, "greet", json!({})));
@@ -647,6 +672,34 @@ fn a_client_s_answer_or_cancel_landing_on_another_instance_reaches_the_waiting_h
     assert_eq!(post_in(&b, &session, &late).status, 202);
     let tag = post_in(&b, &session, &call(4, "whoami", json!({})));
     assert_eq!(text(&tag), "b");
+}
+
+/// A 2026-07-28 call of `tool` as request `id` declaring elicitation, a retry with `state`
+/// and an accepted `name` when given.
+fn stateless_call(id: i64, tool: &str, retry: Option<(&str, &str)>) -> Value {
+    let mut params = json!({"name": tool, "arguments": {}});
+    if let Some((state, name)) = retry {
+        params["requestState"] = json!(state);
+        params["inputResponses"] = json!({"0": {"action": "accept", "content": {"name": name}}});
+    }
+    request(id, "tools/call", stateless_params(Some(params), json!({"elicitation": {}})))
+}
+
+/// How many times `greet` ran up to its question on `instance` so far. A report of `mark` steps
+/// is written there first, and its last line awaited: every line logged before it was read.
+fn greet_runs(instance: &Instance, mark: u32) -> usize {
+    let report = request(
+        3,
+        "tools/call",
+        stateless_params(
+            Some(json!({"name": "report",
+        "arguments": {"steps": mark, "step_ms": 0}})),
+            json!({}),
+        ),
+    );
+    assert_eq!(post(&instance.url(), &report, &[]).status, 200);
+    instance.wait_for_log(&format!("a report of {mark} steps ended after step {mark}"));
+    instance.log.text().matches("greet asks for a name").count()
 }
 
 /// A session's GET stream at `url`, resumed after `last` if given: each event's id and data

@@ -5,23 +5,24 @@
 //! the client's response comes back through the reader and is matched by id. In 2026-07-28
 //! servers send no requests: the question interrupts the handler, the request is answered with
 //! an input-required result carrying the question and a sealed `requestState`, and the
-//! client's retry runs the handler again with the answers so far, matched by key: a question's
-//! number among the request's questions, or the key its handler gave (`ctx.input(key)`).
-//! Questions asked in the same poll (a `join!`) go out together in one result.
+//! client's retry brings the answers, matched by key: a question's number among the request's
+//! questions, or the key its handler gave (`ctx.input(key)`). The stopped handler is kept for
+//! the retry and goes on from its question; a retry that finds none kept runs the handler
+//! again with the answers so far (see [`parking`](super::parking)). Questions asked in the same
+//! poll (a `join!`) go out together in one result.
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::oneshot;
 
-use crate::context::request_state::{LazyState, Sealer};
 use crate::protocol::{ErrorObject, RequestId, Role};
 
 /// What the user did with an elicitation.
@@ -441,95 +442,6 @@ impl PendingRequests {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>> {
         self.waiting.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-/// Why a 2026-07-28 handler was interrupted: the request is answered with this instead of
-/// the handler's result.
-#[derive(Debug, Clone)]
-pub(crate) enum Interrupt {
-    /// An input-required result: the questions, keyed, and the sealed state.
-    InputRequired { requests: Map<String, Value>, request_state: String },
-    /// The handler needs a capability the client did not declare (-32021).
-    MissingCapability(Question),
-}
-
-/// One 2026-07-28 request's round of questions: the answers the client gave so far (by
-/// question key) and, once the handler asks what they do not answer, the interruption.
-#[derive(Debug)]
-pub(crate) struct InputRound {
-    answers: Map<String, Value>,
-    asked: AtomicUsize,
-    state: LazyState,
-    sealer: Arc<Sealer>,
-    interrupt: Mutex<Option<Interrupt>>,
-    interrupted: Notify,
-}
-
-impl InputRound {
-    /// A round for a request whose earlier answers are `answers` (from the verified state, then
-    /// the retry's `inputResponses`); `state` holds what the next state binds.
-    pub(crate) fn new(answers: Map<String, Value>, state: LazyState, sealer: Arc<Sealer>) -> Self {
-        InputRound {
-            answers,
-            asked: AtomicUsize::new(0),
-            state,
-            sealer,
-            interrupt: Mutex::new(None),
-            interrupted: Notify::new(),
-        }
-    }
-
-    /// The answer to the next question (keyed `key`, else by its number), or `None` after
-    /// recording the interruption that asks it. Questions asked before the handler stops (in
-    /// one `join!`, say) go out together, in one input-required result.
-    pub(crate) fn next(&self, question: Question, key: Option<&str>) -> Option<Value> {
-        let k = self.asked.fetch_add(1, Ordering::SeqCst);
-        let key = key.map_or_else(|| k.to_string(), str::to_owned);
-        // An answer is a result object; anything else answers nothing, and the question is
-        // asked again.
-        if let Some(answer) = self.answers.get(&key).filter(|answer| answer.is_object()) {
-            return Some(answer.clone());
-        }
-        let request = json!({"method": question.method, "params": question.params});
-        let mut interrupt = self.interrupt.lock().unwrap_or_else(|e| e.into_inner());
-        match &mut *interrupt {
-            Some(Interrupt::InputRequired { requests, .. }) => {
-                requests.insert(key, request);
-            }
-            // A missing capability already stops the handler.
-            Some(Interrupt::MissingCapability(_)) => {}
-            None => {
-                let request_state = self.sealer.seal(&self.state.get().with_answers(self.answers.clone()));
-                *interrupt =
-                    Some(Interrupt::InputRequired { requests: Map::from_iter([(key, request)]), request_state });
-            }
-        }
-        drop(interrupt);
-        self.interrupted.notify_one();
-        None
-    }
-
-    /// Records why the handler stops (the first reason wins).
-    pub(crate) fn stop(&self, interrupt: Interrupt) {
-        self.interrupt.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(interrupt);
-        self.interrupted.notify_one();
-    }
-
-    /// The interruption, if the handler was interrupted.
-    pub(crate) fn take(&self) -> Option<Interrupt> {
-        self.interrupt.lock().unwrap_or_else(|e| e.into_inner()).take()
-    }
-
-    /// Completes once the handler was interrupted.
-    pub(crate) async fn interrupted(&self) -> Interrupt {
-        loop {
-            let notified = self.interrupted.notified();
-            if let Some(interrupt) = self.take() {
-                return interrupt;
-            }
-            notified.await;
-        }
     }
 }
 

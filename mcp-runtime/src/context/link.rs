@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::context::asking::{InputRound, PendingRequests};
+use crate::context::asking::PendingRequests;
+use crate::context::input_round::InputRound;
 use crate::context::outlet::Outlet;
 use crate::context::slot::SlotLease;
 use crate::context::task_link::TaskAsker;

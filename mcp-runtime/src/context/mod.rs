@@ -4,9 +4,11 @@
 pub(crate) mod asking;
 mod cancel;
 mod identity;
+pub(crate) mod input_round;
 mod link;
 pub(crate) mod log_layer;
 pub(crate) mod outlet;
+pub(crate) mod parking;
 mod questions;
 pub(crate) mod request_state;
 pub(crate) mod slot;
@@ -24,7 +26,7 @@ pub use questions::Input;
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -90,6 +92,9 @@ struct RequestInfo {
     finished: AtomicBool,
     /// Questions asked so far (for URL elicitation ids).
     asked: std::sync::atomic::AtomicUsize,
+    /// The retry this request's handler now serves, once it was kept for one (2026-07-28): its
+    /// notifications and cancellation are the retry's.
+    resumed: OnceLock<Context>,
 }
 
 /// What the runtime builds a request's context from.
@@ -116,8 +121,43 @@ impl Context {
                 last_progress: Mutex::new(None),
                 finished: AtomicBool::new(false),
                 asked: std::sync::atomic::AtomicUsize::new(0),
+                resumed: OnceLock::new(),
             }),
         }
+    }
+
+    /// The request this context serves now: itself, or the retry its handler was kept for
+    /// (and that retry's, should it be kept again).
+    fn live(&self) -> &Context {
+        let mut context = self;
+        while let Some(next) = context.inner.resumed.get() {
+            context = next;
+        }
+        context
+    }
+
+    /// Cancels this request and every retry its handler served since (a kept handler dropped:
+    /// work it handed elsewhere, with any of their tokens, stops).
+    pub(crate) fn cancel_all(&self) {
+        let mut context = self;
+        loop {
+            context.inner.cancel.cancel();
+            match context.inner.resumed.get() {
+                Some(next) => context = next,
+                None => return,
+            }
+        }
+    }
+
+    /// Whether this request's messages go to the connection whose output is `out`.
+    pub(crate) fn sends_to(&self, out: &tokio::sync::mpsc::Sender<Vec<u8>>) -> bool {
+        let link = self.inner.link.as_ref();
+        link.is_some_and(|link| matches!(&link.out, outlet::Outlet::Connection(own) if own.same_channel(out)))
+    }
+
+    /// The handler holding this context was kept for `retry`, and now serves it.
+    pub(crate) fn resume_as(&self, retry: Context) {
+        let _ = self.live().inner.resumed.set(retry);
     }
 
     /// A context tied to no client, for calling a handler directly (in a unit test): the
@@ -174,7 +214,7 @@ impl Context {
 
     /// The id of the request being served.
     pub fn request_id(&self) -> &RequestId {
-        &self.inner.request_id
+        &self.live().inner.request_id
     }
 
     /// Who the client said it is, if it said.
@@ -229,21 +269,21 @@ impl Context {
     /// Whether the request was cancelled (by the client, by its time limit, or by a shutdown
     /// whose drain deadline passed): for blocking work to check now and then.
     pub fn is_cancelled(&self) -> bool {
-        self.inner.cancel.is_cancelled()
+        self.live().inner.cancel.is_cancelled()
     }
 
     /// Completes when the request is cancelled (see [`is_cancelled`](Self::is_cancelled)).
     /// An async handler is also simply dropped at its next `.await` then; this is for work it
     /// handed elsewhere.
     pub fn cancelled(&self) -> impl Future<Output = ()> + Send + 'static {
-        let token = self.inner.cancel.clone();
+        let token = self.live().inner.cancel.clone();
         async move { token.cancelled().await }
     }
 
     /// A token that follows this request's cancellation, to hand to blocking work
     /// (`spawn_blocking`) or another task.
     pub fn cancel_token(&self) -> CancelToken {
-        self.inner.cancel.clone()
+        self.live().inner.cancel.clone()
     }
 
     /// Reports progress: `notifications/progress` for this request, sent only when the
@@ -279,13 +319,14 @@ impl Context {
     }
 
     fn progress_line(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Option<Vec<u8>> {
-        let link = self.inner.link.as_ref()?;
+        let this = self.live();
+        let link = this.inner.link.as_ref()?;
         let token = link.progress_token.as_ref()?;
-        if self.inner.finished.load(Ordering::Acquire) || !progress.is_finite() {
+        if this.inner.finished.load(Ordering::Acquire) || !progress.is_finite() {
             return None;
         }
         {
-            let mut last = self.inner.last_progress.lock().unwrap_or_else(|e| e.into_inner());
+            let mut last = this.inner.last_progress.lock().unwrap_or_else(|e| e.into_inner());
             if last.is_some_and(|last| progress <= last) {
                 return None;
             }
@@ -319,8 +360,9 @@ impl Context {
 
     /// The line of a log message this request may send now (see [`log`](Self::log)).
     pub(crate) fn log_line(&self, level: LogLevel, logger: Option<&str>, data: &impl Serialize) -> Option<Vec<u8>> {
-        let link = self.inner.link.as_ref()?;
-        if self.inner.finished.load(Ordering::Acquire) || !link.log.allows(level) {
+        let this = self.live();
+        let link = this.inner.link.as_ref()?;
+        if this.inner.finished.load(Ordering::Acquire) || !link.log.allows(level) {
             return None;
         }
         let dropped = link.limiter.take()?;
@@ -337,11 +379,11 @@ impl Context {
     /// Queues a notification line for this request without waiting (the log layer's path);
     /// dropped when the output is full.
     pub(crate) fn try_send(&self, line: Vec<u8>) -> bool {
-        self.inner.link.as_ref().is_some_and(|link| link.out.try_send(line))
+        self.live().inner.link.as_ref().is_some_and(|link| link.out.try_send(line))
     }
 
     async fn send(&self, line: Vec<u8>) -> bool {
-        match &self.inner.link {
+        match &self.live().inner.link {
             Some(link) => link.out.send(line).await,
             None => false,
         }

@@ -8,11 +8,14 @@ use std::sync::atomic::Ordering;
 
 use serde_json::{Value, json};
 
+use std::sync::Arc;
+
 use super::{Asker, Context};
 use crate::context::asking::{
-    AskError, Elicitation, InputRound, Interrupt, Question, Root, SampledMessage, SamplingRequest, elicitation_from,
-    form_schema,
+    AskError, Elicitation, Question, Root, SampledMessage, SamplingRequest, elicitation_from, form_schema,
 };
+use crate::context::input_round::{InputRound, Interrupt};
+use crate::context::parking::{Parking, Resumed};
 use crate::protocol::{Feature, request_line};
 
 impl Context {
@@ -23,7 +26,10 @@ impl Context {
     /// or cancels.
     ///
     /// Handshake revisions send the request on the connection; 2026-07-28 answers the request
-    /// with an input-required result and runs the handler again with the answer. Without the
+    /// with an input-required result, and the client's retry brings the answer: to this
+    /// handler, kept for it, or (the retry reached another instance, or came after
+    /// [`Server::kept_handlers`](crate::Server::kept_handlers)' window) to the handler run again
+    /// from the start. Without the
     /// client's `elicitation` capability this fails at once (2026-07-28: the request is
     /// answered with -32021).
     ///
@@ -170,7 +176,8 @@ impl Context {
     async fn ask(&self, question: Question, key: Option<&str>) -> Result<Value, AskError> {
         self.inner.asked.fetch_add(1, Ordering::Relaxed);
         let link = self.inner.link.as_ref().ok_or(AskError::Unavailable)?;
-        if self.inner.finished.load(Ordering::Acquire) {
+        // A handler kept for its retry asks on behalf of the retry, whose response is not sent.
+        if self.live().inner.finished.load(Ordering::Acquire) {
             return Err(AskError::Unavailable);
         }
         let declared = question.declared_in(self.client_capabilities());
@@ -192,12 +199,12 @@ impl Context {
             Asker::Connection { .. } => None,
         };
         if let Some(round) = round {
-            if !declared {
-                round.stop(Interrupt::MissingCapability(question));
-            } else if let Some(answer) = round.next(question, key) {
-                return Ok(answer);
+            if declared {
+                // The executor answers the request now; this handler is kept for the retry,
+                // which brings the answer, or dropped while it waits.
+                return Ok(round.next(question, key).await);
             }
-            // The executor answers the request now; this handler is dropped while it waits.
+            round.stop(Interrupt::MissingCapability(question));
             return std::future::pending().await;
         }
         match asker {
@@ -253,6 +260,40 @@ impl Context {
     /// Whether this request can be interrupted to ask the client (2026-07-28).
     pub(crate) fn can_interrupt(&self) -> bool {
         self.round().is_some()
+    }
+
+    /// Its handler, run as it was read (not as a task), may be kept in `parking` for the
+    /// client's retry when it stops to ask (2026-07-28).
+    pub(crate) fn may_keep_in(&self, parking: &Arc<Parking>) {
+        if let Some(round) = self.own_round() {
+            round.keep_in(parking);
+        }
+    }
+
+    /// Keeps this request's handler, stopped to ask its client, for the retry: `work` is what
+    /// is left of it. `false` when it cannot be kept (then it is dropped).
+    pub(crate) fn keep_stopped<W: Send + 'static>(&self, work: W) -> bool {
+        self.own_round().is_some_and(|round| round.keep(self.clone(), work))
+    }
+
+    /// The handler this retry's state says was kept for it, taken back from `parking` when it
+    /// is there, now serving this request with its answers.
+    pub(crate) fn take_kept<W: 'static>(&self, parking: &Parking) -> Option<Resumed<W>> {
+        let round = self.own_round()?;
+        let resumed = round.resumed::<W>(parking)?;
+        resumed.context.resume_as(self.clone());
+        if let Some(kept_round) = resumed.context.own_round() {
+            kept_round.supply(round.answers());
+        }
+        Some(resumed)
+    }
+
+    /// The round of a request asking through input-required results (not a task's).
+    fn own_round(&self) -> Option<&Arc<InputRound>> {
+        match self.inner.link.as_ref()?.asker.as_ref()? {
+            Asker::Round(round) => Some(round),
+            Asker::Task(_) | Asker::Connection { .. } => None,
+        }
     }
 
     /// The request's round of questions, while its questions go there (2026-07-28, not in a

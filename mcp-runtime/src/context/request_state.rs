@@ -3,7 +3,9 @@
 //! The client echoes the state back on its retry, so it is attacker-controlled: it is sealed
 //! with HMAC-SHA256 under a key (random per process unless configured, and shared by every
 //! instance behind a load balancer), and binds the method, a SHA-256 digest of the params
-//! (without `_meta`, `inputResponses` and `requestState`), the answers so far and an expiry.
+//! (without `_meta`, `inputResponses` and `requestState`), the answers so far and an expiry;
+//! and, when the handler was kept waiting for the retry, the ticket it waits under (see
+//! [`parking`](super::parking)).
 //! Format: `base64url(JSON payload) "." base64url(MAC)`.
 
 use std::sync::OnceLock;
@@ -47,6 +49,18 @@ pub(crate) struct RequestState {
     /// The authenticated principal that asked, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     p: Option<String>,
+    /// The ticket of the handler kept waiting for this state's retry, when one was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    r: Option<u64>,
+}
+
+/// What an opened state holds.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Opened {
+    /// The answers so far, by question key.
+    pub(crate) answers: Map<String, Value>,
+    /// The ticket of the handler waiting for this retry, if one was kept.
+    pub(crate) ticket: Option<u64>,
 }
 
 impl RequestState {
@@ -59,12 +73,23 @@ impl RequestState {
             a: Map::new(),
             e: 0,
             p: principal.map(str::to_owned),
+            r: None,
         }
     }
 
     /// This state with `answers`.
     pub(crate) fn with_answers(&self, answers: Map<String, Value>) -> Self {
         RequestState { a: answers, ..self.clone() }
+    }
+
+    /// This state naming the handler kept waiting under `ticket`.
+    pub(crate) fn with_ticket(self, ticket: Option<u64>) -> Self {
+        RequestState { r: ticket, ..self }
+    }
+
+    /// Whether both states belong to the same request (method, params, principal).
+    pub(crate) fn same_request(&self, other: &RequestState) -> bool {
+        self.m == other.m && self.d == other.d && self.p == other.p
     }
 }
 
@@ -143,8 +168,8 @@ impl Sealer {
     }
 
     /// Opens `token`, checking its seal, its expiry and that it belongs to `expected` (same
-    /// method, same params): the answers it holds, or why it is refused.
-    pub(crate) fn open(&self, token: &str, expected: &RequestState) -> Result<Map<String, Value>, &'static str> {
+    /// method, same params): what it holds, or why it is refused.
+    pub(crate) fn open(&self, token: &str, expected: &RequestState) -> Result<Opened, &'static str> {
         let (payload, tag) = token.split_once('.').ok_or("it is malformed")?;
         let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| "it is malformed")?;
         let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| "it is malformed")?;
@@ -163,7 +188,7 @@ impl Sealer {
         if state.p != expected.p {
             return Err("it belongs to another user");
         }
-        Ok(state.a)
+        Ok(Opened { answers: state.a, ticket: state.r })
     }
 }
 
@@ -186,7 +211,11 @@ mod tests {
         // The retry's `_meta`, answers and state do not change the digest.
         let retry = raw(r#"{"name":"t","arguments":{"x":1},"inputResponses":{},"requestState":"x"}"#);
         let expected = RequestState::for_request("tools/call", Some(&retry), None);
-        assert_eq!(sealer.open(&token, &expected), Ok(Map::from_iter([("0".to_owned(), json!({"action": "accept"}))])));
+        let answers = Map::from_iter([("0".to_owned(), json!({"action": "accept"}))]);
+        assert_eq!(sealer.open(&token, &expected), Ok(Opened { answers: answers.clone(), ticket: None }));
+        // The ticket of a kept handler is sealed with the rest.
+        let kept = sealer.seal(&state.clone().with_ticket(Some(7)));
+        assert_eq!(sealer.open(&kept, &expected), Ok(Opened { answers, ticket: Some(7) }));
         let other = RequestState::for_request("tools/call", Some(&raw(r#"{"name":"t","arguments":{"x":2}}"#)), None);
         assert_eq!(sealer.open(&token, &other), Err("it belongs to another request"));
         let other_method = RequestState::for_request("prompts/get", Some(&retry), None);

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::context::asking::InputRound;
+use crate::context::input_round::InputRound;
 
 /// The running task a handler's context belongs to.
 pub(crate) trait TaskLink: Send + Sync + std::fmt::Debug {

@@ -12,7 +12,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use crate::context::asking::{InputRound, Interrupt, PendingRequests};
+use crate::context::asking::PendingRequests;
+use crate::context::input_round::{InputRound, Interrupt};
 use crate::context::outlet::{Outgoing, Outlet};
 use crate::context::request_state::LazyState;
 use crate::context::slot::SlotLease;
@@ -225,14 +226,9 @@ impl Request<'_> {
             }
             _ => Retry::default(),
         };
-        let mut answers: Map<String, Value> = match &retry.request_state {
-            Some(token) => self
-                .core
-                .sealer
-                .open(token, state.get())
-                .map_err(|why| ErrorObject::invalid_params(format!("Invalid `requestState`: {why}")))?,
-            None => Map::new(),
-        };
+        let opened = retry.request_state.map(|token| self.core.sealer.open(&token, state.get())).transpose();
+        let opened = opened.map_err(|why| ErrorObject::invalid_params(format!("Invalid `requestState`: {why}")))?;
+        let (mut answers, resumes) = opened.map_or_else(|| (Map::new(), None), |o| (o.answers, o.ticket));
         // New answers join those the state vouches for (which they cannot replace); past a
         // bound, the rest are ignored, so a retry cannot grow the next state without limit.
         for (key, answer) in retry.input_responses.into_iter().flatten() {
@@ -241,7 +237,7 @@ impl Request<'_> {
             }
             answers.entry(key).or_insert(answer);
         }
-        Ok(InputRound::new(answers, state, Arc::clone(&self.core.sealer)))
+        Ok(InputRound::new(answers, state, Arc::clone(&self.core.sealer), resumes))
     }
 
     /// What answers this request later, from a task (then `context` sends nothing more).

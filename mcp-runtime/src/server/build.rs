@@ -7,6 +7,7 @@ use std::sync::{Arc, RwLock};
 use serde_json::Map;
 use tokio::sync::broadcast;
 
+use crate::context::parking::Parking;
 use crate::context::request_state::Sealer;
 use crate::declare::prompt::PromptDescriptor;
 use crate::declare::resource::ResourceDescriptor;
@@ -111,6 +112,7 @@ impl Server {
             tasks,
             skills,
             sealer: Arc::new(sealer),
+            parking: Arc::new(Parking::new(self.kept_handlers.0, self.kept_handlers.1)),
             states: Arc::new(self.states),
             local: LocalThread::default(),
             info_json: serde_json::to_vec(&self.info).unwrap_or_default(),

@@ -57,6 +57,8 @@ pub struct Server {
     pub(super) states: States,
     pub(super) request_state_key: Option<[u8; 32]>,
     pub(super) request_state_ttl: Duration,
+    /// How many handlers stopped to ask a 2026-07-28 client are kept for the retry, and how long.
+    pub(super) kept_handlers: (usize, Duration),
     pub(super) event_backlog: usize,
     pub(super) bus: Bus,
     pub(super) layers: Layers,
@@ -118,6 +120,7 @@ impl Server {
             states: States::default(),
             request_state_key: None,
             request_state_ttl: crate::context::request_state::DEFAULT_TTL,
+            kept_handlers: (crate::context::parking::DEFAULT_LIMIT, crate::context::parking::DEFAULT_WINDOW),
             event_backlog: EVENT_BACKLOG,
             bus: Bus::default(),
             layers: Layers::default(),
@@ -347,6 +350,28 @@ impl Server {
     #[must_use]
     pub fn request_state_key(mut self, key: [u8; 32]) -> Self {
         self.request_state_key = Some(key);
+        self
+    }
+
+    /// Sets how many handlers stopped to ask a 2026-07-28 client are kept for the client's
+    /// retry (256 by default), and for how long (5 minutes by default).
+    ///
+    /// A 2026-07-28 request that asks its client is answered with an input-required result,
+    /// and the client retries it with the answer. When the retry reaches the process that
+    /// asked within `window`, the handler goes on from its question, as in the handshake
+    /// revisions: what it did before the question is not done again. A retry that reaches
+    /// another process (behind a load balancer), comes later, or finds `limit` handlers
+    /// already kept runs the handler again from the start with the answers so far: a question
+    /// already answered returns at once. `limit` 0 always runs it again.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let server = mcp_runtime::Server::new("s", "1.0.0").kept_handlers(32, Duration::from_secs(60));
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn kept_handlers(mut self, limit: usize, window: Duration) -> Self {
+        self.kept_handlers = (limit, window);
         self
     }
 

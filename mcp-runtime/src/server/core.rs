@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use tokio::sync::broadcast;
 
+use crate::context::parking::Parking;
 use crate::context::request_state::Sealer;
 use crate::context::state::States;
 use crate::error::Error;
@@ -61,6 +62,8 @@ pub(crate) struct ServerCore {
     pub(crate) skills: crate::skills::Catalog,
     /// Seals the `requestState` of input-required results.
     pub(crate) sealer: Arc<Sealer>,
+    /// Handlers stopped to ask a 2026-07-28 client, kept for its retry.
+    pub(crate) parking: Arc<Parking>,
     /// The application's states.
     pub(crate) states: Arc<States>,
     /// Where `local` handlers run.

@@ -403,6 +403,9 @@ async fn send_named(
 /// How a connection ended, once its session's duration is recorded (feature `telemetry`,
 /// handshake-era sessions).
 fn ended(ending: Ending, session: &Session, began: Instant) -> Ending {
+    // Handlers kept for a 2026-07-28 retry on this connection wait for nothing now (and would
+    // hold its output open).
+    session.executor.release_kept();
     #[cfg(feature = "telemetry")]
     if let (Some(telemetry), Some(state)) = (&session.core.telemetry, session.state()) {
         let failed = !matches!(ending, Ending::Finished);

@@ -19,9 +19,11 @@
 
 mod blocking_pool;
 mod in_place;
+mod outcome;
 mod start;
 
-pub(crate) use start::{Failure, Runner, Start, detached, guarded, panic_message, within};
+pub(crate) use outcome::{Failure, guarded, panic_message};
+pub(crate) use start::{Runner, Start, detached, within};
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -239,6 +241,11 @@ impl Executor {
         for (_, task) in self.running.drain() {
             task.stop();
         }
+    }
+
+    /// Drops the handlers kept for a 2026-07-28 retry on this connection: it has ended.
+    pub(crate) fn release_kept(&self) {
+        self.core.parking.release(|context| context.sends_to(&self.out));
     }
 
     /// Waits until every started request has delivered its response (call once no request

@@ -16,7 +16,7 @@ use tracing::Instrument;
 use super::blocking_pool::OnBlockingPool;
 use super::in_place::InPlace;
 
-use crate::context::asking::Interrupt;
+use crate::context::input_round::Interrupt;
 use crate::context::outlet::Outgoing;
 use crate::context::slot::SlotLease;
 use crate::context::{CancelToken, Context};
@@ -27,28 +27,10 @@ use crate::serve::reply::{ReplyTo, Started};
 use crate::server::core::ServerCore;
 use crate::server::local::{LocalJob, LocalThread};
 
+use super::outcome::{
+    CancelOnDrop, Failure, Parked, answer_unless_withdrawn, guarded, panic_message, parked, within_limit,
+};
 use super::{Executor, Running};
-
-/// Why a handler produced no output.
-#[derive(Debug, Clone)]
-pub(crate) enum Failure {
-    /// It panicked, with this message.
-    Panicked(String),
-    /// It did not finish within its time limit.
-    TimedOut(Duration),
-    /// It stopped to ask the client (2026-07-28): the request is answered with this instead.
-    Interrupted(Interrupt),
-}
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Failure::Panicked(message) => write!(f, "panicked: {message}"),
-            Failure::TimedOut(limit) => write!(f, "did not finish within {}", crate::util::duration::display(*limit)),
-            Failure::Interrupted(_) => f.write_str("stopped to ask the client"),
-        }
-    }
-}
 
 /// The right to run one request, given to its handler with a slot already taken.
 pub(crate) struct Start<'a> {
@@ -121,6 +103,15 @@ impl Start<'_> {
         let spec = HandlerSpec { timeout: spec.timeout.or(self.runner.core().config.default_timeout), ..spec };
         match handler {
             HandlerFn::Send(handler) => {
+                // A 2026-07-28 retry whose handler was kept for it goes on with that handler;
+                // otherwise the handler run here may be kept when it stops to ask.
+                if spec.kind == RunKind::Async {
+                    let parking = &self.runner.core().parking;
+                    if let Some(kept) = context.take_kept::<Parked<O>>(parking) {
+                        return self.spawn_parked(spec.timeout, &kept.context, kept.work, finish);
+                    }
+                    context.may_keep_in(parking);
+                }
                 let created = crate::context::log_layer::REQUEST
                     .sync_scope(context.clone(), || std::panic::catch_unwind(AssertUnwindSafe(|| handler(input))));
                 match created {
@@ -175,10 +166,14 @@ impl Start<'_> {
             let failure = match first {
                 Ok(Poll::Ready(value)) => return self.reply_to.now(finish(Ok(value)), self.lease.take()),
                 Err(panic) => Some(Failure::Panicked(panic_message(panic))),
-                // It stopped at once to ask the client: no need for a task.
                 Ok(Poll::Pending) => context.take_interrupt().map(Failure::Interrupted),
             };
             if let Some(failure) = failure {
+                // It stopped at once to ask the client: no need for a task (it is kept for the
+                // retry when it can be).
+                if matches!(failure, Failure::Interrupted(Interrupt::InputRequired { .. })) {
+                    context.keep_stopped(parked(context, work));
+                }
                 return self.reply_to.now(finish(Err(failure)), self.lease.take());
             }
             // Still pending: a correct future registers the task's waker at its next poll.
@@ -220,45 +215,56 @@ impl Start<'_> {
         T: Send + 'static,
         Fin: FnOnce(Result<T, Failure>) -> Outgoing + Send + 'static,
     {
-        let Start { runner, id, lease, reply_to, span, cancel } = self;
-        let token = cancel.clone();
         // Only a 2026-07-28 request that may ask the client can be interrupted (work on the
-        // local thread is, there).
-        let watched = watcher == Watcher::Task;
-        let interruptible = (watched && context.can_interrupt()).then(|| context.clone());
+        // local thread is, there); its work is boxed, to be kept for the retry.
+        if watcher == Watcher::Task && context.can_interrupt() {
+            return self.spawn_parked(timeout, context, parked(context, work), finish);
+        }
+        let token = self.cancel.clone();
         let answer = async move {
             // The work is dropped at the end of this block, before the slot is released
             // (a plain `fn` past its limit hands its slot over to its thread then).
-            let outcome = {
-                let work = std::pin::pin!(work);
-                let limited = async {
-                    match timeout {
-                        None => guarded(work).await,
-                        Some(limit) => match tokio::time::timeout(limit, guarded(work)).await {
-                            Ok(outcome) => outcome,
-                            Err(_) => {
-                                token.cancel();
-                                Err(Failure::TimedOut(limit))
-                            }
-                        },
-                    }
-                };
-                match interruptible {
-                    None => limited.await,
-                    Some(context) => tokio::select! {
-                        outcome = limited => outcome,
-                        interrupt = context.interrupted() => Err(Failure::Interrupted(interrupt)),
-                    },
-                }
-            };
-            // A request the client cancelled is not answered. The abort alone does not
-            // ensure it: a task being polled when it comes runs on to the end of that poll,
-            // and the work may finish there (the client's answer to its question arrived
-            // meanwhile, or its body blocked the task in place). A time limit cancels the
-            // context too, and its answer goes out.
-            let withdrawn = token.is_cancelled() && !matches!(outcome, Err(Failure::TimedOut(_)));
-            (!withdrawn).then(|| finish(outcome))
+            let outcome = within_limit(timeout, &token, guarded(std::pin::pin!(work))).await;
+            answer_unless_withdrawn(&token, outcome, finish)
         };
+        self.launch(answer)
+    }
+
+    /// Runs the work of a handler that may stop to ask its 2026-07-28 client, `context` being
+    /// the context it holds (the first request's, when it was kept for this retry): it is
+    /// kept for the client's retry when it stops, else dropped with the request.
+    fn spawn_parked<T, Fin>(self, timeout: Option<Duration>, context: &Context, work: Parked<T>, finish: Fin) -> Started
+    where
+        T: Send + 'static,
+        Fin: FnOnce(Result<T, Failure>) -> Outgoing + Send + 'static,
+    {
+        let token = self.cancel.clone();
+        let context = context.clone();
+        let answer = async move {
+            let mut work = work;
+            // Dropped unfinished (the request cancelled, timed out, its client gone), the
+            // handler's own context and the retries it served are cancelled: a kept handler's
+            // context is not this request's.
+            let mut dropped = CancelOnDrop(Some(context.clone()));
+            let outcome = tokio::select! {
+                outcome = within_limit(timeout, &token, &mut work) => outcome,
+                interrupt = context.interrupted() => Err(Failure::Interrupted(interrupt)),
+            };
+            let kept = matches!(outcome, Err(Failure::Interrupted(Interrupt::InputRequired { .. })))
+                && context.keep_stopped(work);
+            if kept || !token.is_cancelled() {
+                dropped.disarm();
+            }
+            answer_unless_withdrawn(&token, outcome, finish)
+        };
+        self.launch(answer)
+    }
+
+    /// Runs `answer` (the request's work, then its response line unless it has none) where
+    /// the runner says: as a task of the executor that delivers the line, or handed back to
+    /// await here.
+    fn launch(self, answer: impl Future<Output = Option<Outgoing>> + Send + 'static) -> Started {
+        let Start { runner, id, lease, reply_to, span, cancel } = self;
         match runner {
             Runner::Here(_) => {
                 // Dropped before it answers (its client went away), it tells the request's
@@ -295,24 +301,6 @@ impl Start<'_> {
                 executor.remember(id, Running { abort: task.abort_handle(), cancel });
                 Started::Later
             }
-        }
-    }
-}
-
-/// Cancels a request's context when the future running it here is dropped before it answers.
-struct CancelOnDrop(Option<CancelToken>);
-
-impl CancelOnDrop {
-    /// The request answered: nothing to cancel.
-    fn disarm(&mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        if let Some(cancel) = self.0.take() {
-            cancel.cancel();
         }
     }
 }
@@ -421,35 +409,4 @@ enum Watcher {
     Task,
     /// The local thread, which drops the handler there before the task answers.
     LocalThread,
-}
-
-/// A panic's message, for the log and the error response.
-pub(crate) fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "(no message)".to_owned())
-}
-
-/// Polls a future inside `catch_unwind`, so one failing handler answers its own request and
-/// harms nothing else.
-struct CatchUnwind<F>(F);
-
-impl<F: Future + Unpin> Future for CatchUnwind<F> {
-    type Output = Result<F::Output, Box<dyn std::any::Any + Send>>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
-        let future = &mut self.0;
-        match std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(future).poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
-            Err(panic) => Poll::Ready(Err(panic)),
-        }
-    }
-}
-
-/// Runs a future, turning a panic inside it into [`Failure::Panicked`].
-pub(crate) async fn guarded<F: Future + Unpin>(work: F) -> Result<F::Output, Failure> {
-    CatchUnwind(work).await.map_err(|panic| Failure::Panicked(panic_message(panic)))
 }
