@@ -80,9 +80,26 @@ pub(crate) trait MessageSource {
 /// item, once the input would wait or this many bytes are gathered.
 const COALESCE_BYTES: usize = 64 * 1024;
 
+/// A session's state as its loop last changed it, until the transport takes it to keep.
+#[derive(Debug, Default)]
+pub(crate) struct LatestState(std::sync::Mutex<Option<SessionState>>);
+
+impl LatestState {
+    /// The state changed to `state` (`None`: nothing to keep).
+    pub(crate) fn set(&self, state: Option<SessionState>) {
+        *crate::util::lock(&self.0) = state;
+    }
+
+    /// The state, if it changed since it was last taken.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn take_changed(&self) -> Option<SessionState> {
+        crate::util::lock(&self.0).take()
+    }
+}
+
 /// A connection's input from a channel of frames (the HTTP endpoint's sessions).
 #[cfg(feature = "http")]
-pub(crate) struct Inbox(pub(crate) mpsc::Receiver<Frame>);
+pub(crate) struct Inbox(pub(crate) crate::util::queue::QueueReceiver<Frame>);
 
 #[cfg(feature = "http")]
 impl MessageSource for Inbox {
@@ -110,7 +127,7 @@ pub(crate) struct LoopOptions {
     pub(crate) restore: Option<SessionState>,
     /// Told the session's state whenever it changes, before the reply of the message that
     /// changed it goes out (so that a transport can keep it before its client sees the reply).
-    pub(crate) states: Option<watch::Sender<Option<SessionState>>>,
+    pub(crate) states: Option<Arc<LatestState>>,
     /// What carries the messages.
     pub(crate) transport: Transport,
     /// The HTTP session the loop serves.
@@ -120,7 +137,7 @@ pub(crate) struct LoopOptions {
     /// Where the lines that named change notices become on the connection's own output go,
     /// with the notice's name, instead of the output: an HTTP session served by several
     /// instances keeps each notice once in its stream (see `http::sessions`).
-    pub(crate) named_lines: Option<mpsc::Sender<NamedLine>>,
+    pub(crate) named_lines: Option<crate::util::queue::QueueSender<NamedLine>>,
     /// The change events, heard from before the loop's task first runs (`None`: from then):
     /// an HTTP session revived by a request is answered before its loop runs, and a change
     /// published meanwhile must reach it.
@@ -305,7 +322,7 @@ pub(crate) async fn run<I: MessageSource>(
         if session.changes != seen_changes {
             seen_changes = session.changes;
             if let Some(states) = &options.states {
-                states.send_replace(session.state());
+                states.set(session.state());
             }
         }
         // A reply keeps its slot until the queue holds it.
@@ -386,7 +403,7 @@ async fn send_routed(out: &mpsc::Sender<Vec<u8>>, messages: Vec<Routed>) {
 /// name of the notice it came from.
 async fn send_named(
     out: &mpsc::Sender<Vec<u8>>,
-    named: &mpsc::Sender<NamedLine>,
+    named: &crate::util::queue::QueueSender<NamedLine>,
     notice: &Arc<str>,
     messages: Vec<Routed>,
 ) {

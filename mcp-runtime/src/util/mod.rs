@@ -7,6 +7,9 @@ pub(crate) mod duration;
 pub(crate) mod form;
 #[cfg(any(feature = "tls", feature = "client"))]
 pub(crate) mod http_client;
+// The HTTP sessions' queues (the loop's named lines exist in every build).
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) mod queue;
 pub(crate) mod random;
 pub(crate) mod schema;
 pub(crate) mod time;

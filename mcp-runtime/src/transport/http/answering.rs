@@ -18,6 +18,7 @@ use crate::context::outlet::{Outgoing, StreamOnUse};
 use crate::protocol::{CachePolicy, RequestId, code};
 use crate::transport::connection::Frame;
 use crate::util::BoxFuture;
+use crate::util::queue::QueueSender;
 
 /// Whether `first` goes out as plain JSON: it answers the request, and the mode is JSON or a
 /// layer gave it an HTTP status of its own (a refusal).
@@ -110,7 +111,7 @@ pub(super) struct Answering {
     next_event: u64,
     done: bool,
     /// The loop to tell when it is dropped early (a listen stream on the listen loop).
-    cancel: Option<mpsc::Sender<Frame>>,
+    cancel: Option<QueueSender<Frame>>,
     /// Its share of the server-wide request limit, held until the answer is out.
     _slot: Option<OwnedSemaphorePermit>,
 }
@@ -120,7 +121,7 @@ impl Answering {
     pub(super) fn new(
         rest: mpsc::Receiver<Outgoing>,
         id: Option<RequestId>,
-        cancel: Option<mpsc::Sender<Frame>>,
+        cancel: Option<QueueSender<Frame>>,
         slot: Option<OwnedSemaphorePermit>,
     ) -> Self {
         Answering {

@@ -20,8 +20,9 @@ use crate::context::Identity;
 use crate::protocol::{ErrorObject, RequestId};
 use crate::serve::session::SessionState;
 use crate::server::core::ServerCore;
-use crate::transport::connection::{self, Frame, Inbox};
+use crate::transport::connection::{self, Frame, Inbox, LatestState};
 use crate::util::StoreError;
+use crate::util::queue::{QueueSender, queue};
 
 /// What every handler of the endpoint shares.
 pub(super) struct App {
@@ -59,7 +60,7 @@ pub(super) struct App {
 pub(super) struct SessionHandle {
     /// Its id (empty for the 2026-07-28 listen loop).
     pub(super) id: String,
-    pub(super) inbound: mpsc::Sender<Frame>,
+    pub(super) inbound: QueueSender<Frame>,
     /// When a request last used it.
     pub(super) used: Mutex<Instant>,
     /// When the session store was last told it is in use.
@@ -74,7 +75,9 @@ pub(super) struct SessionHandle {
     /// whose events go when the session ends.
     pub(super) made_streams: Mutex<std::collections::VecDeque<String>>,
     /// The session's state as its loop last told it, and whether the store has it yet.
-    pub(super) states: tokio::sync::Mutex<watch::Receiver<Option<SessionState>>>,
+    pub(super) states: Arc<LatestState>,
+    /// Held while its state is kept, so that saves of one session go in order.
+    pub(super) keeping: tokio::sync::Mutex<()>,
 }
 
 /// A handshake-era request's resumable SSE stream while its request runs: every event goes
@@ -107,7 +110,7 @@ pub(super) fn start_loop(
     stopping: &watch::Receiver<bool>,
     seed: LoopSeed,
 ) -> Arc<SessionHandle> {
-    let (inbound, inbox) = mpsc::channel(crate::serve::executor::LOOK_AHEAD);
+    let (inbound, inbox) = queue(crate::serve::executor::LOOK_AHEAD);
     let (out, outbox) = mpsc::channel::<Vec<u8>>(connection::OUTGOING_CAPACITY);
     // Named by the session, so that an instance that takes the session over (sharing the event
     // store) resumes its stream; the stateless loop has no such stream.
@@ -115,18 +118,18 @@ pub(super) fn start_loop(
         "" => standalone_stream(&crate::util::random::random_id()),
         session => standalone_stream(session),
     })));
-    let (named_lines, named) = mpsc::channel(connection::OUTGOING_CAPACITY);
+    let (named_lines, named) = queue(connection::OUTGOING_CAPACITY);
     tokio::spawn(keep_standalone(Arc::clone(&standalone), Arc::clone(events), outbox, named));
     let alive = stopping.clone();
     let mut stopping = stopping.clone();
     let shutdown = async move {
         let _ = stopping.wait_for(|stop| *stop).await;
     };
-    let (states_tx, states) = watch::channel(None);
+    let states = Arc::new(LatestState::default());
     let options = connection::LoopOptions {
         listen_limit: seed.listen_limit,
         restore: seed.restore,
-        states: Some(states_tx),
+        states: Some(Arc::clone(&states)),
         transport: crate::middleware::Transport::Http,
         // The 2026-07-28 loops have no session.
         session_id: (!seed.id.is_empty()).then(|| Arc::from(seed.id.as_str())),
@@ -146,7 +149,8 @@ pub(super) fn start_loop(
         standalone,
         streams: Mutex::default(),
         made_streams: Mutex::default(),
-        states: tokio::sync::Mutex::new(states),
+        states,
+        keeping: tokio::sync::Mutex::new(()),
     })
 }
 
@@ -220,11 +224,8 @@ impl App {
     /// save: before the reply that changed it leaves, so that any instance sharing the store
     /// serves the client's next request as this one would.
     pub(super) async fn keep(&self, session: &SessionHandle) -> Result<(), StoreError> {
-        let mut states = session.states.lock().await;
-        if !states.has_changed().unwrap_or(false) {
-            return Ok(());
-        }
-        let Some(state) = states.borrow_and_update().clone() else { return Ok(()) };
+        let _keeping = session.keeping.lock().await;
+        let Some(state) = session.states.take_changed() else { return Ok(()) };
         let record = SessionRecord::new(&state, session.owner.as_deref());
         self.store.save(&session.id, &record, self.idle).await
     }

@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 use super::event_store::{EventStore, StoredEvents};
 use super::sse::{keep_event, kept_or_logged, missed_events, priming_event, replayed, send_event, sse_event};
 use crate::transport::connection::{self, NamedLine};
+use crate::util::queue::QueueReceiver;
 
 /// Connection-level messages kept while a session has no GET stream open.
 const UNSENT_KEPT: usize = 64;
@@ -57,7 +58,7 @@ pub(super) async fn keep_standalone(
     standalone: Arc<tokio::sync::Mutex<Standalone>>,
     events: Arc<dyn EventStore>,
     mut outbox: mpsc::Receiver<Vec<u8>>,
-    mut named: mpsc::Receiver<NamedLine>,
+    mut named: QueueReceiver<NamedLine>,
 ) {
     loop {
         let (notice, line) = tokio::select! {
@@ -68,10 +69,15 @@ pub(super) async fn keep_standalone(
             }
             else => return,
         };
-        // Kept and sent under one lock, so a reconnection replays up to exactly here.
-        let mut standalone = standalone.lock().await;
-        let kept = keep(&*events, &standalone.id, notice.as_deref(), &line).await;
-        standalone.deliver(&*events, kept, notice, line).await;
+        // Kept and sent under one lock, so a reconnection replays up to exactly here. Boxed:
+        // this task waits idle most of its life, and an idle session should not hold the
+        // room these steps take while they run.
+        Box::pin(async {
+            let mut standalone = standalone.lock().await;
+            let kept = keep(&*events, &standalone.id, notice.as_deref(), &line).await;
+            standalone.deliver(&*events, kept, notice, line).await;
+        })
+        .await;
     }
 }
 
