@@ -152,6 +152,11 @@ impl InputRound {
         }
     }
 
+    /// Whether a stopped handler is kept for the retry (see [`keep_in`](Self::keep_in)).
+    pub(crate) fn keeps(&self) -> bool {
+        self.parking.get().is_some()
+    }
+
     /// Keeps the stopped handler (its `context` and `work`) for the retry, under the ticket
     /// its last state names; `false` when it cannot be kept (then it is dropped).
     pub(crate) fn keep<W: Send + 'static>(&self, context: Context, work: W) -> bool {

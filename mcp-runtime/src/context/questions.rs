@@ -270,6 +270,11 @@ impl Context {
         }
     }
 
+    /// Whether this request's handler would be kept for the retry should it stop to ask.
+    pub(crate) fn may_be_kept(&self) -> bool {
+        self.own_round().is_some_and(|round| round.keeps())
+    }
+
     /// Keeps this request's handler, stopped to ask its client, for the retry: `work` is what
     /// is left of it. `false` when it cannot be kept (then it is dropped).
     pub(crate) fn keep_stopped<W: Send + 'static>(&self, work: W) -> bool {

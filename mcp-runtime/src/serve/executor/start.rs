@@ -216,15 +216,27 @@ impl Start<'_> {
         Fin: FnOnce(Result<T, Failure>) -> Outgoing + Send + 'static,
     {
         // Only a 2026-07-28 request that may ask the client can be interrupted (work on the
-        // local thread is, there); its work is boxed, to be kept for the retry.
-        if watcher == Watcher::Task && context.can_interrupt() {
+        // local thread is, there); an async handler's work is boxed, to be kept for the retry.
+        let interruptible = watcher == Watcher::Task && context.can_interrupt();
+        if interruptible && context.may_be_kept() {
             return self.spawn_parked(timeout, context, parked(context, work), finish);
         }
+        let interruptible = interruptible.then(|| context.clone());
         let token = self.cancel.clone();
         let answer = async move {
             // The work is dropped at the end of this block, before the slot is released
             // (a plain `fn` past its limit hands its slot over to its thread then).
-            let outcome = within_limit(timeout, &token, guarded(std::pin::pin!(work))).await;
+            let outcome = {
+                let work = std::pin::pin!(work);
+                let limited = within_limit(timeout, &token, guarded(work));
+                match interruptible {
+                    None => limited.await,
+                    Some(context) => tokio::select! {
+                        outcome = limited => outcome,
+                        interrupt = context.interrupted() => Err(Failure::Interrupted(interrupt)),
+                    },
+                }
+            };
             answer_unless_withdrawn(&token, outcome, finish)
         };
         self.launch(answer)
