@@ -39,21 +39,56 @@ fn plain() -> &'static str {
     "plain"
 }
 
+/// One in-memory connection to a server, written and read a line at a time.
+struct Client {
+    lines: Lines,
+    out: ClientOut,
+    serving: Serving,
+}
+
+impl Client {
+    fn start(server: Server) -> Self {
+        let (client, server_side) = tokio::io::duplex(256 * 1024);
+        let (server_in, server_out) = tokio::io::split(server_side);
+        let serving = tokio::spawn(server.serve(server_in, server_out));
+        let (client_in, out) = tokio::io::split(client);
+        Client { lines: BufReader::new(client_in).lines(), out, serving }
+    }
+
+    async fn send(&mut self, message: &Value) {
+        self.out.write_all(format!("{message}\n").as_bytes()).await.expect("write");
+    }
+
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
+            .await
+            .expect("an answer within 10 s")
+            .expect("read")
+            .expect("a line");
+        serde_json::from_str(&line).expect("JSON")
+    }
+
+    async fn call(&mut self, message: &Value) -> Value {
+        self.send(message).await;
+        self.next().await
+    }
+
+    /// Ends the connection: serving must end cleanly, within ten seconds.
+    async fn end(mut self) {
+        self.out.shutdown().await.expect("shutdown");
+        let ended = tokio::time::timeout(Duration::from_secs(10), self.serving).await;
+        ended.expect("serving ended within 10 s").expect("the server task").expect("serving ends cleanly");
+    }
+}
+
 /// Sends each request on one in-memory connection and returns the responses, in order.
 async fn exchange(server: Server, requests: &[Value]) -> Vec<Value> {
-    let (client, server_side) = tokio::io::duplex(64 * 1024);
-    let (server_in, server_out) = tokio::io::split(server_side);
-    let serving = tokio::spawn(server.serve(server_in, server_out));
-    let (client_in, mut client_out) = tokio::io::split(client);
-    let mut lines = BufReader::new(client_in).lines();
+    let mut client = Client::start(server);
     let mut responses = Vec::new();
     for request in requests {
-        client_out.write_all(format!("{request}\n").as_bytes()).await.expect("write");
-        let line = lines.next_line().await.expect("read").expect("a response");
-        responses.push(serde_json::from_str(&line).expect("JSON"));
+        responses.push(client.call(request).await);
     }
-    client_out.shutdown().await.expect("shutdown");
-    serving.await.expect("the server task").expect("serving ends cleanly");
+    client.end().await;
     responses
 }
 

@@ -12,7 +12,8 @@ use mcp_runtime::protocol::Revision;
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Context, Server, ToolDescriptor};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines, ReadHalf, WriteHalf};
+
+use super::Client;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Name {
@@ -68,45 +69,18 @@ async fn what_a_handler_does_before_its_questions_is_done_once_unless_none_is_ke
     }
 }
 
-/// One in-memory connection, written and read a line at a time.
-struct Wire {
-    lines: Lines<BufReader<ReadHalf<tokio::io::DuplexStream>>>,
-    out: WriteHalf<tokio::io::DuplexStream>,
-    serving: tokio::task::JoinHandle<Result<(), mcp_runtime::Error>>,
-}
-
-impl Wire {
-    fn open(server: Server) -> Wire {
-        let (client, server_side) = tokio::io::duplex(64 * 1024);
-        let (server_in, server_out) = tokio::io::split(server_side);
-        let serving = tokio::spawn(server.serve(server_in, server_out));
-        let (client_in, out) = tokio::io::split(client);
-        Wire { lines: BufReader::new(client_in).lines(), out, serving }
+/// A 2026-07-28 call of `two_names` as request `id`, declaring elicitation; a retry with
+/// `state` and `answers` when given.
+fn two_names_call(id: u32, retry: Option<(&Value, Value)>) -> Value {
+    let mut params = json!({"name": "two_names", "arguments": {}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+    }});
+    if let Some((state, answers)) = retry {
+        params["requestState"] = state.clone();
+        params["inputResponses"] = answers;
     }
-
-    /// Calls `two_names` (2026-07-28) as request `id`, retrying with `state` and `answers`
-    /// when given: the response.
-    async fn call(&mut self, id: u32, retry: Option<(&Value, Value)>) -> Value {
-        let mut params = json!({"name": "two_names", "arguments": {}, "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
-        }});
-        if let Some((state, answers)) = retry {
-            params["requestState"] = state.clone();
-            params["inputResponses"] = answers;
-        }
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
-        self.out.write_all(format!("{request}\n").as_bytes()).await.expect("write");
-        let line = self.lines.next_line().await.expect("read").expect("a response");
-        serde_json::from_str(&line).expect("JSON")
-    }
-
-    /// Ends the connection: serving must end (within ten seconds).
-    async fn close(mut self) {
-        self.out.shutdown().await.expect("shutdown");
-        let ended = tokio::time::timeout(Duration::from_secs(10), self.serving).await;
-        ended.expect("serving ended").expect("the server task").expect("serving ends cleanly");
-    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
 }
 
 fn accept(name: &str) -> Value {
@@ -119,27 +93,28 @@ fn accept(name: &str) -> Value {
 #[tokio::test]
 async fn retries_reach_the_kept_handler_until_it_was_taken_and_then_run_it_again() {
     let runs = Arc::new(AtomicU32::new(0));
-    let mut wire = Wire::open(Server::builder("kept", "1").tool(two_names(&runs)));
-    let first = wire.call(1, None).await;
+    let mut wire = Client::start(Server::builder("kept", "1").tool(two_names(&runs)));
+    let first = wire.call(&two_names_call(1, None)).await;
     let first_state = first["result"]["requestState"].clone();
     assert_eq!(first["result"]["inputRequests"]["0"]["params"]["message"], "First?", "{first}");
 
-    let unanswered = wire.call(2, Some((&first_state, json!({})))).await;
+    let unanswered = wire.call(&two_names_call(2, Some((&first_state, json!({}))))).await;
     assert_eq!(unanswered["result"]["inputRequests"]["0"]["params"]["message"], "First?", "{unanswered}");
     let again_state = unanswered["result"]["requestState"].clone();
     assert_ne!(again_state, first_state, "a new state names where the handler is kept now");
 
-    let second = wire.call(3, Some((&again_state, json!({"0": accept("Ada")})))).await;
+    let second = wire.call(&two_names_call(3, Some((&again_state, json!({"0": accept("Ada")}))))).await;
     assert_eq!(second["result"]["inputRequests"]["1"]["params"]["message"], "Second?", "{second}");
-    let done = wire.call(4, Some((&second["result"]["requestState"], json!({"1": accept("Grace")})))).await;
+    let done =
+        wire.call(&two_names_call(4, Some((&second["result"]["requestState"], json!({"1": accept("Grace")}))))).await;
     assert_eq!((&done["id"], &done["result"]["content"][0]["text"]), (&json!(4), &json!("Ada and Grace")));
     assert_eq!(runs.load(Ordering::SeqCst), 1, "one run served four requests");
 
     // The first state again: its handler is gone, so the retry runs one from the start.
-    let replayed = wire.call(5, Some((&first_state, json!({"0": accept("Bo")})))).await;
+    let replayed = wire.call(&two_names_call(5, Some((&first_state, json!({"0": accept("Bo")}))))).await;
     assert_eq!(replayed["result"]["inputRequests"]["1"]["params"]["message"], "Second?", "{replayed}");
     assert_eq!(runs.load(Ordering::SeqCst), 2);
-    wire.close().await;
+    wire.end().await;
 }
 
 /// Says when it is dropped.
@@ -171,11 +146,11 @@ async fn a_kept_handler_is_dropped_with_its_connection() {
             name_of(ctx.elicit::<Name>("First?").await)
         }
     });
-    let mut wire = Wire::open(Server::builder("kept", "1").tool(tool));
-    let asked = wire.call(1, None).await;
+    let mut wire = Client::start(Server::builder("kept", "1").tool(tool));
+    let asked = wire.call(&two_names_call(1, None)).await;
     assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
     assert!(!dropped.load(Ordering::SeqCst), "kept while the connection lasts");
-    wire.close().await;
+    wire.end().await;
     assert!(dropped.load(Ordering::SeqCst), "dropped with the connection");
     // The watcher task sees the cancellation once it runs.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);

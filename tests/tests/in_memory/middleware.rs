@@ -14,52 +14,14 @@ use mcp_runtime::middleware::{
 use mcp_runtime::protocol::ErrorObject;
 use mcp_runtime::{Server, ToolDescriptor};
 use serde_json::{Value, json};
-use tokio::io::DuplexStream;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines, ReadHalf, WriteHalf};
 
-/// One in-memory connection to a server.
-struct Client {
-    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
-    out: WriteHalf<DuplexStream>,
-    serving: tokio::task::JoinHandle<mcp_runtime::Result<()>>,
-}
+use super::Client;
 
 impl Client {
-    fn start(server: Server) -> Self {
-        let (client, server_side) = tokio::io::duplex(256 * 1024);
-        let (server_in, server_out) = tokio::io::split(server_side);
-        let serving = tokio::spawn(server.serve(server_in, server_out));
-        let (client_in, out) = tokio::io::split(client);
-        Client { lines: BufReader::new(client_in).lines(), out, serving }
-    }
-
-    async fn send(&mut self, message: &Value) {
-        self.out.write_all(format!("{message}\n").as_bytes()).await.expect("write");
-    }
-
-    async fn next(&mut self) -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
-            .await
-            .expect("an answer within 10 s")
-            .expect("read")
-            .expect("a line");
-        serde_json::from_str(&line).expect("JSON")
-    }
-
-    async fn call(&mut self, message: &Value) -> Value {
-        self.send(message).await;
-        self.next().await
-    }
-
     async fn initialize(&mut self) {
         let answer = self.call(&initialize(0)).await;
         assert_eq!(answer["result"]["protocolVersion"], "2025-11-25", "{answer}");
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-    }
-
-    async fn end(mut self) {
-        self.out.shutdown().await.expect("shutdown");
-        self.serving.await.expect("the server task").expect("serving ends cleanly");
     }
 }
 
