@@ -304,11 +304,11 @@ fn a_side_effect_before_a_question_happens_once_in_every_era() {
         let first = call_tool(&mut server, "tally", None, caps.clone());
         assert_eq!(result(&first)["resultType"], "input_required", "{first}");
         let state = result(&first)["requestState"].clone();
-        let mut params = json!({"name": "tally", "arguments": {}, "requestState": state,
+        let retry = json!({"name": "tally", "arguments": {}, "requestState": state,
             "inputResponses": {"0": ada(&Value::Null)}});
-        let mut params_with_token = modern(params.take(), caps.clone());
-        params_with_token["_meta"]["progressToken"] = json!("retry");
-        let id = server.send_request("tools/call", Some(params_with_token));
+        let mut params = modern(retry, caps.clone());
+        params["_meta"]["progressToken"] = json!("retry");
+        let id = server.send_request("tools/call", Some(params));
         let progress = server.recv();
         assert_eq!(progress["method"], "notifications/progress", "{args:?}: {progress}");
         assert_eq!(progress["params"]["progressToken"], "retry", "{args:?}: {progress}");

@@ -129,23 +129,19 @@ impl Context {
     /// The request this context serves now: itself, or the retry its handler was kept for
     /// (and that retry's, should it be kept again).
     fn live(&self) -> &Context {
-        let mut context = self;
-        while let Some(next) = context.inner.resumed.get() {
-            context = next;
-        }
-        context
+        self.served().last().unwrap_or(self)
+    }
+
+    /// This request, then each retry its handler served since, in order.
+    fn served(&self) -> impl Iterator<Item = &Context> {
+        std::iter::successors(Some(self), |context| context.inner.resumed.get())
     }
 
     /// Cancels this request and every retry its handler served since (a kept handler dropped:
     /// work it handed elsewhere, with any of their tokens, stops).
     pub(crate) fn cancel_all(&self) {
-        let mut context = self;
-        loop {
+        for context in self.served() {
             context.inner.cancel.cancel();
-            match context.inner.resumed.get() {
-                Some(next) => context = next,
-                None => return,
-            }
         }
     }
 

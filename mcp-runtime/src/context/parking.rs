@@ -125,11 +125,8 @@ impl Parking {
     /// Drops the kept handlers whose context `ended` says can no longer be served (their
     /// connection ended), cancelling their contexts.
     pub(crate) fn release(&self, ended: impl Fn(&Context) -> bool) {
-        let released: Vec<Kept> = {
-            let mut kept = self.lock();
-            let tickets: Vec<u64> = kept.iter().filter(|(_, k)| ended(&k.context)).map(|(t, _)| *t).collect();
-            tickets.iter().filter_map(|ticket| kept.remove(ticket)).collect()
-        };
+        let released: Vec<Kept> =
+            self.lock().extract_if(|_, kept| ended(&kept.context)).map(|(_, kept)| kept).collect();
         // Dropped outside the lock: a handler's drop may do anything.
         for kept in released {
             kept.context.cancel_all();

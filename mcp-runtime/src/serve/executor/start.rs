@@ -171,7 +171,7 @@ impl Start<'_> {
             if let Some(failure) = failure {
                 // It stopped at once to ask the client: no need for a task (it is kept for the
                 // retry when it can be).
-                if matches!(failure, Failure::Interrupted(Interrupt::InputRequired { .. })) {
+                if matches!(failure, Failure::Interrupted(Interrupt::InputRequired { .. })) && context.may_be_kept() {
                     context.keep_stopped(parked(context, work));
                 }
                 return self.reply_to.now(finish(Err(failure)), self.lease.take());
