@@ -3,11 +3,11 @@
 //! the handshake revisions the server sends requests; in 2026-07-28 the same handlers answer
 //! with input-required results.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use mcp_runtime::asking::{AskError, Elicitation, SamplingRequest};
 use mcp_runtime::protocol::ErrorObject;
 use mcp_runtime::{Context, PromptDescriptor, PromptGet, Server, ToolDescriptor};
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -74,7 +74,7 @@ pub(super) struct SessionHandle {
     /// The ids of the latest [`MADE_STREAMS_KEPT`] resumable streams its requests opened,
     /// whose events go when the session ends.
     pub(super) made_streams: Mutex<std::collections::VecDeque<String>>,
-    /// The session's state as its loop last told it, and whether the store has it yet.
+    /// The session's state as its loop last changed it, until it is kept in the store.
     pub(super) states: Arc<LatestState>,
     /// Held while its state is kept, so that saves of one session go in order.
     pub(super) keeping: tokio::sync::Mutex<()>,
