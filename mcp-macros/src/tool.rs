@@ -235,8 +235,8 @@ fn arguments_struct(tool: &FnItem) -> (TokenStream, TokenStream) {
                         __A: __mcp::__private::serde::de::MapAccess<'de>,
                     {
                         #(#slots)*
-                        while let ::core::option::Option::Some(key) = map.next_key::<::std::string::String>()? {
-                            match key.as_str() {
+                        while let ::core::option::Option::Some(key) = map.next_key::<__mcp::__private::ArgName<'de>>()? {
+                            match &*key.0 {
                                 #(#arms)*
                                 _ => {
                                     map.next_value::<__mcp::__private::serde::de::IgnoredAny>()?;

@@ -23,6 +23,38 @@ use crate::declare::resource::{IntoResourceContents, ReadError, ResourceDescript
 use crate::declare::tool::{IntoToolResult, ToolDescriptor};
 use crate::protocol::{CallToolResult, ErrorObject, GetPromptResult, Resource, ResourceContents};
 
+/// An argument's name as a tool's arguments are read: borrowed from the request's text
+/// unless it has escapes (a `String` key would cost an allocation per argument per call).
+pub struct ArgName<'de>(pub std::borrow::Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for ArgName<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+
+        impl<'de> serde::de::Visitor<'de> for Name {
+            type Value = ArgName<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an argument name")
+            }
+
+            fn visit_borrowed_str<E: serde::de::Error>(self, name: &'de str) -> Result<Self::Value, E> {
+                Ok(ArgName(std::borrow::Cow::Borrowed(name)))
+            }
+
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Self::Value, E> {
+                Ok(ArgName(std::borrow::Cow::Owned(name.to_owned())))
+            }
+
+            fn visit_string<E: serde::de::Error>(self, name: String) -> Result<Self::Value, E> {
+                Ok(ArgName(std::borrow::Cow::Owned(name)))
+            }
+        }
+
+        deserializer.deserialize_str(Name)
+    }
+}
+
 /// The id of a declared function's item type, which `.tool(f)` and the like look up.
 pub fn item_type_of<F: 'static>(_: &F) -> std::any::TypeId {
     std::any::TypeId::of::<F>()

@@ -56,7 +56,12 @@ impl Client {
     }
 
     async fn send(&mut self, message: &Value) {
-        self.out.write_all(format!("{message}\n").as_bytes()).await.expect("write");
+        self.send_line(&message.to_string()).await;
+    }
+
+    /// Sends `line` exactly as written (escapes a serializer would not write included).
+    async fn send_line(&mut self, line: &str) {
+        self.out.write_all(format!("{line}\n").as_bytes()).await.expect("write");
     }
 
     async fn next(&mut self) -> Value {
@@ -111,6 +116,48 @@ async fn resource_caching_keys_reach_read_results() {
     assert_eq!(responses[0]["result"]["contents"][0]["text"], "remember");
     assert_eq!(responses[1]["result"]["ttlMs"], 60000, "{}", responses[1]);
     assert_eq!(responses[1]["result"]["cacheScope"], "public", "{}", responses[1]);
+}
+
+/// Adds two integers (a declared function, whose arguments the macro's own reader takes).
+#[mcp_tool]
+fn add_pair(first: i64, second: i64) -> String {
+    (first + second).to_string()
+}
+
+/// Argument names are read borrowed from the request's text; one written with escapes is read
+/// as the name it stands for, and one repeated that way is still a repeat.
+#[tokio::test]
+async fn a_declared_tool_reads_argument_names_written_with_escapes() {
+    let mut client = Client::start(Server::builder("args", "1").tool(add_pair));
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}
+    }});
+    assert!(client.call(&initialize).await["result"].is_object());
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let call = |id: u32, arguments: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add_pair","arguments":{arguments}}}}}"#
+        )
+    };
+    let cases = [
+        (r#"{"first":2,"second":3}"#, Some("5")),
+        (r#"{"\u0066irst":2,"sec\u006fnd":3}"#, Some("5")),
+        (r#"{"first":2,"\u0066irst":4,"second":3}"#, None),
+    ];
+    for (n, (arguments, sum)) in (1..).zip(cases) {
+        client.send_line(&call(n, arguments)).await;
+        let answer = client.next().await;
+        let result = &answer["result"];
+        match sum {
+            Some(sum) => assert_eq!(result["content"][0]["text"], sum, "{arguments}: {answer}"),
+            None => {
+                assert_eq!(result["isError"], true, "{arguments}: {answer}");
+                let text = result["content"][0]["text"].as_str().unwrap_or_default();
+                assert!(text.contains("first"), "{arguments}: {answer}");
+            }
+        }
+    }
+    client.end().await;
 }
 
 /// Blocks its thread for `ms` milliseconds: a plain `fn` doing slow work.

@@ -280,7 +280,8 @@ fn method_and_params<'a>(env: &Envelope<'a>) -> Result<(Cow<'a, str>, Option<&'a
     if !is_version_2(env.jsonrpc) {
         return Err("Invalid request: `jsonrpc` must be the string \"2.0\"");
     }
-    let method = env.method.and_then(|m| serde_json::from_str::<Cow<'_, str>>(m.get()).ok());
+    // Borrowed from the text unless escaped (`Cow<str>`'s own `Deserialize` always copies).
+    let method = env.method.and_then(|m| crate::protocol::members::string_value(m.get()));
     let Some(method) = method else { return Err("Invalid request: `method` must be a string") };
     if let Some(params) = env.params
         && shape_of(params.get()) != Shape::Object

@@ -33,7 +33,7 @@ impl Splitter {
     /// Takes what it can of `available`: how many bytes it consumed, and the frame a line
     /// ending completed.
     pub(crate) fn feed(&mut self, available: &[u8]) -> (usize, Option<Frame>) {
-        let (chunk, complete) = match available.iter().position(|&b| b == b'\n') {
+        let (chunk, complete) = match memchr::memchr(b'\n', available) {
             Some(i) => (&available[..i], true),
             None => (available, false),
         };

@@ -117,6 +117,25 @@ fn unknown_and_undeclared_methods_are_not_found() {
     });
 }
 
+/// A method and a tool named with escapes are read as the text they stand for (names are read
+/// borrowed from the line, which must fall back to decoding when they are escaped).
+#[test]
+fn names_written_with_escapes_are_read_as_their_text() {
+    let escaped = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"\u0061dd","arguments":{"a":2,"b":3}}}"#,
+    ];
+    for_each_revision(|rev| {
+        let mut server = connect(rev, "names_written_with_escapes_are_read_as_their_text", &[]);
+        for line in escaped {
+            server.send_line(line);
+            let answer: Value = serde_json::from_str(&server.recv_line()).expect("a JSON answer");
+            assert_eq!(only_text(result(&answer)), "5", "{line}: {answer}");
+        }
+        server.finish();
+    });
+}
+
 #[test]
 fn ids_are_echoed_exactly() {
     let ids = [

@@ -223,7 +223,7 @@ impl Start<'_> {
         }
         let interruptible = interruptible.then(|| context.clone());
         let token = self.cancel.clone();
-        let answer = async move {
+        let answer = move || async move {
             // The work is dropped at the end of this block, before the slot is released
             // (a plain `fn` past its limit hands its slot over to its thread then).
             let outcome = {
@@ -252,7 +252,7 @@ impl Start<'_> {
     {
         let token = self.cancel.clone();
         let context = context.clone();
-        let answer = async move {
+        let answer = move || async move {
             let mut work = work;
             // Dropped unfinished (the request cancelled, timed out, its client gone), the
             // handler's own context and the retries it served are cancelled: a kept handler's
@@ -272,10 +272,18 @@ impl Start<'_> {
         self.launch(answer)
     }
 
-    /// Runs `answer` (the request's work, then its response line unless it has none) where
-    /// the runner says: as a task of the executor that delivers the line, or handed back to
-    /// await here.
-    fn launch(self, answer: impl Future<Output = Option<Outgoing>> + Send + 'static) -> Started {
+    /// Runs the future `answer` makes (the request's work, then its response line unless it
+    /// has none) where the runner says: as a task of the executor that delivers the line, or
+    /// handed back to await here.
+    ///
+    /// The future is made inside the task's own future, not moved into it: a future moved in
+    /// and then awaited is stored twice (as what was captured, and as what is awaited), which
+    /// took the task past the size the allocator serves from its per-thread cache.
+    fn launch<A, F>(self, answer: A) -> Started
+    where
+        A: FnOnce() -> F + Send + 'static,
+        F: Future<Output = Option<Outgoing>> + Send + 'static,
+    {
         let Start { runner, id, lease, reply_to, span, cancel } = self;
         match runner {
             Runner::Here(_) => {
@@ -286,7 +294,7 @@ impl Start<'_> {
                     async move {
                         // The whole guard moves in (not only its field): it drops with the future.
                         let mut dropped = dropped;
-                        let line = answer.await;
+                        let line = answer().await;
                         lease.release();
                         dropped.disarm();
                         line
@@ -302,7 +310,7 @@ impl Start<'_> {
                 let task: Pin<Box<dyn Future<Output = ()> + Send>> = Box::pin(
                     async move {
                         let _guard = guard;
-                        if let Some(line) = answer.await {
+                        if let Some(line) = answer().await {
                             reply_to.deliver(&out, line).await;
                         }
                         lease.release();
