@@ -111,7 +111,6 @@ impl Session {
     pub(crate) fn on_back(&mut self, back: Back) -> Started {
         let Some(layered) = self.layered.as_mut() else { return Started::Later };
         match back {
-            Back::Left(hold) => layered.done_with(hold),
             Back::Cancel(id) => drop(self.executor.cancel(&id)),
             Back::Admit(request, hold) => {
                 layered.done_with(hold);

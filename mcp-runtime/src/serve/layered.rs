@@ -11,13 +11,19 @@
 //! lifecycle ones until they come back: reading waits for those, so that
 //! `notifications/initialized` or a subscription is never handled before the `initialize`
 //! ahead of it. A lifecycle request that came back is the executor's to bound.
+//!
+//! The counts are shared: the loop counts a request in, and its task counts itself out when it
+//! ends, without a message. A message would wake the loop once per request, and a second wake
+//! in the same turn of a worker (the answer's, then the loop's) makes tokio wake another worker
+//! to share them: a thread hand-off per request. The loop is woken ([`Counts::changed`]) only
+//! while it waits on the counts.
 
 use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 use tokio::task::AbortHandle;
 
 use crate::context::outlet::{Outgoing, Outlet};
@@ -51,21 +57,48 @@ pub(crate) enum Back {
     Admit(Box<Request<'static>>, Hold),
     /// A layer gave up on a lifecycle request after letting it through (a timeout): stop it.
     Cancel(RequestId),
-    /// It no longer weighs on reading: its method started in its task, or it left the layers
-    /// without starting it (refused, failed or cancelled).
-    Left(Hold),
+}
+
+/// The requests of one connection in the layers, counted in by its loop and out by their
+/// tasks (or by the loop, for a lifecycle request that came back to it).
+#[derive(Debug, Default)]
+pub(crate) struct Counts {
+    /// Requests in the layers that have not come back to run.
+    inside: AtomicUsize,
+    /// Those of them that count against the look-ahead.
+    counted: AtomicUsize,
+    /// Those of them reading waits for.
+    blocking: AtomicUsize,
+    /// Told when one leaves; it keeps the news for a loop that was not waiting yet.
+    left: Notify,
+}
+
+impl Counts {
+    fn count_in(&self, hold: Hold) {
+        self.inside.fetch_add(1, Ordering::AcqRel);
+        self.counted.fetch_add(usize::from(hold.counted), Ordering::AcqRel);
+        self.blocking.fetch_add(usize::from(hold.blocking), Ordering::AcqRel);
+    }
+
+    fn count_out(&self, hold: Hold) {
+        self.counted.fetch_sub(usize::from(hold.counted), Ordering::AcqRel);
+        self.blocking.fetch_sub(usize::from(hold.blocking), Ordering::AcqRel);
+        self.inside.fetch_sub(1, Ordering::AcqRel);
+        self.left.notify_one();
+    }
+
+    /// Completes once a request has left since the last time it completed (at once if one
+    /// left meanwhile).
+    pub(crate) async fn changed(&self) {
+        self.left.notified().await;
+    }
 }
 
 /// A connection's copy of the layers, and the counts its loop reads by.
 pub(crate) struct Layered {
     service: McpService,
     back: mpsc::UnboundedSender<Back>,
-    /// Requests in the layers that have not come back to run.
-    inside: usize,
-    /// Those of them that count against the look-ahead.
-    counted: usize,
-    /// Those of them reading waits for.
-    blocking: usize,
+    counts: Arc<Counts>,
     /// How many counted requests may be inside at once: the look-ahead, and the slots their
     /// methods run in (a request runs its method inside, so it counts until it ends).
     room: usize,
@@ -73,11 +106,7 @@ pub(crate) struct Layered {
 
 impl std::fmt::Debug for Layered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Layered")
-            .field("inside", &self.inside)
-            .field("counted", &self.counted)
-            .field("blocking", &self.blocking)
-            .finish()
+        f.debug_struct("Layered").field("counts", &self.counts).finish()
     }
 }
 
@@ -86,25 +115,28 @@ impl Layered {
     pub(crate) fn new(service: McpService, max_in_flight: usize) -> (Self, mpsc::UnboundedReceiver<Back>) {
         let (back, returns) = mpsc::unbounded_channel();
         let room = LOOK_AHEAD + max_in_flight;
-        (Layered { service, back, inside: 0, counted: 0, blocking: 0, room }, returns)
+        (Layered { service, back, counts: Arc::default(), room }, returns)
     }
 
     /// Whether reading may go on: nothing blocks it, and the look-ahead has room.
     pub(crate) fn can_read(&self) -> bool {
-        self.blocking == 0 && self.counted < self.room
+        self.counts.blocking.load(Ordering::Acquire) == 0 && self.counts.counted.load(Ordering::Acquire) < self.room
     }
 
     /// Whether requests in the layers have not come back yet (the loop waits for them before
     /// it ends).
     pub(crate) fn busy(&self) -> bool {
-        self.inside > 0
+        self.counts.inside.load(Ordering::Acquire) > 0
     }
 
-    /// A request came back to run, or left the layers without: it no longer counts.
+    /// The counts, for the loop to wait on.
+    pub(crate) fn counts(&self) -> Arc<Counts> {
+        Arc::clone(&self.counts)
+    }
+
+    /// A lifecycle request came back to run: it no longer counts.
     pub(crate) fn done_with(&mut self, hold: Hold) {
-        self.inside -= 1;
-        self.counted -= usize::from(hold.counted);
-        self.blocking -= usize::from(hold.blocking);
+        self.counts.count_out(hold);
     }
 
     /// Sends `request` into the layers as a task of its own, which runs its method too (a
@@ -154,7 +186,7 @@ impl Layered {
             }
         };
         let through = through_layers(self.service.clone(), request, transport, method);
-        let leaving = Leaving { back: self.back.clone(), hold, admitted };
+        let leaving = Leaving { counts: Arc::clone(&self.counts), hold, admitted };
         let stopped = CancelToken::default();
         let withdrawn = stopped.clone();
         let task = tokio::spawn(async move {
@@ -166,9 +198,7 @@ impl Layered {
                 destination.deliver(&out, line).await;
             }
         });
-        self.inside += 1;
-        self.counted += usize::from(hold.counted);
-        self.blocking += usize::from(hold.blocking);
+        self.counts.count_in(hold);
         (task.abort_handle(), stopped)
     }
 }
@@ -272,10 +302,11 @@ pub(crate) fn target_parts(core: &ServerCore, request: &McpRequest) -> Option<(S
     Some((parts.scopes.clone(), parts.mounted))
 }
 
-/// Tells the loop a request left the layers without coming back to run, however its task
-/// ends (aborted included).
+/// Counts a request out of the layers when it leaves them without coming back to run (its
+/// method ran in its task, or it was refused, failed or cancelled), however its task ends
+/// (aborted included).
 struct Leaving {
-    back: mpsc::UnboundedSender<Back>,
+    counts: Arc<Counts>,
     hold: Hold,
     admitted: Arc<AtomicBool>,
 }
@@ -283,7 +314,7 @@ struct Leaving {
 impl Drop for Leaving {
     fn drop(&mut self) {
         if !self.admitted.load(Ordering::Acquire) {
-            let _ = self.back.send(Back::Left(self.hold));
+            self.counts.count_out(self.hold);
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::middleware::Transport;
 use crate::protocol::{LogLevel, Revision};
 use crate::serve::arrival::Via;
 use crate::serve::executor::Executor;
-use crate::serve::layered::{Back, Layered};
+use crate::serve::layered::{Back, Counts, Layered};
 use crate::serve::request::StatelessViews;
 use crate::serve::subscriptions::{Routed, Subscriptions};
 use crate::server::changes::Announcement;
@@ -129,6 +129,17 @@ impl Session {
     /// Whether requests are still in the layers.
     pub(crate) fn in_layers(&self) -> bool {
         self.layered.as_ref().is_some_and(Layered::busy)
+    }
+
+    /// Whether the loop waits for requests to leave the layers: to read again, or (`reading`
+    /// over) to end. Otherwise their leaving need not wake it.
+    pub(crate) fn waits_on_layers(&self, reading: bool) -> bool {
+        self.layered.as_ref().is_some_and(|layered| layered.busy() && (!reading || !layered.can_read()))
+    }
+
+    /// The layers' counts of this session's requests, to wait on (`None` without layers).
+    pub(crate) fn layer_counts(&self) -> Option<Arc<Counts>> {
+        self.layered.as_ref().map(Layered::counts)
     }
 
     /// What this session is, once `initialize` was answered.

@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::middleware::Transport;
 use crate::protocol::{ErrorObject, is_json_whitespace};
 use crate::serve::arrival::{Arrival, Via};
-use crate::serve::layered::Back;
+use crate::serve::layered::{Back, Counts};
 use crate::serve::reply::{Reply, ReplyTo};
 use crate::serve::session::{Session, SessionState};
 use crate::serve::subscriptions::Routed;
@@ -240,6 +240,7 @@ pub(crate) async fn run<I: MessageSource>(
         session.restore(state);
     }
     let mut seen_changes = session.changes;
+    let layer_counts = session.layer_counts();
     let shutdown = std::pin::pin!(shutdown);
     let mut shutdown = WhenWoken::new(shutdown);
     let mut reading = true;
@@ -267,6 +268,7 @@ pub(crate) async fn run<I: MessageSource>(
                 slot.and_then(|slot| session.executor.resume(slot).into_reply())
             }
             Some(back) = next_back(&mut returns), if returns.is_some() => session.on_back(back).into_reply(),
+            () = layers_changed(layer_counts.as_deref()), if session.waits_on_layers(reading) => None,
             (announcement, receiver) = &mut announcements, if reading => {
                 announcements = WhenWoken::new(next_announcement(receiver));
                 match announcement {
@@ -437,6 +439,14 @@ fn ended(ending: Ending, session: &Session, began: Instant) -> Ending {
 async fn next_back(returns: &mut Option<mpsc::UnboundedReceiver<Back>>) -> Option<Back> {
     match returns {
         Some(returns) => returns.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Completes when a request has left the layers (never, without layers).
+async fn layers_changed(counts: Option<&Counts>) {
+    match counts {
+        Some(counts) => counts.changed().await,
         None => std::future::pending().await,
     }
 }

@@ -430,6 +430,44 @@ async fn open_listen_streams_in_layers_never_stop_the_reading() {
     assert_eq!(text_of(&answer), "still read");
 }
 
+/// More requests than may wait in the layers at once (the look-ahead of 16 and one slot): the
+/// loop stops reading while they are full and reads on as they leave. Their tasks count
+/// themselves out without telling the loop each time, so this holds only if the loop is woken
+/// while it waits on them.
+#[tokio::test]
+async fn reading_stops_while_the_layers_are_full_and_goes_on_as_requests_leave() {
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let waiting = Arc::clone(&gate);
+    let gated = ToolDescriptor::new("gated").handler(move |_: Value| {
+        let gate = Arc::clone(&waiting);
+        async move {
+            gate.acquire().await.expect("the gate stays open").forget();
+            "through".to_owned()
+        }
+    });
+    let passing = from_fn(|request: McpRequest, next: Next| next.run(request));
+    let server = Server::builder("layers", "1").tool(gated).tool(echo()).max_in_flight(1).layer(passing);
+    let mut client = Client::start(server);
+    client.initialize().await;
+    let calls = 40;
+    for id in 1..=calls {
+        client.send(&call(id, "gated", json!({}))).await;
+    }
+    // The layers hold 17 of them; the rest wait unread behind them, and so does this one.
+    client.send(&call(100, "echo", json!({"text": "read at last"}))).await;
+    gate.add_permits(calls as usize);
+    let mut answered = Vec::new();
+    for _ in 0..=calls {
+        let answer = client.next().await;
+        answered.push(answer["id"].as_u64().expect("an id"));
+        let expected = if answer["id"] == 100 { "read at last" } else { "through" };
+        assert_eq!(text_of(&answer), expected, "{answer}");
+    }
+    answered.sort_unstable();
+    assert_eq!(answered, (1..=u64::from(calls)).chain([100]).collect::<Vec<_>>());
+    client.end().await;
+}
+
 #[tokio::test]
 async fn the_test_client_s_requests_pass_the_layers_as_a_channel_s() {
     let seen = Seen::default();
