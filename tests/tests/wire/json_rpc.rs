@@ -122,8 +122,8 @@ fn unknown_and_undeclared_methods_are_not_found() {
 #[test]
 fn names_written_with_escapes_are_read_as_their_text() {
     let escaped = [
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#,
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"\u0061dd","arguments":{"a":2,"b":3}}}"#,
+        r#"{"jsonrpc":"2.0","id":10,"method":"tools\/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#,
+        r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"\u0061dd","arguments":{"a":2,"b":3}}}"#,
     ];
     for_each_revision(|rev| {
         let mut server = connect(rev, "names_written_with_escapes_are_read_as_their_text", &[]);
