@@ -59,6 +59,13 @@ impl Client {
         self.send_line(&message.to_string()).await;
     }
 
+    /// The handshake (2025-11-25): `initialize`, answered, then `notifications/initialized`.
+    async fn initialize(&mut self) {
+        let answer = self.call(&initialize(0)).await;
+        assert_eq!(answer["result"]["protocolVersion"], "2025-11-25", "{answer}");
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    }
+
     /// Sends `line` exactly as written (escapes a serializer would not write included).
     async fn send_line(&mut self, line: &str) {
         self.out.write_all(format!("{line}\n").as_bytes()).await.expect("write");
@@ -84,6 +91,13 @@ impl Client {
         let ended = tokio::time::timeout(Duration::from_secs(10), self.serving).await;
         ended.expect("serving ended within 10 s").expect("the server task").expect("serving ends cleanly");
     }
+}
+
+/// An `initialize` request of 2025-11-25.
+fn initialize(id: u32) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}
+    }})
 }
 
 /// Sends each request on one in-memory connection and returns the responses, in order.
@@ -129,11 +143,7 @@ fn add_pair(first: i64, second: i64) -> String {
 #[tokio::test]
 async fn a_declared_tool_reads_argument_names_written_with_escapes() {
     let mut client = Client::start(Server::builder("args", "1").tool(add_pair));
-    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}
-    }});
-    assert!(client.call(&initialize).await["result"].is_object());
-    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    client.initialize().await;
     let call = |id: u32, arguments: &str| {
         format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add_pair","arguments":{arguments}}}}}"#

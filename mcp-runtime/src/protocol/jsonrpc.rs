@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Number, Value};
 
+use super::string_value;
+
 /// A request id: a string or an integer, echoed back exactly as the client sent it.
 ///
 /// ```
@@ -270,7 +272,7 @@ fn parse_id(raw: &RawValue) -> Option<RequestId> {
 fn is_version_2(raw: Option<&RawValue>) -> bool {
     match raw.map(RawValue::get) {
         Some("\"2.0\"") => true,
-        Some(text) => serde_json::from_str::<Cow<'_, str>>(text).is_ok_and(|v| v == "2.0"),
+        Some(text) => string_value(text).is_some_and(|v| v == "2.0"),
         None => false,
     }
 }
@@ -281,7 +283,7 @@ fn method_and_params<'a>(env: &Envelope<'a>) -> Result<(Cow<'a, str>, Option<&'a
         return Err("Invalid request: `jsonrpc` must be the string \"2.0\"");
     }
     // Borrowed from the text unless escaped (`Cow<str>`'s own `Deserialize` always copies).
-    let method = env.method.and_then(|m| crate::protocol::members::string_value(m.get()));
+    let method = env.method.and_then(|m| string_value(m.get()));
     let Some(method) = method else { return Err("Invalid request: `method` must be a string") };
     if let Some(params) = env.params
         && shape_of(params.get()) != Shape::Object

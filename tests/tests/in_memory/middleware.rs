@@ -15,21 +15,7 @@ use mcp_runtime::protocol::ErrorObject;
 use mcp_runtime::{Server, ToolDescriptor};
 use serde_json::{Value, json};
 
-use super::Client;
-
-impl Client {
-    async fn initialize(&mut self) {
-        let answer = self.call(&initialize(0)).await;
-        assert_eq!(answer["result"]["protocolVersion"], "2025-11-25", "{answer}");
-        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-    }
-}
-
-fn initialize(id: u32) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}
-    }})
-}
+use super::{Client, initialize};
 
 fn call(id: u32, tool: &str, arguments: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
