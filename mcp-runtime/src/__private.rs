@@ -78,7 +78,7 @@ macro_rules! declaration_parts {
 declaration_parts!(ToolDescriptor, ResourceDescriptor, PromptDescriptor);
 
 /// Marks a declaration's handler as a plain `fn`: its body runs at the first poll and may
-/// block its thread, so it runs in place with a watch on it, or on the blocking pool (see the
+/// block its thread, so it runs in place with a watch on it, or on another thread (see the
 /// executor).
 pub fn plain_fn<D: DeclarationParts>(mut declaration: D) -> D {
     declaration.parts().0.kind = RunKind::Blocking;

@@ -20,6 +20,8 @@ mod kept_handlers;
 mod middleware;
 #[path = "in_memory/mounting.rs"]
 mod mounting;
+#[path = "in_memory/plain_fns.rs"]
+mod plain_fns;
 #[path = "in_memory/proxying.rs"]
 mod proxying;
 #[path = "in_memory/skills.rs"]
@@ -277,7 +279,7 @@ async fn echo_async(text: String) -> String {
 
 /// A plain `fn` tool, resource or prompt never blocks a thread the connection or an async
 /// handler needs: on a current-thread runtime, where a blocked thread would stop everything
-/// (the body runs on the blocking pool), a request and an async tool's call sent while it
+/// (the body runs on another thread), a request and an async tool's call sent while it
 /// blocks are answered at once, in both eras at once.
 #[tokio::test]
 async fn a_blocking_plain_fn_never_holds_up_the_connection() {

@@ -12,12 +12,14 @@
 //!   `ping` or cancellations). A plain `fn` handler runs in place, on its task's worker (no
 //!   hand-off for a quick body); one that runs long gets another worker woken for the
 //!   connection (`in_place`), and with a time limit, or on a current-thread runtime, it runs on
-//!   the blocking pool, a task waiting for it. The request's future is the
+//!   another thread (`hot_thread` when it is free, else the blocking pool), a task waiting
+//!   for it. The request's future is the
 //!   handler's one box; nothing here boxes it again.
 //! - The map from request ids to running tasks belongs to the reading loop: no lock, and an
 //!   entry exists before the task can finish.
 
 mod blocking_pool;
+mod hot_thread;
 mod in_place;
 mod outcome;
 mod start;

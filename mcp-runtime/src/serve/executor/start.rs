@@ -133,7 +133,8 @@ impl Start<'_> {
     /// and `catch_unwind`; if it is ready, the response goes out with no task hand-off.
     /// Otherwise (and always for [`RunKind::Task`]) it runs as a task that holds the slot
     /// until the response is queued. A plain `fn`'s work ([`RunKind::Blocking`]) runs on the
-    /// blocking pool, a task here waiting for it (see [`OnBlockingPool`]).
+    /// blocking pool or a thread kept awake for it, a task here waiting for it (see
+    /// [`OnBlockingPool`]).
     pub(crate) fn run<F, T, Fin>(self, spec: HandlerSpec, context: &Context, mut work: F, finish: Fin) -> Started
     where
         F: Future<Output = T> + Send + Unpin + 'static,
@@ -144,8 +145,8 @@ impl Start<'_> {
             // Without a time limit, on a multi-threaded runtime, the body runs where its task
             // is, no hand-off, and a body that runs long gets another worker woken for the
             // connection (see `in_place`). A time limit must be kept while the body blocks,
-            // and a current-thread runtime has no other thread: there, the body goes to the
-            // blocking pool.
+            // and a current-thread runtime has no other thread: there, the body goes to another
+            // thread (see `OnBlockingPool`).
             let multi_thread = tokio::runtime::Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread;
             if spec.timeout.is_none() && multi_thread {
                 let work = crate::context::log_layer::REQUEST.scope(context.clone(), InPlace(work));
@@ -372,7 +373,7 @@ where
 }
 
 /// A handler's work run detached from any request (a task's): an async handler as it is, a
-/// plain `fn` on the blocking pool, a `local` one on the local thread; within `timeout` when
+/// plain `fn` on another thread (see [`OnBlockingPool`]), a `local` one on the local thread; within `timeout` when
 /// there is one; its panics caught. `context` is current while it runs (for the log layer).
 pub(crate) fn detached<I, O>(
     local: &LocalThread,
