@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll, Waker};
 use std::time::{Duration, Instant};
 
+use tokio::runtime::RuntimeFlavor;
 use tokio::sync::oneshot;
 
 use super::hot_thread;
@@ -17,8 +18,8 @@ use crate::context::slot::SlotLease;
 /// wake-up of this thread; a slow one costs its runtime this much once.
 const WAIT_AWAKE: Duration = Duration::from_micros(50);
 
-/// A plain `fn` handler's work, run on another thread (the hot thread when it is free, else
-/// tokio's blocking pool), so that a body that blocks its thread (a sleep, a synchronous
+/// A plain `fn` handler's work, run on another thread (on a current-thread runtime the hot
+/// thread when it is free; else tokio's blocking pool), so that a body that blocks its thread (a sleep, a synchronous
 /// database call, a `std::sync::Mutex` held elsewhere) never holds up a worker: the
 /// connection's reading loop, `ping`, cancellations and every async handler go on. Awaited by
 /// the request's task, which keeps the time limit and answers.
@@ -45,6 +46,7 @@ impl<T: Send + 'static> OnBlockingPool<T> {
         let handover = Arc::new(std::sync::OnceLock::new());
         let kept = Arc::clone(&handover);
         let runtime = tokio::runtime::Handle::current();
+        let one_thread = runtime.runtime_flavor() == RuntimeFlavor::CurrentThread;
         let (sender, answer) = oneshot::channel();
         // The body of a plain `fn` runs at the first poll, so one poll is all it takes; the
         // thread enters the runtime (for what the body spawns), and `block_on` covers a
@@ -61,7 +63,11 @@ impl<T: Send + 'static> OnBlockingPool<T> {
             }));
             let _ = sender.send(outcome);
         });
-        let wait_awake = match hot_thread::offer(job) {
+        // Only a current-thread runtime gives its bodies to the hot thread: there, the
+        // request's task and the client's often share the one thread that would otherwise park
+        // twice per call; a multi-threaded runtime keeps its other workers for that.
+        let offered = if one_thread { hot_thread::offer(job) } else { Err(job) };
+        let wait_awake = match offered {
             Ok(()) => hot_thread::spinning_pays(),
             Err(job) => {
                 drop(tokio::task::spawn_blocking(job));

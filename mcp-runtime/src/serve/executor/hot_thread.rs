@@ -1,5 +1,5 @@
-//! One thread kept hot for the plain `fn` bodies that must leave their runtime's thread (on a
-//! current-thread runtime, or with a time limit to keep; see `blocking_pool`).
+//! One thread kept hot for the plain `fn` bodies of current-thread runtimes (`#[tokio::test]`),
+//! which must leave their runtime's only thread (see `blocking_pool`).
 //!
 //! Handing a body to a parked thread wakes it, and the answer wakes the runtime's thread back:
 //! two thread wake-ups, some 20 µs each on a small virtual machine, for a body that often
@@ -20,9 +20,9 @@ use crate::util::lock;
 pub(super) type Job = Box<dyn FnOnce() + Send>;
 
 /// How long the thread stays awake after a body (on a machine with more than one CPU). A
-/// client calling plain `fn`s one after another sends the next call within this; a quiet
-/// server costs at most this much CPU per call.
-const STAY_HOT: Duration = Duration::from_micros(200);
+/// client in the same process calling plain `fn`s one after another sends the next call
+/// within a few microseconds; spinning costs at most this much CPU per call.
+const STAY_HOT: Duration = Duration::from_micros(50);
 
 /// Parked: a body given to it wakes it.
 const PARKED: u8 = 0;
