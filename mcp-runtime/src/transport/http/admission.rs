@@ -131,13 +131,7 @@ pub(super) async fn with_cors(
 
 /// The client's address: known when the server's own listener accepted the connection, or
 /// when a router mounted elsewhere is served with axum's connect info.
-pub(super) struct Peer(pub(super) Option<std::net::SocketAddr>);
-
-impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Peer {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(parts: &mut axum::http::request::Parts, _: &S) -> Result<Self, Self::Rejection> {
-        let connected = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>();
-        Ok(Peer(connected.map(|info| info.0)))
-    }
+pub(super) fn client_address(extensions: &axum::http::Extensions) -> Option<std::net::SocketAddr> {
+    let connected = extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>();
+    connected.map(|info| info.0)
 }

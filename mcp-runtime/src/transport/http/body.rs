@@ -1,6 +1,9 @@
 //! A POST's body before it is handed over: read within the body timeout and the message size
 //! limit, and, when it is a batch, one this session may send.
 
+use std::future::Future;
+use std::task::Poll;
+
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
@@ -52,7 +55,13 @@ pub(super) async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Res
     if declared.is_some_and(|length| length > max as u64) {
         return Err(too_large());
     }
-    match tokio::time::timeout(app.body_timeout, axum::body::to_bytes(body, max)).await {
+    let mut reading = std::pin::pin!(axum::body::to_bytes(body, max));
+    // A body that came with its head (most do) is read without setting a timer.
+    let read = match std::future::poll_fn(|cx| Poll::Ready(reading.as_mut().poll(cx))).await {
+        Poll::Ready(read) => Ok(read),
+        Poll::Pending => tokio::time::timeout(app.body_timeout, reading).await,
+    };
+    match read {
         Ok(Ok(bytes)) => Ok(bytes),
         Ok(Err(e)) if is_length_limit(&e) => Err(too_large()),
         Ok(Err(_)) => Err(Box::new(close_after(reject(

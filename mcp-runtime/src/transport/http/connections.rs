@@ -112,7 +112,8 @@ async fn serve_connection(
         hyper::service::service_fn(move |mut request: Request<Incoming>| {
             let watch = Arc::clone(&watch);
             let mut router = router.clone();
-            // Where `Peer` (and axum's own `ConnectInfo` extractor) finds the client's address.
+            // Where `client_address` (and axum's own `ConnectInfo` extractor) finds the
+            // client's address.
             request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
             async move {
                 use tower_service::Service as _;

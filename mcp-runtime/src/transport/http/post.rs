@@ -7,12 +7,13 @@ use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
-use super::admission::{Peer, admit, header_str};
+use super::admission::{admit, client_address, header_str};
 use super::answering::{Answering, http_response, is_json};
 use super::body::{check_batch, read_body};
 use super::media::{EVENT_STREAM, JSON, accepts_all, is_json_body};
@@ -32,14 +33,11 @@ use crate::serve::routes::{Named, route};
 use crate::serve::stateless::{self, Arrived};
 use crate::transport::connection::{Frame, RoutedMessage};
 
-/// POST: one message.
-pub(super) async fn on_post(
-    State(app): State<Arc<App>>,
-    Peer(peer): Peer,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
-) -> Response {
+/// POST: one message. (The request is taken whole: extracting its headers apart would copy
+/// them.)
+pub(super) async fn on_post(State(app): State<Arc<App>>, request: Request<Body>) -> Response {
+    let (Parts { uri, headers, extensions, .. }, body) = request.into_parts();
+    let peer = client_address(&extensions);
     if *app.stopping.borrow() {
         return busy(None, "The server is shutting down: retry on another instance");
     }
