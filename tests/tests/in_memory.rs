@@ -195,6 +195,12 @@ fn blocking_body(mark: &str, ms: u64) {
     }
 }
 
+/// Returns once the body marked `mark` has started (the event, not a timer).
+async fn body_started(mark: &str) {
+    let mut started = BODY_STARTED.subscribe();
+    started.wait_for(|_| BODIES.lock().unwrap().contains_key(mark)).await.expect("the sender lives on");
+}
+
 /// Blocks for `ms` milliseconds under `mark`: a plain `fn` tool doing slow work.
 #[mcp_tool]
 fn block_marked(ms: u64, mark: String) -> String {
@@ -247,8 +253,7 @@ async fn quick_while_blocked(
 ) -> Value {
     let ping = if client.revision() == Revision::LATEST { "server/discover" } else { "ping" };
     let quick = async {
-        let mut started = BODY_STARTED.subscribe();
-        started.wait_for(|_| BODIES.lock().unwrap().contains_key(mark)).await.expect("the sender lives on");
+        body_started(mark).await;
         let sent = Instant::now();
         client.request(ping, json!({})).await.unwrap_or_else(|e| panic!("{ping}: {e}"));
         let pinged = Instant::now();

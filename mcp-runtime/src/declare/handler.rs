@@ -54,7 +54,8 @@ pub(crate) enum RunKind {
     Task,
     /// A plain `fn` handler (its body runs at the first poll, and may block its thread): in
     /// place on a multi-threaded runtime, watched (another worker is woken for the connection
-    /// once it runs long), else on another thread (one kept awake for them, or the blocking pool).
+    /// once it runs long), else on another thread (one kept awake for them, or the blocking
+    /// pool).
     Blocking,
 }
 

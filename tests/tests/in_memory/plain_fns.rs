@@ -9,7 +9,7 @@ use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Server, mcp_tool};
 use serde_json::json;
 
-use super::{BODIES, block_marked};
+use super::{BODIES, block_marked, body_started};
 
 /// Adds two integers: a quick plain `fn`.
 #[mcp_tool]
@@ -45,8 +45,7 @@ async fn a_plain_fn_called_while_another_blocks_is_answered_at_once() {
     let mark = "plain-fns-one-blocks";
     let blocking = client.call_tool("block_marked", json!({"ms": 2000, "mark": mark}));
     let quick = async {
-        let mut started = super::BODY_STARTED.subscribe();
-        started.wait_for(|_| BODIES.lock().unwrap().contains_key(mark)).await.expect("the sender lives on");
+        body_started(mark).await;
         let mut waits = Vec::new();
         for n in 0..20 {
             let sent = Instant::now();

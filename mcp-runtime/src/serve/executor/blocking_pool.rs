@@ -19,10 +19,10 @@ use crate::context::slot::SlotLease;
 const WAIT_AWAKE: Duration = Duration::from_micros(50);
 
 /// A plain `fn` handler's work, run on another thread (on a current-thread runtime the hot
-/// thread when it is free; else tokio's blocking pool), so that a body that blocks its thread (a sleep, a synchronous
-/// database call, a `std::sync::Mutex` held elsewhere) never holds up a worker: the
-/// connection's reading loop, `ping`, cancellations and every async handler go on. Awaited by
-/// the request's task, which keeps the time limit and answers.
+/// thread when it is free; else tokio's blocking pool), so that a body that blocks its thread
+/// (a sleep, a synchronous database call, a `std::sync::Mutex` held elsewhere) never holds up
+/// a worker: the connection's reading loop, `ping`, cancellations and every async handler go
+/// on. Awaited by the request's task, which keeps the time limit and answers.
 ///
 /// A thread cannot be stopped: dropped before it returns (its time limit passed, the request
 /// was cancelled, the connection ended), this hands the request's slot over to the thread,

@@ -88,7 +88,8 @@ fn run(shared: &Shared) {
             TAKEN => match lock(&shared.job).take() {
                 Some(job) => {
                     // The job catches its body's panic and sends it as its answer; this one is
-                    // for a panic in sending, so that the thread lives on.
+                    // for a panic in dropping an answer nobody waits for any more (the user's
+                    // output type may panic in `drop`), so that the thread lives on.
                     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
                     free_since = Instant::now();
                     shared.state.store(HOT, Ordering::Release);

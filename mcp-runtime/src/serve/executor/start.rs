@@ -373,8 +373,8 @@ where
 }
 
 /// A handler's work run detached from any request (a task's): an async handler as it is, a
-/// plain `fn` on another thread (see [`OnBlockingPool`]), a `local` one on the local thread; within `timeout` when
-/// there is one; its panics caught. `context` is current while it runs (for the log layer).
+/// plain `fn` on another thread (see [`OnBlockingPool`]), a `local` one on the local thread;
+/// within `timeout` when there is one; its panics caught. `context` is current while it runs (for the log layer).
 pub(crate) fn detached<I, O>(
     local: &LocalThread,
     handler: &HandlerFn<I, O>,
